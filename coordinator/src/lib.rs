@@ -1,0 +1,8 @@
+//! foxbase-coordinator: plans the tier DAG, schedules tiers onto workers,
+//! writes the manifest, and answers probes. The `foxbase` binary is a thin
+//! command-line layer over this library.
+
+pub mod local;
+pub mod manifest;
+pub mod plan;
+pub mod probe;

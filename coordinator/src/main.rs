@@ -1,0 +1,308 @@
+//! `foxbase`: the command-line tool. A thin layer over the foxbase libraries.
+
+use clap::{Args, Parser, Subcommand};
+use foxbase_core::notation::{board_picture, format_position, parse_move, parse_position};
+use foxbase_core::perft::{divide, perft};
+use foxbase_core::reference::ReferenceSolution;
+use foxbase_coordinator::probe::FoxTables;
+use foxbase_core::variant::DEFAULT_START;
+use foxbase_core::{Geometry, Position, Rules, Status, Variant};
+
+mod solve;
+use serde_json::json;
+use std::process::ExitCode;
+
+/// Exit code for bad input (a malformed position, move, flag or file).
+const EXIT_BAD_INPUT: u8 = 2;
+
+#[derive(Parser)]
+#[command(name = "foxbase", version, about = "Strongly solve the Fox Game (halatafl) by retrograde analysis, and probe the results")]
+#[command(long_about = "Strongly solve the Fox Game (halatafl) by retrograde analysis, and probe the results.\n\n\
+Positions are written as in RULES.md: ranks 7 down to 1 separated by '/', each rank's points left to right as \
+F (fox), S (sheep) or . (empty), then a space and the side to move (f or s). Quote them in the shell, e.g.\n  \
+foxbase show 'F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS f'\n\nBad input exits with status 2 and a message naming the problem.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Rule switches shared by every command that plays moves.
+#[derive(Args, Clone, Copy)]
+struct RuleArgs {
+    /// Board lines: `classic` (orthogonal lines plus the alternating diagonals) or `orthogonal` (no diagonals).
+    #[arg(long, default_value = "classic", value_parser = parse_geometry)]
+    geometry: Geometry,
+    /// Pen target K (1..=9): K sheep in the pen win for the sheep, fewer than K sheep left win for the foxes.
+    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..=9))]
+    pen_target: u32,
+}
+
+impl RuleArgs {
+    fn rules(&self) -> Rules {
+        Rules::new(self.geometry, self.pen_target)
+    }
+}
+
+/// Rule switches for `solve`, whose defaults are the README's main job.
+#[derive(Args, Clone, Copy)]
+struct SolveRuleArgs {
+    /// Board lines: `classic` (orthogonal lines plus the alternating diagonals) or `orthogonal` (no diagonals).
+    #[arg(long, default_value = "classic", value_parser = parse_geometry)]
+    geometry: Geometry,
+    /// Pen target K (1..=9): K sheep in the pen win for the sheep, fewer than K sheep left win for the foxes.
+    #[arg(long, default_value_t = DEFAULT_SOLVE_PEN_TARGET, value_parser = clap::value_parser!(u32).range(1..=9))]
+    pen_target: u32,
+}
+
+/// The default `solve` variant (docs/results.md says why it was chosen).
+const DEFAULT_SOLVE_START: &str = DEFAULT_START;
+const DEFAULT_SOLVE_PEN_TARGET: u32 = 9;
+
+fn parse_geometry(s: &str) -> Result<Geometry, String> {
+    s.parse()
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print a position as a board with coordinates.
+    Show {
+        /// The position, in RULES.md notation (quote it).
+        position: String,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+    /// List the legal moves of a position and the positions they lead to.
+    Moves {
+        /// The position, in RULES.md notation (quote it).
+        position: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+    /// Play a move and print the resulting position.
+    Play {
+        /// The position, in RULES.md notation (quote it).
+        position: String,
+        /// The moves to play in order, e.g. c7-c6 or e5xc3.
+        #[arg(required = true)]
+        moves: Vec<String>,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+    /// Count move sequences of a given length (a check on move generation).
+    Perft {
+        /// Number of plies.
+        #[arg(long)]
+        depth: u32,
+        /// Start position (default: the default start, foxes to move).
+        #[arg(long, default_value = foxbase_core::variant::DEFAULT_START)]
+        position: String,
+        /// Also print the count below each first move.
+        #[arg(long)]
+        divide: bool,
+        /// Print one JSON object: {"depth", "nodes", "position", "geometry", "pen_target"[, "divide"]}.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+    /// Solve a variant completely, tier by tier, and write its tables and manifest.
+    Solve {
+        /// Start position in RULES.md notation; its side to move moves first (default: see `--help` of the README's main job).
+        #[arg(long, default_value = DEFAULT_SOLVE_START)]
+        start: String,
+        #[command(flatten)]
+        rules: SolveRuleArgs,
+        /// Directory for the tables and manifest.json (created if missing; existing tables there are overwritten).
+        #[arg(long, default_value = "foxbase-tables")]
+        out: std::path::PathBuf,
+        /// Kernel threads per worker (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// In-process workers solving independent tiers at the same time.
+        #[arg(long, default_value_t = 1)]
+        workers: usize,
+        /// Print one JSON summary object at the end instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The value of a position and of each of its moves, from solved tables.
+    Probe {
+        /// The position, in RULES.md notation (quote it).
+        position: String,
+        /// Directory written by `foxbase solve`.
+        #[arg(long)]
+        tables: std::path::PathBuf,
+        /// Print {"value": "win"|"draw"|"loss", "moves": [{"move", "value"}]} (move values for the mover).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Solve a small variant with the simple reference solver and print the value of a position.
+    ProbeRef {
+        /// The position to solve from, in RULES.md notation (quote it); it is also the variant's start.
+        position: String,
+        /// Refuse to explore more than this many positions.
+        #[arg(long, default_value_t = 20_000_000)]
+        max_positions: usize,
+        /// Print one JSON object with a "value" field: "win", "draw" or "loss" for the side to move.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        rules: RuleArgs,
+    },
+}
+
+/// A failure: a message and the exit status to leave with.
+struct Failure {
+    message: String,
+    code: u8,
+}
+
+fn bad_input(message: impl Into<String>) -> Failure {
+    Failure { message: message.into(), code: EXIT_BAD_INPUT }
+}
+
+fn position_arg(text: &str) -> Result<Position, Failure> {
+    parse_position(text).map_err(|e| bad_input(format!("bad position '{text}': {e}")))
+}
+
+fn status_json(rules: &Rules, pos: &Position) -> serde_json::Value {
+    match rules.status(pos) {
+        Status::Ongoing => json!({"over": false}),
+        Status::Over { winner, reason } => {
+            json!({"over": true, "winner": winner.name(), "reason": reason.describe()})
+        }
+    }
+}
+
+fn status_text(rules: &Rules, pos: &Position) -> String {
+    match rules.status(pos) {
+        Status::Ongoing => "game goes on".into(),
+        Status::Over { winner, reason } => format!("game over: {winner} won ({})", reason.describe()),
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Show { position, rules } => {
+            let pos = position_arg(&position)?;
+            print!("{}", board_picture(&pos));
+            println!("{}", status_text(&rules.rules(), &pos));
+        }
+        Command::Moves { position, json, rules } => {
+            let pos = position_arg(&position)?;
+            let rules = rules.rules();
+            let moves = rules.moves(&pos);
+            if json {
+                let list: Vec<_> = moves
+                    .iter()
+                    .map(|&m| {
+                        let child = rules.play(&pos, m);
+                        json!({"move": m.to_string(), "position": format_position(&child), "status": status_json(&rules, &child)})
+                    })
+                    .collect();
+                let out = json!({"position": format_position(&pos), "status": status_json(&rules, &pos), "moves": list});
+                println!("{out}");
+            } else {
+                println!("{} ({} legal moves; {})", format_position(&pos), moves.len(), status_text(&rules, &pos));
+                for m in moves {
+                    let child = rules.play(&pos, m);
+                    println!("{m:7} {}  {}", format_position(&child), status_text(&rules, &child));
+                }
+            }
+        }
+        Command::Play { position, moves, rules } => {
+            let mut pos = position_arg(&position)?;
+            let rules = rules.rules();
+            for text in &moves {
+                let m = parse_move(&rules, &pos, text).map_err(|e| bad_input(format!("bad move: {e}")))?;
+                pos = rules.play(&pos, m);
+            }
+            println!("{}", format_position(&pos));
+            println!("{}", status_text(&rules, &pos));
+        }
+        Command::Perft { depth, position, divide: split, json, rules } => {
+            let pos = position_arg(&position)?;
+            let r = rules.rules();
+            let (nodes, parts) = if split && depth > 0 {
+                let parts = divide(&r, &pos, depth);
+                (parts.iter().map(|p| p.1).sum(), parts)
+            } else {
+                (perft(&r, &pos, depth), Vec::new())
+            };
+            if json {
+                let mut out = json!({"depth": depth, "nodes": nodes, "position": format_position(&pos),
+                    "geometry": rules.geometry.name(), "pen_target": rules.pen_target});
+                if split {
+                    out["divide"] = parts.iter().map(|(m, n)| json!({"move": m.to_string(), "nodes": n})).collect();
+                }
+                println!("{out}");
+            } else {
+                for (m, n) in &parts {
+                    println!("{m}: {n}");
+                }
+                println!("perft({depth}) = {nodes}");
+            }
+        }
+        Command::Solve { start, rules, out, threads, workers, json } => {
+            let pos = position_arg(&start)?;
+            let variant = Variant::new(rules.geometry, rules.pen_target, pos).map_err(bad_input)?;
+            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            if threads == 0 || workers == 0 {
+                return Err(bad_input("--threads and --workers must be at least 1"));
+            }
+            solve::run_solve(variant, &out, threads, workers, json).map_err(|e| Failure { message: e, code: 1 })?;
+        }
+        Command::Probe { position, tables, json } => {
+            let pos = position_arg(&position)?;
+            let t = FoxTables::open(&tables).map_err(bad_input)?;
+            t.check_position(&pos).map_err(bad_input)?;
+            let value = t.value(&pos).map_err(bad_input)?;
+            let moves = t.move_values(&pos).map_err(bad_input)?;
+            if json {
+                let list: Vec<_> = moves.iter().map(|(m, v)| json!({"move": m.to_string(), "value": v.name()})).collect();
+                println!("{}", json!({"position": format_position(&pos), "value": value.name(), "moves": list}));
+            } else {
+                println!("{}: {} for the {} to move", format_position(&pos), value, pos.side());
+                for (m, v) in moves {
+                    println!("  {m:7} {v} for the {}", pos.side());
+                }
+            }
+        }
+        Command::ProbeRef { position, max_positions, json, rules } => {
+            let pos = position_arg(&position)?;
+            let variant = Variant::new(rules.geometry, rules.pen_target, pos).map_err(bad_input)?;
+            let sol = ReferenceSolution::solve(&variant, max_positions).map_err(bad_input)?;
+            let value = sol.value(&pos).expect("the start is always solved");
+            if json {
+                let out = json!({"position": format_position(&pos), "value": value.name(),
+                    "side_to_move": pos.side().name(), "variant": variant.to_json_value(),
+                    "positions": sol.len()});
+                println!("{out}");
+            } else {
+                println!("{}: {} for the {} to move ({} positions solved)", format_position(&pos), value, pos.side(), sol.len());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_BAD_INPUT } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("foxbase: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The tiered solver against the reference solver, position by position,
+//! on small variants of every kind (both geometries, 1 and 2 foxes, K 1..3,
+//! fox first and sheep first), and the same tables for any thread count.
+
+mod common;
+
+use common::TempDir;
+use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
+use foxbase_coordinator::plan::TierPlan;
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::notation::{format_position, parse_position};
+use foxbase_core::reference::ReferenceSolution;
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Geometry, Value, Variant};
+use foxbase_worker::job::{table_header, table_path};
+use foxbase_worker::table::read_table;
+use std::collections::HashMap;
+
+struct Quiet;
+impl Progress for Quiet {
+    fn planned(&self, _: usize, _: u64) {}
+    fn tier_done(&self, _: &foxbase_worker::job::TierReport, _: usize, _: u64) {}
+}
+
+fn variant(start: &str, geometry: Geometry, k: u32) -> Variant {
+    Variant::new(geometry, k, parse_position(start).unwrap()).unwrap()
+}
+
+/// Solves with the tiered solver and returns every tier's bytes on disk.
+fn solve(v: &Variant, workers: usize, threads: usize, dir: &TempDir) -> HashMap<String, Vec<u8>> {
+    let game = FoxGame::new(*v);
+    let plan = TierPlan::new(&game);
+    let m = solve_local(&game, &plan, &dir.0, LocalOptions { workers, threads_per_worker: threads }, &Quiet).unwrap();
+    m.tiers.iter().map(|t| (t.name.clone(), std::fs::read(dir.0.join(&t.file)).unwrap())).collect()
+}
+
+/// Compares every position the reference solver reaches; returns how many were compared.
+fn compare(v: &Variant, expected_start: Value) -> usize {
+    let dir = TempDir::new("ref");
+    solve(v, 1, 2, &dir);
+    let game = FoxGame::new(*v);
+    let plan = TierPlan::new(&game);
+    let tables: HashMap<_, _> = plan
+        .order
+        .iter()
+        .map(|&t| {
+            let index = game.tier_index(t);
+            let values = read_table(&table_path(&game, &dir.0, t), &table_header(&game, t, game.tier_size(&index))).unwrap();
+            (t, (index, values))
+        })
+        .collect();
+    let reference = ReferenceSolution::solve(v, 5_000_000).unwrap();
+    assert_eq!(reference.value(&v.start), Some(expected_start), "reference value of the start of {v}");
+    let mut compared = 0;
+    for (pos, want) in reference.iter() {
+        let got = match game.primitive(&pos) {
+            Some(value) => value,
+            None => {
+                let (index, values) = &tables[&game.tier_of(&pos)];
+                values.value(game.rank(index, &pos.canonical())).expect("a reachable position has a used slot")
+            }
+        };
+        assert_eq!(got, want, "{v}: position {}", format_position(&pos));
+        compared += 1;
+    }
+    compared
+}
+
+#[test]
+fn one_fox_three_sheep_k2_classic_fox_first() {
+    let v = variant(".F./.../......./......./SSS..../.../... f", Geometry::Classic, 2);
+    assert_eq!(compare(&v, Value::Loss), 163_526);
+}
+
+#[test]
+fn one_fox_three_sheep_k2_orthogonal_sheep_first() {
+    let v = variant(".F./.../......./......./SSS..../.../... s", Geometry::Orthogonal, 2);
+    assert_eq!(compare(&v, Value::Win), 92_138);
+}
+
+#[test]
+fn one_fox_two_sheep_k1_classic_sheep_first() {
+    let v = variant(".F./.../......./......./......./S.S/... s", Geometry::Classic, 1);
+    assert_eq!(compare(&v, Value::Win), 16_361);
+}
+
+#[test]
+fn two_foxes_two_sheep_k1_orthogonal_fox_first() {
+    let v = variant("F.F/.../......./......./......./.S./.S. f", Geometry::Orthogonal, 1);
+    assert_eq!(compare(&v, Value::Draw), 171_923);
+}
+
+#[test]
+fn two_foxes_two_sheep_k2_classic_fox_first() {
+    let v = variant("F.F/.../......./......./..S.S../.../... f", Geometry::Classic, 2);
+    assert_eq!(compare(&v, Value::Win), 330_609);
+}
+
+#[test]
+fn two_foxes_two_sheep_k2_orthogonal_sheep_first() {
+    let v = variant("F.F/.../......./......./..S.S../.../... s", Geometry::Orthogonal, 2);
+    assert_eq!(compare(&v, Value::Loss), 167_328);
+}
+
+#[test]
+fn one_fox_three_sheep_k3_classic_fox_first() {
+    let v = variant(".F./.../......./...S.../..S.S../.../... f", Geometry::Classic, 3);
+    assert_eq!(compare(&v, Value::Draw), 179_608);
+}
+
+#[test]
+fn one_fox_three_sheep_k3_orthogonal_fox_first() {
+    let v = variant(".F./.../......./......./SSS..../.../... f", Geometry::Orthogonal, 3);
+    assert_eq!(compare(&v, Value::Draw), 90_881);
+}
+
+#[test]
+fn two_foxes_three_sheep_k3_orthogonal_fox_first() {
+    let v = variant("F.F/.../......./......./..SSS../.../... f", Geometry::Orthogonal, 3);
+    assert_eq!(compare(&v, Value::Draw), 1_526_938);
+}
+
+#[test]
+fn one_fox_four_sheep_k3_classic_sheep_first() {
+    let v = variant(".F./.../......./SS...SS/......./.../... s", Geometry::Classic, 3);
+    assert_eq!(compare(&v, Value::Draw), 309_489);
+}
+
+#[test]
+fn tables_are_identical_for_any_thread_and_worker_count() {
+    let v = variant("F.F/.../......./......./..SSS../.../... f", Geometry::Classic, 3);
+    let (a, b, c) = (TempDir::new("t1"), TempDir::new("t2"), TempDir::new("w2"));
+    let one = solve(&v, 1, 1, &a);
+    let two = solve(&v, 1, 2, &b);
+    let workers = solve(&v, 2, 1, &c);
+    assert!(one.len() > 10);
+    assert_eq!(one, two);
+    assert_eq!(one, workers);
+}

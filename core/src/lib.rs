@@ -1,0 +1,25 @@
+//! foxbase-core: the Fox Game (halatafl) as data and rules.
+//!
+//! One idea a module: [`board`] (the cross, its lines and jumps),
+//! [`position`], [`rules`] (moves, play, end of game), [`notation`],
+//! [`variant`], [`value`], [`perft`], [`reference`] (the oracle solver),
+//! [`tier`] (the game contract the tier solver runs on) and its two games,
+//! [`foxgame`] and [`tictactoe`].
+
+pub mod board;
+pub mod foxgame;
+pub mod notation;
+pub mod perft;
+pub mod position;
+pub mod reference;
+pub mod rules;
+pub mod tier;
+pub mod tictactoe;
+pub mod value;
+pub mod variant;
+
+pub use board::{Geometry, Point};
+pub use position::{Position, Side};
+pub use rules::{Move, Rules, Status};
+pub use value::Value;
+pub use variant::Variant;

@@ -1,0 +1,125 @@
+//! The reference solver: a deliberately simple oracle for small variants.
+//!
+//! It finds every position reachable from a start by playing moves forward,
+//! stores the explicit move graph, and then repeats one sweep until nothing
+//! changes: a position with a child that is lost for the opponent is won, a
+//! position whose children are all won for the opponent (or that is over) is
+//! lost. Whatever is left is a draw. It shares the rules with the tiered
+//! solver and nothing else: no tiers, no ranking, no un-moves.
+//!
+//! ```
+//! use foxbase_core::{notation::parse_position, reference::ReferenceSolution, Variant, Value};
+//! // One sheep on d4 must reach the pen (K = 1) before the fox on d7 eats it.
+//! let start = parse_position(".F./.../......./...S.../......./.../... s").unwrap();
+//! let v = Variant::new(Default::default(), 1, start).unwrap();
+//! let sol = ReferenceSolution::solve(&v, 1_000_000).unwrap();
+//! assert_eq!(sol.value(&v.start), Some(Value::Win)); // d4-d5 reaches the pen
+//! ```
+
+use crate::position::Position;
+use crate::rules::{Rules, Status};
+use crate::value::Value;
+use crate::variant::Variant;
+use std::collections::HashMap;
+
+/// Values of every position reachable from a variant's start.
+pub struct ReferenceSolution {
+    pub variant: Variant,
+    positions: Vec<Position>,
+    index: HashMap<Position, u32>,
+    values: Vec<Value>,
+    /// Number of sweeps the fixed-point iteration needed.
+    pub sweeps: u32,
+}
+
+impl ReferenceSolution {
+    /// Solves everything reachable from `variant.start`, refusing (with an
+    /// error) to explore more than `max_positions` positions.
+    pub fn solve(variant: &Variant, max_positions: usize) -> Result<ReferenceSolution, String> {
+        let rules = variant.rules();
+        let mut positions = vec![variant.start];
+        let mut index = HashMap::new();
+        index.insert(variant.start, 0u32);
+        // children[edges_start[i]..edges_start[i + 1]] are the children of position i.
+        let mut edges_start = vec![0usize];
+        let mut children: Vec<u32> = Vec::new();
+        let mut next = 0;
+        while next < positions.len() {
+            let pos = positions[next];
+            let mut overflow = false;
+            rules.for_each_move(&pos, |m| {
+                let child = rules.play(&pos, m);
+                let id = *index.entry(child).or_insert_with(|| {
+                    positions.push(child);
+                    (positions.len() - 1) as u32
+                });
+                children.push(id);
+                overflow |= positions.len() > max_positions;
+            });
+            if overflow {
+                return Err(format!(
+                    "more than {max_positions} positions are reachable from the start: too large for the reference solver"
+                ));
+            }
+            edges_start.push(children.len());
+            next += 1;
+        }
+        let (values, sweeps) = fixed_point(&rules, &positions, &edges_start, &children);
+        Ok(ReferenceSolution { variant: *variant, positions, index, values, sweeps })
+    }
+
+    /// The value for the side to move, if `pos` is reachable from the start.
+    pub fn value(&self, pos: &Position) -> Option<Value> {
+        self.index.get(pos).map(|&i| self.values[i as usize])
+    }
+
+    /// Every reachable position with its value, in discovery order.
+    pub fn iter(&self) -> impl Iterator<Item = (Position, Value)> + '_ {
+        self.positions.iter().copied().zip(self.values.iter().copied())
+    }
+
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    pub fn rules(&self) -> Rules {
+        self.variant.rules()
+    }
+}
+
+fn fixed_point(rules: &Rules, positions: &[Position], edges_start: &[usize], children: &[u32]) -> (Vec<Value>, u32) {
+    // None: not yet known to be a win or a loss.
+    let mut known: Vec<Option<Value>> = positions
+        .iter()
+        .map(|p| match rules.status(p) {
+            Status::Over { .. } => Some(Value::Loss),
+            Status::Ongoing => None,
+        })
+        .collect();
+    let mut sweeps = 0;
+    loop {
+        sweeps += 1;
+        let mut changed = false;
+        for i in 0..positions.len() {
+            if known[i].is_some() {
+                continue;
+            }
+            let kids = &children[edges_start[i]..edges_start[i + 1]];
+            if kids.iter().any(|&c| known[c as usize] == Some(Value::Loss)) {
+                known[i] = Some(Value::Win);
+                changed = true;
+            } else if kids.iter().all(|&c| known[c as usize] == Some(Value::Win)) {
+                known[i] = Some(Value::Loss);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    (known.into_iter().map(|v| v.unwrap_or(Value::Draw)).collect(), sweeps)
+}

@@ -1,0 +1,268 @@
+//! The rules of RULES.md: legal moves, playing a move, and when the game is over.
+//!
+//! ```
+//! use foxbase_core::{rules::Rules, Variant};
+//! let v = Variant::default();
+//! let rules = Rules::new(v.geometry, v.pen_target);
+//! let mut n = 0;
+//! rules.for_each_move(&v.start, |_| n += 1);
+//! assert_eq!(n, 6); // each fox: a step sideways to d7, one down, one diagonal to d6
+//! ```
+
+use crate::board::{Board, Bits, BitIter, Geometry, Point, PEN};
+use crate::position::{Position, Side};
+use std::fmt;
+
+/// A move of one piece. `jump` moves capture the sheep halfway between.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Move {
+    pub from: Point,
+    pub to: Point,
+    pub jump: bool,
+}
+
+impl Move {
+    /// The point jumped over, for a jump.
+    pub fn over(&self) -> Option<Point> {
+        self.jump.then(|| Point::from_xy((self.from.x() + self.to.x()) / 2, (self.from.y() + self.to.y()) / 2).unwrap())
+    }
+
+    /// The mirrored move.
+    pub fn mirror(&self) -> Move {
+        Move { from: self.from.mirror(), to: self.to.mirror(), jump: self.jump }
+    }
+}
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}{}", self.from, if self.jump { 'x' } else { '-' }, self.to)
+    }
+}
+
+/// Why a game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum EndReason {
+    /// At least K sheep stand in the pen after a sheep move.
+    PenFilled,
+    /// Every fox was trapped and removed.
+    NoFoxes,
+    /// Fewer than K sheep remain after a fox move.
+    TooFewSheep,
+    /// The side to move has no legal move.
+    NoMoves,
+}
+
+impl EndReason {
+    pub fn describe(self) -> &'static str {
+        match self {
+            EndReason::PenFilled => "the pen holds enough sheep",
+            EndReason::NoFoxes => "no fox remains",
+            EndReason::TooFewSheep => "too few sheep remain",
+            EndReason::NoMoves => "the side to move has no legal move",
+        }
+    }
+}
+
+/// Whether the game goes on, or who has won.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Status {
+    Ongoing,
+    Over { winner: Side, reason: EndReason },
+}
+
+/// The rules for one geometry and pen target K.
+///
+/// A position's status depends only on the position: the end-of-move checks
+/// of RULES.md are applied as if the side not to move had just moved. So a
+/// fox-to-move position with at least K sheep in the pen, or with no fox, is
+/// a sheep win; a sheep-to-move position with fewer than K sheep is a fox win;
+/// otherwise a side with no legal move loses. Set-up positions are judged the
+/// same way, which makes every value a function of the position alone.
+#[derive(Clone, Copy)]
+pub struct Rules {
+    pub board: &'static Board,
+    pub pen_target: u32,
+}
+
+impl Rules {
+    /// Precondition: `pen_target` is in 1..=9 (checked by [`crate::Variant`]).
+    pub fn new(geometry: Geometry, pen_target: u32) -> Rules {
+        Rules { board: Board::get(geometry), pen_target }
+    }
+
+    pub fn geometry(&self) -> Geometry {
+        self.board.geometry
+    }
+
+    /// Whether the fox on `fox` has neither a step nor a jump.
+    #[inline]
+    pub fn fox_trapped(&self, fox: u8, sheep: Bits, empty: Bits) -> bool {
+        if self.board.neighbours[fox as usize] & empty != 0 {
+            return false;
+        }
+        for j in self.board.jumps_from(fox) {
+            if sheep & (1 << j.over) != 0 && empty & (1 << j.to) != 0 {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The foxes that have no legal move.
+    #[inline]
+    pub fn trapped_foxes(&self, sheep: Bits, foxes: Bits) -> Bits {
+        let empty = crate::board::ALL_POINTS & !(sheep | foxes);
+        let mut trapped = 0;
+        for f in BitIter(foxes) {
+            if self.fox_trapped(f, sheep, empty) {
+                trapped |= 1 << f;
+            }
+        }
+        trapped
+    }
+
+    /// The end-of-move checks alone (without the "no legal move" rule).
+    #[inline]
+    pub fn ended_by_last_move(&self, pos: &Position) -> Option<(Side, EndReason)> {
+        match pos.side() {
+            Side::Fox => {
+                if (pos.sheep() & PEN).count_ones() >= self.pen_target {
+                    Some((Side::Sheep, EndReason::PenFilled))
+                } else if pos.foxes() == 0 {
+                    Some((Side::Sheep, EndReason::NoFoxes))
+                } else {
+                    None
+                }
+            }
+            Side::Sheep => (pos.sheep_count() < self.pen_target).then_some((Side::Fox, EndReason::TooFewSheep)),
+        }
+    }
+
+    /// The status of a position (see the type's documentation).
+    pub fn status(&self, pos: &Position) -> Status {
+        if let Some((winner, reason)) = self.ended_by_last_move(pos) {
+            return Status::Over { winner, reason };
+        }
+        if !self.has_move(pos) {
+            return Status::Over { winner: pos.side().other(), reason: EndReason::NoMoves };
+        }
+        Status::Ongoing
+    }
+
+    /// Whether the side to move has any legal move (ignores whether the game is over).
+    #[inline]
+    pub fn has_move(&self, pos: &Position) -> bool {
+        let empty = pos.empty();
+        match pos.side() {
+            Side::Fox => BitIter(pos.foxes()).any(|f| !self.fox_trapped(f, pos.sheep(), empty)),
+            Side::Sheep => BitIter(pos.sheep()).any(|s| self.board.sheep_steps[s as usize] & empty != 0),
+        }
+    }
+
+    /// Calls `f` with every legal move of the side to move, in a fixed order.
+    /// A position whose game is over has no moves.
+    pub fn for_each_move(&self, pos: &Position, mut f: impl FnMut(Move)) {
+        if self.ended_by_last_move(pos).is_some() {
+            return;
+        }
+        self.for_each_piece_move(pos, &mut f);
+    }
+
+    /// Every piece move of the side to move, whether or not the game is over.
+    #[inline]
+    pub fn for_each_piece_move(&self, pos: &Position, f: &mut impl FnMut(Move)) {
+        let empty = pos.empty();
+        match pos.side() {
+            Side::Fox => {
+                for from in BitIter(pos.foxes()) {
+                    for to in BitIter(self.board.neighbours[from as usize] & empty) {
+                        f(Move { from: Point::new(from), to: Point::new(to), jump: false });
+                    }
+                    for j in self.board.jumps_from(from) {
+                        if pos.sheep() & (1 << j.over) != 0 && empty & (1 << j.to) != 0 {
+                            f(Move { from: Point::new(from), to: Point::new(j.to), jump: true });
+                        }
+                    }
+                }
+            }
+            Side::Sheep => {
+                for from in BitIter(pos.sheep()) {
+                    for to in BitIter(self.board.sheep_steps[from as usize] & empty) {
+                        f(Move { from: Point::new(from), to: Point::new(to), jump: false });
+                    }
+                }
+            }
+        }
+    }
+
+    /// All legal moves, in the order of [`Rules::for_each_move`].
+    pub fn moves(&self, pos: &Position) -> Vec<Move> {
+        let mut v = Vec::new();
+        self.for_each_move(pos, |m| v.push(m));
+        v
+    }
+
+    /// Plays a move and applies the end-of-sheep-move removal of trapped foxes.
+    ///
+    /// Precondition: `mv` is legal in `pos`; debug builds assert the piece is there.
+    /// After a sheep move that fills the pen the game is over and no fox is removed.
+    #[inline]
+    pub fn play(&self, pos: &Position, mv: Move) -> Position {
+        let (from, to) = (mv.from.bit(), mv.to.bit());
+        match pos.side() {
+            Side::Fox => {
+                debug_assert!(pos.foxes() & from != 0);
+                let mut sheep = pos.sheep();
+                if mv.jump {
+                    sheep &= !mv.over().unwrap().bit();
+                }
+                Position::from_parts_unchecked(sheep, pos.foxes() ^ from ^ to, Side::Sheep)
+            }
+            Side::Sheep => {
+                debug_assert!(pos.sheep() & from != 0);
+                let sheep = pos.sheep() ^ from ^ to;
+                let mut foxes = pos.foxes();
+                if (sheep & PEN).count_ones() < self.pen_target {
+                    foxes &= !self.trapped_foxes(sheep, foxes);
+                }
+                Position::from_parts_unchecked(sheep, foxes, Side::Fox)
+            }
+        }
+    }
+
+    /// Checks a move against a position; the error names the move and why it is illegal.
+    pub fn check_move(&self, pos: &Position, mv: Move) -> Result<(), String> {
+        if let Some((winner, reason)) = self.ended_by_last_move(pos) {
+            return Err(format!("{mv}: the game is over ({winner} won: {})", reason.describe()));
+        }
+        let side = pos.side();
+        let mine = if side == Side::Fox { pos.foxes() } else { pos.sheep() };
+        if mine & mv.from.bit() == 0 {
+            return Err(format!("{mv}: no {} on {} ({} to move)", side.name(), mv.from, side.name()));
+        }
+        if pos.empty() & mv.to.bit() == 0 {
+            return Err(format!("{mv}: {} is occupied", mv.to));
+        }
+        if mv.jump {
+            if side == Side::Sheep {
+                return Err(format!("{mv}: sheep cannot jump"));
+            }
+            let ok = self.board.jumps_from(mv.from.index()).iter().any(|j| j.to == mv.to.index());
+            if !ok {
+                return Err(format!("{mv}: {} and {} are not two lines apart on one straight line", mv.from, mv.to));
+            }
+            let over = mv.over().unwrap();
+            if pos.sheep() & over.bit() == 0 {
+                return Err(format!("{mv}: no sheep on {over}"));
+            }
+        } else {
+            if !self.board.is_line(mv.from, mv.to) {
+                return Err(format!("{mv}: no line joins {} and {} in the {} geometry", mv.from, mv.to, self.geometry()));
+            }
+            if side == Side::Sheep && mv.to.y() < mv.from.y() {
+                return Err(format!("{mv}: a sheep may not step to a lower rank"));
+            }
+        }
+        Ok(())
+    }
+}

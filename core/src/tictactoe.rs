@@ -1,0 +1,195 @@
+//! Tic-tac-toe as a [`TierGame`]: a tiny second game that keeps the contract honest.
+//!
+//! Tier n holds the positions with n marks; every move leaves its tier, so
+//! the solver's in-tier propagation has nothing to do and everything rests on
+//! child-tier lookups. Positions are canonical under the 8 symmetries of the
+//! square.
+//!
+//! ```
+//! use foxbase_core::{tictactoe::TicTacToe, tier::TierGame};
+//! let ttt = TicTacToe;
+//! let index = ttt.tier_index(2);
+//! assert_eq!(ttt.tier_size(&index), 36 * 2); // C(9,2) cell pairs, either may hold the X
+//! ```
+
+use crate::tier::TierGame;
+use crate::value::Value;
+
+/// Cells 0..9 row by row; bit i is cell i.
+pub type Cells = u16;
+
+/// A tic-tac-toe position: X's and O's cells. X moves first, so the side
+/// to move follows from the counts.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct TttPosition {
+    pub x: Cells,
+    pub o: Cells,
+}
+
+impl TttPosition {
+    pub fn x_to_move(&self) -> bool {
+        self.x.count_ones() == self.o.count_ones()
+    }
+}
+
+const LINES: [Cells; 8] = [0o007, 0o070, 0o700, 0o111, 0o222, 0o444, 0o421, 0o124];
+
+fn has_line(c: Cells) -> bool {
+    LINES.iter().any(|&l| c & l == l)
+}
+
+/// The 8 symmetries of the square as cell permutations.
+fn symmetries() -> [[u8; 9]; 8] {
+    let rot = |c: u8| -> u8 { (c % 3) * 3 + (2 - c / 3) };
+    let flip = |c: u8| -> u8 { (c / 3) * 3 + (2 - c % 3) };
+    let mut out = [[0u8; 9]; 8];
+    for (s, perm) in out.iter_mut().enumerate() {
+        for (c, p) in perm.iter_mut().enumerate() {
+            let mut v = c as u8;
+            for _ in 0..s % 4 {
+                v = rot(v);
+            }
+            if s >= 4 {
+                v = flip(v);
+            }
+            *p = v;
+        }
+    }
+    out
+}
+
+fn permute(c: Cells, perm: &[u8; 9]) -> Cells {
+    (0..9).filter(|&i| c & (1 << i) != 0).map(|i| 1 << perm[i]).sum()
+}
+
+/// Number of masks below `mask` (as integers) with the same popcount.
+fn same_popcount_rank(mask: Cells) -> u64 {
+    (0..mask).filter(|m| m.count_ones() == mask.count_ones()).count() as u64
+}
+
+fn binomial(n: u64, k: u64) -> u64 {
+    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+}
+
+/// Tic-tac-toe. Tiers are mark counts 0..=9.
+pub struct TicTacToe;
+
+/// Layout of one tic-tac-toe tier: the masks of each popcount in integer order.
+pub struct TttIndex {
+    marks: u32,
+    occupied: Vec<Cells>,
+}
+
+impl TierGame for TicTacToe {
+    type Tier = u8;
+    type Position = TttPosition;
+    type Index = TttIndex;
+
+    fn game_name(&self) -> &'static str {
+        "tictactoe"
+    }
+
+    fn variant_json(&self) -> String {
+        "{\"game\":\"tictactoe\"}".into()
+    }
+
+    fn initial_position(&self) -> TttPosition {
+        TttPosition { x: 0, o: 0 }
+    }
+
+    fn tier_of(&self, pos: &TttPosition) -> u8 {
+        (pos.x | pos.o).count_ones() as u8
+    }
+
+    fn tier_name(&self, tier: u8) -> String {
+        format!("m{tier}")
+    }
+
+    fn parse_tier_name(&self, name: &str) -> Option<u8> {
+        name.strip_prefix('m')?.parse().ok().filter(|&n| n <= 9)
+    }
+
+    fn tier_index(&self, tier: u8) -> TttIndex {
+        let marks = tier as u32;
+        TttIndex { marks, occupied: (0..512u16).filter(|m| m.count_ones() == marks).collect() }
+    }
+
+    fn tier_size(&self, index: &TttIndex) -> u64 {
+        let n = index.marks as u64;
+        index.occupied.len() as u64 * binomial(n, n.div_ceil(2))
+    }
+
+    fn child_tiers(&self, tier: u8) -> Vec<u8> {
+        if tier < 9 {
+            vec![tier + 1]
+        } else {
+            vec![]
+        }
+    }
+
+    fn canonical(&self, pos: &TttPosition) -> TttPosition {
+        symmetries()
+            .iter()
+            .map(|p| TttPosition { x: permute(pos.x, p), o: permute(pos.o, p) })
+            .min_by_key(|p| (p.x | p.o, p.x))
+            .unwrap()
+    }
+
+    fn rank(&self, index: &TttIndex, pos: &TttPosition) -> u64 {
+        let occupied = pos.x | pos.o;
+        // The X marks as a subset of the occupied cells, packed to the low bits.
+        let packed: Cells = (0..9u16)
+            .filter(|&i| occupied & (1 << i) != 0)
+            .enumerate()
+            .map(|(j, i)| if pos.x & (1 << i) != 0 { 1 << j } else { 0 })
+            .sum();
+        let n = index.marks as u64;
+        same_popcount_rank(occupied) * binomial(n, n.div_ceil(2)) + same_popcount_rank(packed)
+    }
+
+    fn unrank(&self, index: &TttIndex, i: u64) -> Option<TttPosition> {
+        let n = index.marks as u64;
+        let per = binomial(n, n.div_ceil(2));
+        let occupied = index.occupied[(i / per) as usize];
+        let packed = (0..1u16 << n).filter(|m| m.count_ones() as u64 == n.div_ceil(2)).nth((i % per) as usize)?;
+        let mut x = 0;
+        for (j, cell) in (0..9u16).filter(|&c| occupied & (1 << c) != 0).enumerate() {
+            if packed & (1 << j) != 0 {
+                x |= 1 << cell;
+            }
+        }
+        let pos = TttPosition { x, o: occupied & !x };
+        (self.canonical(&pos) == pos).then_some(pos)
+    }
+
+    fn primitive(&self, pos: &TttPosition) -> Option<Value> {
+        let (mover, other) = if pos.x_to_move() { (pos.x, pos.o) } else { (pos.o, pos.x) };
+        if has_line(other) {
+            Some(Value::Loss)
+        } else if has_line(mover) {
+            // Not reachable in play; a finished game all the same.
+            Some(Value::Win)
+        } else if (pos.x | pos.o).count_ones() == 9 {
+            Some(Value::Draw)
+        } else {
+            None
+        }
+    }
+
+    fn for_each_child(&self, pos: &TttPosition, mut f: impl FnMut(TttPosition)) {
+        let empty = !(pos.x | pos.o) & 0o777;
+        for c in 0..9 {
+            if empty & (1 << c) != 0 {
+                f(if pos.x_to_move() {
+                    TttPosition { x: pos.x | 1 << c, o: pos.o }
+                } else {
+                    TttPosition { x: pos.x, o: pos.o | 1 << c }
+                });
+            }
+        }
+    }
+
+    fn for_each_parent_in_tier(&self, _pos: &TttPosition, _f: impl FnMut(TttPosition)) {
+        // Every move adds a mark, so no move stays inside a tier.
+    }
+}

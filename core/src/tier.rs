@@ -1,0 +1,95 @@
+//! The contract between a game and the tier solver.
+//!
+//! A game's positions are split into *tiers*. Every move either stays inside
+//! its tier or leads to a *child tier*, and the child relation has no cycles,
+//! so tiers can be solved one at a time, children first. Inside a tier each
+//! position has a dense index (its *rank*) in `0..tier_size(tier)`; a table of
+//! 2-bit values indexed by rank stores the solved tier. Symmetric positions
+//! share one index: only *canonical* positions are ranked, and an index whose
+//! slot holds no canonical position is *unused*.
+//!
+//! Each method states its preconditions. Violating one is a bug in the
+//! caller: the method may panic (debug builds assert the cheap checks) or
+//! return a meaningless answer, but it never causes undefined behaviour.
+//! Implementations must be deterministic: the same arguments always give the
+//! same answer, in the same order for the `for_each_*` methods.
+//!
+//! The Fox Game ([`crate::foxgame::FoxGame`]) is the flagship implementation;
+//! tic-tac-toe ([`crate::tictactoe::TicTacToe`]) is a second, tiny one that
+//! keeps the contract honest.
+
+use crate::value::Value;
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// A game the tier solver can solve. See the module documentation.
+pub trait TierGame: Sync + Send {
+    /// A tier's key. `Ord` gives a deterministic order for planning.
+    type Tier: Copy + Eq + Ord + Hash + Debug + Send + Sync;
+    /// A position, including the side to move.
+    type Position: Copy + Eq + Debug + Send + Sync;
+
+    /// A short name of the game, recorded in every table ("fox", "tictactoe").
+    fn game_name(&self) -> &'static str;
+
+    /// The variant as JSON text, recorded in every table; equal text means equal rules.
+    fn variant_json(&self) -> String;
+
+    /// The position play starts from.
+    fn initial_position(&self) -> Self::Position;
+
+    /// The tier holding `pos`. No precondition: every position has a tier,
+    /// although tiers of positions that are all primitive are never solved.
+    fn tier_of(&self, pos: &Self::Position) -> Self::Tier;
+
+    /// A stable, file-name-safe name for a tier, e.g. `f2-3.3.7.7.0.0.0`.
+    fn tier_name(&self, tier: Self::Tier) -> String;
+
+    /// The inverse of [`TierGame::tier_name`]; `None` for a name that is not a tier of this game.
+    fn parse_tier_name(&self, name: &str) -> Option<Self::Tier>;
+
+    /// A tier's index layout, built once per tier by [`TierGame::tier_index`]
+    /// and passed to the ranking methods, so that hot loops pay no lookup.
+    type Index: Send + Sync;
+
+    /// The index layout of `tier`.
+    fn tier_index(&self, tier: Self::Tier) -> Self::Index;
+
+    /// Number of indices in the tier (used and unused slots together).
+    fn tier_size(&self, index: &Self::Index) -> u64;
+
+    /// Every tier that can hold a non-primitive position reached by one move
+    /// from a position of `tier` and that is not `tier` itself, each once, in
+    /// ascending order. Extra tiers are allowed (they cost time, not
+    /// correctness); a missing one is a bug the solver reports when it meets it.
+    fn child_tiers(&self, tier: Self::Tier) -> Vec<Self::Tier>;
+
+    /// The representative of `pos`'s symmetry class. Idempotent.
+    fn canonical(&self, pos: &Self::Position) -> Self::Position;
+
+    /// The index of `pos` in the tier of `index`.
+    ///
+    /// Preconditions: `pos` is in that tier and `canonical(pos) == pos`.
+    /// The result is `< tier_size(index)` and `unrank(index, result) == Some(*pos)`.
+    fn rank(&self, index: &Self::Index, pos: &Self::Position) -> u64;
+
+    /// The canonical position at slot `i`, or `None` if the slot is unused.
+    ///
+    /// Precondition: `i < tier_size(index)`.
+    fn unrank(&self, index: &Self::Index, i: u64) -> Option<Self::Position>;
+
+    /// The value for the side to move if the game is over in `pos`, else `None`.
+    fn primitive(&self, pos: &Self::Position) -> Option<Value>;
+
+    /// Calls `f` with the position after each legal move of `pos`.
+    ///
+    /// Precondition: `primitive(pos)` is `None`. Children are not canonicalised.
+    fn for_each_child(&self, pos: &Self::Position, f: impl FnMut(Self::Position));
+
+    /// Calls `f` with every position `q` in the same tier as `pos` such that
+    /// `q` is not primitive and one move of `q` leads to `pos`. Each such `q`
+    /// is reported once per move of `q` that leads to `pos`. Not canonicalised.
+    ///
+    /// Precondition: none; a position without such parents reports nothing.
+    fn for_each_parent_in_tier(&self, pos: &Self::Position, f: impl FnMut(Self::Position));
+}

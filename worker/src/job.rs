@@ -1,0 +1,52 @@
+//! One unit of work: solve a tier from the child tables in a store directory
+//! and write its table there. The local solve and (later) remote workers run
+//! this same code.
+
+use crate::kernel::{solve_tier, ChildTable, TierStats};
+use crate::table::{read_table, write_table, TableHeader};
+use foxbase_core::tier::TierGame;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// File extension of tier tables.
+pub const TABLE_EXT: &str = "fxt";
+
+/// Where a tier's table lives inside a store directory.
+pub fn table_path<G: TierGame>(game: &G, store: &Path, tier: G::Tier) -> PathBuf {
+    store.join("tiers").join(format!("{}.{TABLE_EXT}", game.tier_name(tier)))
+}
+
+/// The header a tier's table must carry.
+pub fn table_header<G: TierGame>(game: &G, tier: G::Tier, slots: u64) -> TableHeader {
+    TableHeader { game: game.game_name().into(), variant: game.variant_json(), tier: game.tier_name(tier), slots }
+}
+
+/// What solving one tier produced.
+#[derive(Clone, Debug)]
+pub struct TierReport {
+    pub tier_name: String,
+    pub stats: TierStats,
+    pub crc32: u32,
+    pub bytes: u64,
+    pub seconds: f64,
+}
+
+/// Loads the child tables of `tier` from `store`, solves it with `threads`
+/// threads and writes its table to `store`.
+pub fn solve_and_store<G: TierGame>(game: &G, store: &Path, tier: G::Tier, threads: usize) -> Result<TierReport, String> {
+    let started = Instant::now();
+    let mut children = Vec::new();
+    for child in game.child_tiers(tier) {
+        let index = game.tier_index(child);
+        let header = table_header(game, child, game.tier_size(&index));
+        let values = read_table(&table_path(game, store, child), &header)?;
+        children.push(ChildTable { tier: child, index, values });
+    }
+    let solved = solve_tier(game, tier, &children, threads)?;
+    drop(children);
+    let path = table_path(game, store, tier);
+    std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| format!("{}: {e}", path.display()))?;
+    let header = table_header(game, tier, solved.values.len());
+    let (crc32, bytes) = write_table(&path, &header, &solved.values).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(TierReport { tier_name: game.tier_name(tier), stats: solved.stats, crc32, bytes, seconds: started.elapsed().as_secs_f64() })
+}

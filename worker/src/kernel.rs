@@ -1,0 +1,263 @@
+//! The retrograde kernel: solves one tier given its child tiers' values.
+//!
+//! Counter-based backward induction. Every position starts with the number
+//! of distinct canonical children it has inside the tier (plus one if a
+//! child outside the tier is a draw, which can never be undone). Children
+//! outside the tier and game-over children are looked up once. A position
+//! with a losing child is a win; one with nothing left to count is a loss.
+//! Newly decided positions then walk back through their in-tier un-moves:
+//! a loss makes every parent a win, a win counts a parent down. What is
+//! never decided is a draw. Only one pass over the tier generates moves;
+//! after it, work is proportional to the decided positions.
+//!
+//! Propagation runs level by level (all positions decided at level d before
+//! any at d + 1). The values do not depend on the order, so the output is
+//! the same for any thread count; the levels are what a later
+//! distance-to-win value will be read from.
+
+use crate::packed::{PackedValues, UNUSED};
+use foxbase_core::tier::TierGame;
+use foxbase_core::Value;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Per-position solver state: a pending-child counter below `MAX_COUNTER`,
+/// or one of the decided states.
+const MAX_COUNTER: u8 = 250;
+const DRAW: u8 = 252;
+const WIN: u8 = 253;
+const LOSS: u8 = 254;
+const EMPTY: u8 = 255;
+
+/// Positions decided per parallel work item.
+const CHUNK: usize = 1 << 14;
+
+/// The solved values of a child tier, with its layout.
+pub struct ChildTable<G: TierGame> {
+    pub tier: G::Tier,
+    pub index: G::Index,
+    pub values: PackedValues,
+}
+
+/// Figures from one tier solve.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TierStats {
+    pub slots: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub unused: u64,
+    /// Propagation levels until nothing changed.
+    pub levels: u32,
+}
+
+/// The result of solving a tier.
+pub struct SolvedTier {
+    pub values: PackedValues,
+    pub stats: TierStats,
+}
+
+/// Solves `tier` of `game` with `threads` threads.
+///
+/// Preconditions: `children` holds the solved tables of every tier in
+/// `game.child_tiers(tier)`. An error names a missing child tier or an
+/// inconsistency in the game's implementation (a bug, never bad input).
+pub fn solve_tier<G: TierGame>(
+    game: &G,
+    tier: G::Tier,
+    children: &[ChildTable<G>],
+    threads: usize,
+) -> Result<SolvedTier, String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+    pool.install(|| solve_in_pool(game, tier, children))
+}
+
+fn solve_in_pool<G: TierGame>(game: &G, tier: G::Tier, children: &[ChildTable<G>]) -> Result<SolvedTier, String> {
+    let index = game.tier_index(tier);
+    let size = game.tier_size(&index);
+    if size >= u32::MAX as u64 {
+        return Err(format!("tier {} has {size} slots; the kernel handles fewer than 2^32", game.tier_name(tier)));
+    }
+    let state: Vec<AtomicU8> = (0..size).map(|_| AtomicU8::new(EMPTY)).collect();
+
+    // Initial pass: primitive values, child lookups and counters.
+    let chunks: Vec<u64> = (0..size.div_ceil(CHUNK as u64)).collect();
+    let frontier_parts: Vec<Result<Vec<u32>, String>> = chunks
+        .par_iter()
+        .map(|&c| {
+            let mut decided = Vec::new();
+            let mut in_tier: Vec<u64> = Vec::with_capacity(128);
+            let (lo, hi) = (c * CHUNK as u64, ((c + 1) * CHUNK as u64).min(size));
+            for i in lo..hi {
+                let s = init_position(game, tier, &index, children, i, &mut in_tier)?;
+                state[i as usize].store(s, Ordering::Relaxed);
+                if s == WIN || s == LOSS {
+                    decided.push(i as u32);
+                }
+            }
+            Ok(decided)
+        })
+        .collect();
+    let mut frontier = Vec::new();
+    for part in frontier_parts {
+        frontier.extend(part?);
+    }
+
+    // Propagation, level by level.
+    let mut levels = 0;
+    while !frontier.is_empty() {
+        levels += 1;
+        let next_parts: Vec<Vec<u32>> = frontier
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut next = Vec::new();
+                let mut parents: Vec<u64> = Vec::with_capacity(128);
+                for &c in chunk {
+                    let decided = state[c as usize].load(Ordering::Relaxed);
+                    let pos = game.unrank(&index, c as u64).expect("decided slot holds a position");
+                    parents.clear();
+                    game.for_each_parent_in_tier(&pos, |q| parents.push(game.rank(&index, &game.canonical(&q))));
+                    parents.sort_unstable();
+                    parents.dedup();
+                    for &p in &parents {
+                        if update_parent(&state[p as usize], decided) {
+                            next.push(p as u32);
+                        }
+                    }
+                }
+                next
+            })
+            .collect();
+        frontier = next_parts.concat();
+    }
+
+    // Undecided positions are draws.
+    let mut values = PackedValues::filled(size, 0);
+    let mut stats = TierStats { slots: size, levels, ..TierStats::default() };
+    for (i, s) in state.iter().enumerate() {
+        let code = match s.load(Ordering::Relaxed) {
+            WIN => Value::Win.code(),
+            LOSS => Value::Loss.code(),
+            EMPTY => UNUSED,
+            _ => Value::Draw.code(),
+        };
+        match code {
+            0 => stats.draws += 1,
+            1 => stats.wins += 1,
+            2 => stats.losses += 1,
+            _ => stats.unused += 1,
+        }
+        if code != 0 {
+            values.set_code(i as u64, code);
+        }
+    }
+    Ok(SolvedTier { values, stats })
+}
+
+/// The initial state of slot `i`.
+#[inline]
+fn init_position<G: TierGame>(
+    game: &G,
+    tier: G::Tier,
+    index: &G::Index,
+    children: &[ChildTable<G>],
+    i: u64,
+    in_tier: &mut Vec<u64>,
+) -> Result<u8, String> {
+    let Some(pos) = game.unrank(index, i) else {
+        return Ok(EMPTY);
+    };
+    match game.primitive(&pos) {
+        Some(Value::Win) => return Ok(WIN),
+        Some(Value::Loss) => return Ok(LOSS),
+        Some(Value::Draw) => return Ok(DRAW),
+        None => {}
+    }
+    in_tier.clear();
+    let mut wins = false;
+    let mut draw_outside = false;
+    let mut error = None;
+    game.for_each_child(&pos, |child| {
+        if wins {
+            return;
+        }
+        let value = match game.primitive(&child) {
+            Some(v) => v,
+            None => {
+                let t = game.tier_of(&child);
+                let canon = game.canonical(&child);
+                if t == tier {
+                    in_tier.push(game.rank(index, &canon));
+                    return;
+                }
+                match lookup(game, children, t, &canon) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        error.get_or_insert(e);
+                        return;
+                    }
+                }
+            }
+        };
+        match value {
+            Value::Loss => wins = true,
+            Value::Draw => draw_outside = true,
+            Value::Win => {}
+        }
+    });
+    if let Some(e) = error {
+        return Err(e);
+    }
+    if wins {
+        return Ok(WIN);
+    }
+    in_tier.sort_unstable();
+    in_tier.dedup();
+    let counter = in_tier.len() + draw_outside as usize;
+    if counter == 0 {
+        return Ok(LOSS);
+    }
+    if counter >= MAX_COUNTER as usize {
+        return Err(format!("a position of tier {} has {counter} children; at most {MAX_COUNTER} are supported", game.tier_name(tier)));
+    }
+    Ok(counter as u8)
+}
+
+/// The value of a non-primitive position outside the tier being solved.
+#[inline]
+fn lookup<G: TierGame>(game: &G, children: &[ChildTable<G>], tier: G::Tier, canon: &G::Position) -> Result<Value, String> {
+    let table = children
+        .iter()
+        .find(|c| c.tier == tier)
+        .ok_or_else(|| format!("child tier {} is not loaded (missing from child_tiers?)", game.tier_name(tier)))?;
+    let i = game.rank(&table.index, canon);
+    table
+        .values
+        .value(i)
+        .ok_or_else(|| format!("child tier {} has an unused slot at {i}, where {canon:?} should be", game.tier_name(tier)))
+}
+
+/// Applies a decided child to an undecided parent; true if that decides the parent.
+#[inline]
+fn update_parent(parent: &AtomicU8, child: u8) -> bool {
+    let mut s = parent.load(Ordering::Relaxed);
+    loop {
+        if s >= MAX_COUNTER {
+            return false;
+        }
+        let new = if child == LOSS {
+            WIN
+        } else if s == 1 {
+            LOSS
+        } else {
+            s - 1
+        };
+        match parent.compare_exchange_weak(s, new, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return new == WIN || new == LOSS,
+            Err(actual) => s = actual,
+        }
+    }
+}
