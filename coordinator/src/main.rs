@@ -1,10 +1,10 @@
 //! `foxbase`: the command-line tool. A thin layer over the foxbase libraries.
 
 use clap::{Args, Parser, Subcommand};
+use foxbase_coordinator::probe::FoxTables;
 use foxbase_core::notation::{board_picture, format_position, parse_move, parse_position};
 use foxbase_core::perft::{divide, perft};
 use foxbase_core::reference::ReferenceSolution;
-use foxbase_coordinator::probe::FoxTables;
 use foxbase_core::variant::DEFAULT_START;
 use foxbase_core::{Geometry, Position, Rules, Status, Variant};
 
@@ -16,7 +16,11 @@ use std::process::ExitCode;
 const EXIT_BAD_INPUT: u8 = 2;
 
 #[derive(Parser)]
-#[command(name = "foxbase", version, about = "Strongly solve the Fox Game (halatafl) by retrograde analysis, and probe the results")]
+#[command(
+    name = "foxbase",
+    version,
+    about = "Strongly solve the Fox Game (halatafl) by retrograde analysis, and probe the results"
+)]
 #[command(long_about = "Strongly solve the Fox Game (halatafl) by retrograde analysis, and probe the results.\n\n\
 Positions are written as in RULES.md: ranks 7 down to 1 separated by '/', each rank's points left to right as \
 F (fox), S (sheep) or . (empty), then a space and the side to move (f or s). Quote them in the shell, e.g.\n  \
@@ -203,7 +207,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
                         json!({"move": m.to_string(), "position": format_position(&child), "status": status_json(&rules, &child)})
                     })
                     .collect();
-                let out = json!({"position": format_position(&pos), "status": status_json(&rules, &pos), "moves": list});
+                let out =
+                    json!({"position": format_position(&pos), "status": status_json(&rules, &pos), "moves": list});
                 println!("{out}");
             } else {
                 println!("{} ({} legal moves; {})", format_position(&pos), moves.len(), status_text(&rules, &pos));
@@ -262,7 +267,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let value = t.value(&pos).map_err(bad_input)?;
             let moves = t.move_values(&pos).map_err(bad_input)?;
             if json {
-                let list: Vec<_> = moves.iter().map(|(m, v)| json!({"move": m.to_string(), "value": v.name()})).collect();
+                let list: Vec<_> =
+                    moves.iter().map(|(m, v)| json!({"move": m.to_string(), "value": v.name()})).collect();
                 println!("{}", json!({"position": format_position(&pos), "value": value.name(), "moves": list}));
             } else {
                 println!("{}: {} for the {} to move", format_position(&pos), value, pos.side());
@@ -282,7 +288,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     "positions": sol.len()});
                 println!("{out}");
             } else {
-                println!("{}: {} for the {} to move ({} positions solved)", format_position(&pos), value, pos.side(), sol.len());
+                println!(
+                    "{}: {} for the {} to move ({} positions solved)",
+                    format_position(&pos),
+                    value,
+                    pos.side(),
+                    sol.len()
+                );
             }
         }
     }

@@ -65,9 +65,14 @@ impl Manifest {
     pub fn read(dir: &Path) -> Result<Manifest, String> {
         let path = dir.join(MANIFEST_FILE);
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let m: Manifest = serde_json::from_str(&text).map_err(|e| format!("{}: not a foxbase manifest: {e}", path.display()))?;
+        let m: Manifest =
+            serde_json::from_str(&text).map_err(|e| format!("{}: not a foxbase manifest: {e}", path.display()))?;
         if m.format != MANIFEST_FORMAT {
-            return Err(format!("{}: manifest format {}, this build reads {MANIFEST_FORMAT}", path.display(), m.format));
+            return Err(format!(
+                "{}: manifest format {}, this build reads {MANIFEST_FORMAT}",
+                path.display(),
+                m.format
+            ));
         }
         Ok(m)
     }

@@ -28,9 +28,11 @@ impl SolveProgress {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::new(0);
             bar.set_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] {human_pos}/{human_len} positions, {per_sec}, ETA {eta}")
-                    .unwrap()
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {human_pos}/{human_len} positions, {per_sec}, ETA {eta}",
+                )
+                .unwrap()
+                .progress_chars("=> "),
             );
             bar
         });

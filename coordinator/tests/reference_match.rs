@@ -45,7 +45,8 @@ fn compare(v: &Variant, expected_start: Value) -> usize {
         .iter()
         .map(|&t| {
             let index = game.tier_index(t);
-            let values = read_table(&table_path(&game, &dir.0, t), &table_header(&game, t, game.tier_size(&index))).unwrap();
+            let values =
+                read_table(&table_path(&game, &dir.0, t), &table_header(&game, t, game.tier_size(&index))).unwrap();
             (t, (index, values))
         })
         .collect();

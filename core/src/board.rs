@@ -75,7 +75,7 @@ impl Point {
 
     /// Rank 1..=7.
     pub fn y(self) -> i32 {
-        (1..=7).find(|&y| self.0 < RANK_START[y as usize]).unwrap() as i32
+        (1..=7).find(|&y| self.0 < RANK_START[y as usize]).unwrap()
     }
 
     /// File 1..=7 (a = 1).
@@ -112,7 +112,7 @@ impl FromStr for Point {
     /// Parses a square such as `c7`. The error names the square and why.
     fn from_str(s: &str) -> Result<Point, String> {
         let b = s.as_bytes();
-        if b.len() != 2 || !(b'a'..=b'z').contains(&b[0]) || !(b'0'..=b'9').contains(&b[1]) {
+        if b.len() != 2 || !b[0].is_ascii_lowercase() || !b[1].is_ascii_digit() {
             return Err(format!("'{s}' is not a square (expected a file a-g and a rank 1-7, e.g. d4)"));
         }
         let x = (b[0] - b'a') as i32 + 1;
@@ -319,19 +319,26 @@ const fn reverse_table<const N: usize>(width: u32) -> [u8; N] {
 pub const REVERSE3: [u8; 8] = reverse_table::<8>(3);
 pub const REVERSE7: [u8; 128] = reverse_table::<128>(7);
 
-/// Mirrors a set of points left-right.
+/// Mirror of two stacked 3-point ranks (6 bits): each half reversed.
+const MIRROR6: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        t[i] = REVERSE3[i & 7] | (REVERSE3[i >> 3] << 3);
+        i += 1;
+    }
+    t
+};
+
+/// Mirrors a set of points left-right: five table lookups (ranks 1-2, 3,
+/// 4, 5 and 6-7), since the mirror acts inside each rank.
 #[inline]
 pub fn mirror_bits(b: Bits) -> Bits {
-    let mut out = 0;
-    let mut y = 0;
-    while y < 7 {
-        let start = RANK_START[y] as u32;
-        let pattern = (b >> start) as usize;
-        let r = if RANK_WIDTH[y] == 7 { REVERSE7[pattern & 127] } else { REVERSE3[pattern & 7] };
-        out |= (r as u64) << start;
-        y += 1;
-    }
-    out
+    (MIRROR6[(b & 63) as usize] as u64)
+        | (REVERSE7[((b >> 6) & 127) as usize] as u64) << 6
+        | (REVERSE7[((b >> 13) & 127) as usize] as u64) << 13
+        | (REVERSE7[((b >> 20) & 127) as usize] as u64) << 20
+        | (MIRROR6[((b >> 27) & 63) as usize] as u64) << 27
 }
 
 #[cfg(test)]

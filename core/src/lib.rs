@@ -13,8 +13,8 @@ pub mod perft;
 pub mod position;
 pub mod reference;
 pub mod rules;
-pub mod tier;
 pub mod tictactoe;
+pub mod tier;
 pub mod value;
 pub mod variant;
 

@@ -20,7 +20,7 @@ use crate::rules::{Move, Rules};
 /// The error names the rank, character or count that is wrong.
 pub fn parse_position(text: &str) -> Result<Position, String> {
     let text = text.trim();
-    let (board, side) = match text.split_once(' ') {
+    let (board, side) = match text.split_once(char::is_whitespace) {
         Some((b, s)) => (b, s.trim()),
         None => return Err(format!("missing the side to move after the board (expected '{text} f' or '{text} s')")),
     };

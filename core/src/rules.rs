@@ -9,7 +9,7 @@
 //! assert_eq!(n, 6); // each fox: a step sideways to d7, one down, one diagonal to d6
 //! ```
 
-use crate::board::{Board, Bits, BitIter, Geometry, Point, PEN};
+use crate::board::{BitIter, Bits, Board, Geometry, Point, PEN};
 use crate::position::{Position, Side};
 use std::fmt;
 
@@ -35,7 +35,7 @@ impl Move {
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}{}", self.from, if self.jump { 'x' } else { '-' }, self.to)
+        f.pad(&format!("{}{}{}", self.from, if self.jump { 'x' } else { '-' }, self.to))
     }
 }
 
@@ -257,7 +257,12 @@ impl Rules {
             }
         } else {
             if !self.board.is_line(mv.from, mv.to) {
-                return Err(format!("{mv}: no line joins {} and {} in the {} geometry", mv.from, mv.to, self.geometry()));
+                return Err(format!(
+                    "{mv}: no line joins {} and {} in the {} geometry",
+                    mv.from,
+                    mv.to,
+                    self.geometry()
+                ));
             }
             if side == Side::Sheep && mv.to.y() < mv.from.y() {
                 return Err(format!("{mv}: a sheep may not step to a lower rank"));

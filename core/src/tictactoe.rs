@@ -35,7 +35,7 @@ impl TttPosition {
 const LINES: [Cells; 8] = [0o007, 0o070, 0o700, 0o111, 0o222, 0o444, 0o421, 0o124];
 
 fn has_line(c: Cells) -> bool {
-    LINES.iter().any(|&l| c & l == l)
+    LINES.into_iter().any(|line| c & line == line)
 }
 
 /// The 8 symmetries of the square as cell permutations.

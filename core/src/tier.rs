@@ -73,6 +73,28 @@ pub trait TierGame: Sync + Send {
     /// The result is `< tier_size(index)` and `unrank(index, result) == Some(*pos)`.
     fn rank(&self, index: &Self::Index, pos: &Self::Position) -> u64;
 
+    /// `rank(index, &canonical(pos))`, which a game may compute faster.
+    ///
+    /// Precondition: `pos` is in the tier of `index`.
+    fn canonical_rank(&self, index: &Self::Index, pos: &Self::Position) -> u64 {
+        self.rank(index, &self.canonical(pos))
+    }
+
+    /// Calls `f(i, unrank(index, i))` for each `i` in `range`, in order; a
+    /// game may decode consecutive slots faster than one at a time.
+    ///
+    /// Precondition: `range.end <= tier_size(index)`.
+    fn for_each_slot(
+        &self,
+        index: &Self::Index,
+        range: std::ops::Range<u64>,
+        mut f: impl FnMut(u64, Option<Self::Position>),
+    ) {
+        for i in range {
+            f(i, self.unrank(index, i));
+        }
+    }
+
     /// The canonical position at slot `i`, or `None` if the slot is unused.
     ///
     /// Precondition: `i < tier_size(index)`.

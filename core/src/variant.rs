@@ -77,8 +77,10 @@ impl Variant {
         let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("variant JSON: {e}"))?;
         let field = |name: &str| v.get(name).ok_or_else(|| format!("variant JSON: missing field '{name}'"));
         let geometry = field("geometry")?.as_str().ok_or("variant JSON: 'geometry' is not a string")?.parse()?;
-        let pen_target =
-            field("pen_target")?.as_u64().ok_or("variant JSON: 'pen_target' is not a whole number")? as u32;
+        let pen_target = field("pen_target")?
+            .as_u64()
+            .and_then(|k| u32::try_from(k).ok())
+            .ok_or("variant JSON: 'pen_target' is not a whole number in range")?;
         let start = parse_position(field("start")?.as_str().ok_or("variant JSON: 'start' is not a string")?)
             .map_err(|e| format!("variant JSON: start: {e}"))?;
         Variant::new(geometry, pen_target, start)
@@ -100,8 +102,9 @@ impl FromStr for Variant {
             match key.trim() {
                 "geometry" => geometry = Some(value.parse::<Geometry>()?),
                 "pen_target" => {
-                    pen_target =
-                        Some(value.parse::<u32>().map_err(|_| format!("variant: pen_target '{value}' is not a number"))?)
+                    pen_target = Some(
+                        value.parse::<u32>().map_err(|_| format!("variant: pen_target '{value}' is not a number"))?,
+                    )
                 }
                 "start" => start = Some(parse_position(value).map_err(|e| format!("variant: start: {e}"))?),
                 other => return Err(format!("variant: unknown field '{other}'")),

@@ -26,6 +26,9 @@ use std::collections::BTreeSet;
 /// The Fox Game straight from RULES.md, on an 8x8 array of characters, with
 /// no bit sets, tables or shared code. Slow and obvious on purpose.
 mod naive {
+    /// (from, to, jump) as (x, y) pairs.
+    type NaiveMove = ((i32, i32), (i32, i32), bool);
+
     /// `cells[x][y]` for x, y in 1..=7: 'F', 'S', '.' (or ' ' off the board).
     #[derive(Clone, PartialEq, Eq, Debug)]
     pub struct Game {
@@ -102,7 +105,7 @@ mod naive {
         }
 
         /// Moves of the piece on `p` as (from, to, jump).
-        fn piece_moves(&self, classic: bool, p: (i32, i32)) -> Vec<((i32, i32), (i32, i32), bool)> {
+        fn piece_moves(&self, classic: bool, p: (i32, i32)) -> Vec<NaiveMove> {
             let mut out = Vec::new();
             let piece = self.at(p);
             for dx in -1..=1 {
@@ -126,7 +129,7 @@ mod naive {
             out
         }
 
-        fn all_piece_moves(&self, classic: bool) -> Vec<((i32, i32), (i32, i32), bool)> {
+        fn all_piece_moves(&self, classic: bool) -> Vec<NaiveMove> {
             let mover = if self.fox_to_move { 'F' } else { 'S' };
             let mut out = Vec::new();
             for x in 1..=7 {

@@ -175,6 +175,21 @@ fn both_foxes_trapped_by_one_sheep_move_means_no_foxes_and_a_sheep_win() {
     assert_eq!(move_list(&classic, &after), ["c7-d6", "e7-d6"]);
 }
 
+#[test]
+fn foxes_that_block_each_other_are_removed_together() {
+    // Orthogonal: foxes c7 and d7 side by side, sheep c6 d6 c5 d5 (+ ranks 1-2).
+    // After e6-e7, c7 is hemmed in by d7 (a fox: no step, no jump over it) and
+    // c6 (jump lands on c5, a sheep); d7 by c7, e7 and d6 (jump lands on d5;
+    // there is no f7 behind e7). "Every fox that has no legal step and no legal
+    // jump is removed" is judged once, on the board after the sheep move, so
+    // both go, although removing either one alone would free the other.
+    let before = "FF./SSS/..SS.../......./......./SSS/SSS s";
+    let rules = Rules::new(ORTHOGONAL, 9);
+    let after = play(&rules, before, &["e6-e7"]);
+    assert_eq!(after, "..S/SS./..SS.../......./......./SSS/SSS f");
+    assert_eq!(rules.status(&pos(&after)), over(Side::Sheep, EndReason::NoFoxes));
+}
+
 // ---------------------------------------------------------------------------
 // End of a sheep move, step 1: the pen.
 
@@ -224,7 +239,10 @@ fn pen_completion_with_a_small_pen_target() {
     assert_eq!(play(&k3, before, &["d4-d5"]), after);
     assert_eq!(k3.status(&pos(after)), Status::Ongoing);
     // K = 2 by a sideways step into the pen: b5-c5 next to d5.
-    assert_eq!(play(&k2, ".F./.../.S.S.../......./......./.../... s", &["b5-c5"]), ".F./.../..SS.../......./......./.../... f");
+    assert_eq!(
+        play(&k2, ".F./.../.S.S.../......./......./.../... s", &["b5-c5"]),
+        ".F./.../..SS.../......./......./.../... f"
+    );
     assert_eq!(k2.status(&pos(".F./.../..SS.../......./......./.../... f")), over(Side::Sheep, EndReason::PenFilled));
 }
 

@@ -33,7 +33,12 @@ pub struct TierReport {
 
 /// Loads the child tables of `tier` from `store`, solves it with `threads`
 /// threads and writes its table to `store`.
-pub fn solve_and_store<G: TierGame>(game: &G, store: &Path, tier: G::Tier, threads: usize) -> Result<TierReport, String> {
+pub fn solve_and_store<G: TierGame>(
+    game: &G,
+    store: &Path,
+    tier: G::Tier,
+    threads: usize,
+) -> Result<TierReport, String> {
     let started = Instant::now();
     let mut children = Vec::new();
     for child in game.child_tiers(tier) {
@@ -48,5 +53,11 @@ pub fn solve_and_store<G: TierGame>(game: &G, store: &Path, tier: G::Tier, threa
     std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| format!("{}: {e}", path.display()))?;
     let header = table_header(game, tier, solved.values.len());
     let (crc32, bytes) = write_table(&path, &header, &solved.values).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(TierReport { tier_name: game.tier_name(tier), stats: solved.stats, crc32, bytes, seconds: started.elapsed().as_secs_f64() })
+    Ok(TierReport {
+        tier_name: game.tier_name(tier),
+        stats: solved.stats,
+        crc32,
+        bytes,
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }

@@ -90,15 +90,28 @@ fn solve_in_pool<G: TierGame>(game: &G, tier: G::Tier, children: &[ChildTable<G>
         .map(|&c| {
             let mut decided = Vec::new();
             let mut in_tier: Vec<u64> = Vec::with_capacity(128);
+            let mut result = Ok(());
             let (lo, hi) = (c * CHUNK as u64, ((c + 1) * CHUNK as u64).min(size));
-            for i in lo..hi {
-                let s = init_position(game, tier, &index, children, i, &mut in_tier)?;
+            game.for_each_slot(&index, lo..hi, |i, pos| {
+                if result.is_err() {
+                    return;
+                }
+                let s = match pos {
+                    None => EMPTY,
+                    Some(pos) => match init_position(game, tier, &index, children, &pos, &mut in_tier) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            result = Err(e);
+                            return;
+                        }
+                    },
+                };
                 state[i as usize].store(s, Ordering::Relaxed);
                 if s == WIN || s == LOSS {
                     decided.push(i as u32);
                 }
-            }
-            Ok(decided)
+            });
+            result.map(|_| decided)
         })
         .collect();
     let mut frontier = Vec::new();
@@ -119,7 +132,7 @@ fn solve_in_pool<G: TierGame>(game: &G, tier: G::Tier, children: &[ChildTable<G>
                     let decided = state[c as usize].load(Ordering::Relaxed);
                     let pos = game.unrank(&index, c as u64).expect("decided slot holds a position");
                     parents.clear();
-                    game.for_each_parent_in_tier(&pos, |q| parents.push(game.rank(&index, &game.canonical(&q))));
+                    game.for_each_parent_in_tier(&pos, |q| parents.push(game.canonical_rank(&index, &q)));
                     parents.sort_unstable();
                     parents.dedup();
                     for &p in &parents {
@@ -157,20 +170,24 @@ fn solve_in_pool<G: TierGame>(game: &G, tier: G::Tier, children: &[ChildTable<G>
     Ok(SolvedTier { values, stats })
 }
 
-/// The initial state of slot `i`.
+/// The initial state of a position.
+///
+/// Game-over positions are decided here and, like every decided position,
+/// walk back to their parents during propagation; so a parent counts each
+/// in-tier child without asking whether it is over. Children in other tiers
+/// are read from the child tables, which hold game-over positions too; a
+/// child in a tier with no table must be over, or the game's `child_tiers`
+/// missed a tier.
 #[inline]
 fn init_position<G: TierGame>(
     game: &G,
     tier: G::Tier,
     index: &G::Index,
     children: &[ChildTable<G>],
-    i: u64,
+    pos: &G::Position,
     in_tier: &mut Vec<u64>,
 ) -> Result<u8, String> {
-    let Some(pos) = game.unrank(index, i) else {
-        return Ok(EMPTY);
-    };
-    match game.primitive(&pos) {
+    match game.primitive(pos) {
         Some(Value::Win) => return Ok(WIN),
         Some(Value::Loss) => return Ok(LOSS),
         Some(Value::Draw) => return Ok(DRAW),
@@ -180,27 +197,39 @@ fn init_position<G: TierGame>(
     let mut wins = false;
     let mut draw_outside = false;
     let mut error = None;
-    game.for_each_child(&pos, |child| {
-        if wins {
+    game.for_each_child(pos, |child| {
+        if wins || error.is_some() {
             return;
         }
-        let value = match game.primitive(&child) {
-            Some(v) => v,
-            None => {
-                let t = game.tier_of(&child);
-                let canon = game.canonical(&child);
-                if t == tier {
-                    in_tier.push(game.rank(index, &canon));
-                    return;
-                }
-                match lookup(game, children, t, &canon) {
-                    Ok(v) => v,
-                    Err(e) => {
-                        error.get_or_insert(e);
+        let t = game.tier_of(&child);
+        if t == tier {
+            in_tier.push(game.canonical_rank(index, &child));
+            return;
+        }
+        let value = match children.iter().find(|c| c.tier == t) {
+            Some(table) => {
+                let i = game.canonical_rank(&table.index, &child);
+                match table.values.value(i) {
+                    Some(v) => v,
+                    None => {
+                        error = Some(format!(
+                            "child tier {} has an unused slot at {i}, where {child:?} belongs",
+                            game.tier_name(t)
+                        ));
                         return;
                     }
                 }
             }
+            None => match game.primitive(&child) {
+                Some(v) => v,
+                None => {
+                    error = Some(format!(
+                        "child {child:?} is in tier {}, which is not loaded (missing from child_tiers?)",
+                        game.tier_name(t)
+                    ));
+                    return;
+                }
+            },
         };
         match value {
             Value::Loss => wins = true,
@@ -221,23 +250,12 @@ fn init_position<G: TierGame>(
         return Ok(LOSS);
     }
     if counter >= MAX_COUNTER as usize {
-        return Err(format!("a position of tier {} has {counter} children; at most {MAX_COUNTER} are supported", game.tier_name(tier)));
+        return Err(format!(
+            "a position of tier {} has {counter} children; at most {MAX_COUNTER} are supported",
+            game.tier_name(tier)
+        ));
     }
     Ok(counter as u8)
-}
-
-/// The value of a non-primitive position outside the tier being solved.
-#[inline]
-fn lookup<G: TierGame>(game: &G, children: &[ChildTable<G>], tier: G::Tier, canon: &G::Position) -> Result<Value, String> {
-    let table = children
-        .iter()
-        .find(|c| c.tier == tier)
-        .ok_or_else(|| format!("child tier {} is not loaded (missing from child_tiers?)", game.tier_name(tier)))?;
-    let i = game.rank(&table.index, canon);
-    table
-        .values
-        .value(i)
-        .ok_or_else(|| format!("child tier {} has an unused slot at {i}, where {canon:?} should be", game.tier_name(tier)))
 }
 
 /// Applies a decided child to an undecided parent; true if that decides the parent.

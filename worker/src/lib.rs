@@ -1,7 +1,7 @@
 //! foxbase-worker: solves tiers. The retrograde kernel ([`kernel`]), 2-bit
 //! value tables ([`packed`]) and their files ([`table`]).
 
+pub mod job;
 pub mod kernel;
 pub mod packed;
 pub mod table;
-pub mod job;

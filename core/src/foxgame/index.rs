@@ -40,7 +40,7 @@ struct Patterns {
 }
 
 impl Patterns {
-    fn build(width: u32) -> Patterns {
+    const fn build(width: u32) -> Patterns {
         let mut p = Patterns {
             full: [0; 128],
             sym: [0; 128],
@@ -52,48 +52,54 @@ impl Patterns {
             n_sym: [0; 8],
             n_low: [0; 8],
         };
-        for pattern in 0..(1u32 << width) {
-            let k = pattern.count_ones() as usize;
-            let rev = reverse(pattern, width);
-            p.full[pattern as usize] = p.n_full[k];
+        let mut pattern = 0usize;
+        while pattern < (1 << width) {
+            let k = (pattern as u32).count_ones() as usize;
+            let rev = if width == 7 { REVERSE7[pattern] } else { REVERSE3[pattern] } as usize;
+            p.full[pattern] = p.n_full[k];
             p.full_inv[k][p.n_full[k] as usize] = pattern as u8;
             p.n_full[k] += 1;
             if rev == pattern {
-                p.sym[pattern as usize] = p.n_sym[k];
+                p.sym[pattern] = p.n_sym[k];
                 p.sym_inv[k][p.n_sym[k] as usize] = pattern as u8;
                 p.n_sym[k] += 1;
             } else if pattern < rev {
-                p.low[pattern as usize] = p.n_low[k];
+                p.low[pattern] = p.n_low[k];
                 p.low_inv[k][p.n_low[k] as usize] = pattern as u8;
                 p.n_low[k] += 1;
             }
+            pattern += 1;
         }
         p
     }
 }
 
-fn reverse(v: u32, width: u32) -> u32 {
-    (0..width).filter(|i| v & (1 << i) != 0).map(|i| 1 << (width - 1 - i)).sum()
-}
+static PATTERNS3: Patterns = Patterns::build(3);
+static PATTERNS7: Patterns = Patterns::build(7);
 
 #[inline]
-fn reverse_pattern(pattern: usize, width: u8) -> usize {
+fn patterns(width: u8) -> &'static Patterns {
     if width == 7 {
-        REVERSE7[pattern] as usize
+        &PATTERNS7
     } else {
-        REVERSE3[pattern] as usize
+        &PATTERNS3
     }
 }
 
-fn patterns(width: u8) -> &'static Patterns {
-    static P3: OnceLock<Patterns> = OnceLock::new();
-    static P7: OnceLock<Patterns> = OnceLock::new();
-    if width == 7 {
-        P7.get_or_init(|| Patterns::build(7))
-    } else {
-        P3.get_or_init(|| Patterns::build(3))
+/// Which rank (0 = rank 1) each point index lies on.
+const RANK_OF_POINT: [u8; 64] = {
+    let mut t = [0u8; 64];
+    let mut i = 0;
+    while i < 33 {
+        let mut y = 0;
+        while RANK_START[y + 1] as usize <= i {
+            y += 1;
+        }
+        t[i] = y as u8;
+        i += 1;
     }
-}
+    t
+};
 
 /// n choose 2, the only binomial above 1 the fox index needs.
 #[inline]
@@ -149,7 +155,7 @@ pub fn bmi2_available() -> bool {
 }
 
 /// Precomputed layout of one tier's index space.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct TierIndex {
     pub tier: FoxTier,
     counts: [u8; 7],
@@ -158,12 +164,38 @@ pub struct TierIndex {
     pub fox_slots: u64,
     /// Canonical sheep sets in the tier.
     pub sheep_sets: u64,
-    /// block_start[r] for r = 7..1 at positions 0..7 (highest rank first), then the symmetric block.
+    /// First sheep index of each block: blocks 0..7 are "highest asymmetric
+    /// rank is 7 - b" (rank 7 first), block 7 holds the symmetric sets.
     block_start: [u64; 8],
     /// Per rank (0 = rank 1): number of sym / low / full patterns with that rank's count.
     n_sym: [u64; 7],
     n_low: [u64; 7],
     n_full: [u64; 7],
+    /// contribution[b][GROUP_OFFSET[g] + bits]: what the sheep pattern
+    /// `bits` of group g adds to the slot index of a position in block b
+    /// (each rank's digit times its place value, times fox_slots * 2), so
+    /// ranking is five lookups and a sum.
+    contribution: Box<[[u64; 512]; 8]>,
+}
+
+impl std::fmt::Debug for TierIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TierIndex({}, {} sheep sets x {} fox slots x 2)", self.tier, self.sheep_sets, self.fox_slots)
+    }
+}
+
+/// The sheep bits are read in five groups: ranks 1-2 (6 bits), 3, 4, 5 (7
+/// bits each) and 6-7 (6 bits). Group g starts at bit GROUP_START[g].
+const GROUP_START: [u32; 5] = [0, 6, 13, 20, 27];
+const GROUP_BITS: [u32; 5] = [6, 7, 7, 7, 6];
+const GROUP_OFFSET: [usize; 5] = [0, 64, 192, 320, 448];
+
+/// Which digit a rank contributes in a block.
+#[derive(Clone, Copy)]
+enum Digit {
+    Sym,
+    Low,
+    Full,
 }
 
 impl TierIndex {
@@ -177,23 +209,68 @@ impl TierIndex {
             n_low[y] = p.n_low[k] as u64;
             n_full[y] = p.n_full[k] as u64;
         }
-        let mut block_start = [0u64; 8];
-        let mut total = 0;
-        for (b, y) in (0..7).rev().enumerate() {
-            block_start[b] = total;
-            let above: u64 = (y + 1..7).map(|q| n_sym[q]).product();
-            let below: u64 = (0..y).map(|q| n_full[q]).product();
-            total += above * n_low[y] * below;
-        }
-        block_start[7] = total;
-        let sheep_sets = total + n_sym.iter().product::<u64>();
         let empty = 33 - tier.sheep() as u64;
         let fox_slots = match tier.foxes() {
             0 => 1,
             1 => empty,
             _ => choose2(empty),
         };
-        TierIndex { tier, counts, foxes: tier.foxes(), fox_slots, sheep_sets, block_start, n_sym, n_low, n_full }
+        let mut block_start = [0u64; 8];
+        let mut contribution = vec![[0u64; 512]; 8].into_boxed_slice();
+        let mut total = 0;
+        for b in 0..8 {
+            block_start[b] = total;
+            // Ranks above the highest asymmetric rank r are symmetric, r is low, the rest are free.
+            let digit = |y: usize| -> Digit {
+                match (b, y) {
+                    (7, _) => Digit::Sym,
+                    _ if y > 6 - b => Digit::Sym,
+                    _ if y == 6 - b => Digit::Low,
+                    _ => Digit::Full,
+                }
+            };
+            let mut place = 1u64;
+            let mut per_rank = [[0u64; 128]; 7];
+            for y in 0..7 {
+                let t = patterns(RANK_WIDTH[y]);
+                let (table, radix) = match digit(y) {
+                    Digit::Sym => (&t.sym, n_sym[y]),
+                    Digit::Low => (&t.low, n_low[y]),
+                    Digit::Full => (&t.full, n_full[y]),
+                };
+                for pattern in 0..1usize << RANK_WIDTH[y] {
+                    per_rank[y][pattern] = table[pattern] as u64 * place * fox_slots * 2;
+                }
+                place *= radix;
+            }
+            for g in 0..5 {
+                for bits in 0..1usize << GROUP_BITS[g] {
+                    let sheep = (bits as u64) << GROUP_START[g];
+                    contribution[b][GROUP_OFFSET[g] + bits] = (0..7)
+                        .filter(|&y| {
+                            (RANK_START[y] as u32) >= GROUP_START[g]
+                                && (RANK_START[y] as u32) < GROUP_START[g] + GROUP_BITS[g]
+                        })
+                        .map(|y| per_rank[y][((sheep >> RANK_START[y]) & ((1 << RANK_WIDTH[y]) - 1)) as usize])
+                        .sum();
+                }
+            }
+            total += place;
+        }
+        let sheep_sets = total;
+        let contribution: Box<[[u64; 512]; 8]> = contribution.try_into().unwrap();
+        TierIndex {
+            tier,
+            counts,
+            foxes: tier.foxes(),
+            fox_slots,
+            sheep_sets,
+            block_start,
+            n_sym,
+            n_low,
+            n_full,
+            contribution,
+        }
     }
 
     /// Number of slots: canonical sheep sets x fox placements x 2 sides.
@@ -201,35 +278,22 @@ impl TierIndex {
         self.sheep_sets * self.fox_slots * 2
     }
 
-    /// Index of a canonical sheep set of this tier.
+    /// Slot index of `(sheep, foxes, side)`, given `mirrored = mirror_bits(sheep)`.
     #[inline]
+    fn slot(&self, sheep: Bits, mirrored: Bits, foxes: Bits, side: Side) -> u64 {
+        let diff = sheep ^ mirrored;
+        let b = if diff == 0 { 7 } else { 6 - RANK_OF_POINT[63 - diff.leading_zeros() as usize] as usize };
+        let c = &self.contribution[b];
+        let mut idx = self.block_start[b] * self.fox_slots * 2;
+        for g in 0..5 {
+            idx += c[GROUP_OFFSET[g] + ((sheep >> GROUP_START[g]) & ((1 << GROUP_BITS[g]) - 1)) as usize];
+        }
+        idx + self.fox_index(sheep, foxes) * 2 + (side == Side::Sheep) as u64
+    }
+
+    /// Index of a canonical sheep set of this tier.
     pub fn sheep_index(&self, sheep: Bits) -> u64 {
-        let mut pat = [0usize; 7];
-        for (y, p) in pat.iter_mut().enumerate() {
-            *p = ((sheep >> RANK_START[y]) & ((1 << RANK_WIDTH[y]) - 1)) as usize;
-        }
-        // Highest rank whose pattern is not its own mirror.
-        let asym = (0..7).rev().find(|&y| reverse_pattern(pat[y], RANK_WIDTH[y]) != pat[y]);
-        let mut idx = 0u64;
-        match asym {
-            None => {
-                for y in (0..7).rev() {
-                    idx = idx * self.n_sym[y] + patterns(RANK_WIDTH[y]).sym[pat[y]] as u64;
-                }
-                self.block_start[7] + idx
-            }
-            Some(r) => {
-                for y in (r + 1..7).rev() {
-                    idx = idx * self.n_sym[y] + patterns(RANK_WIDTH[y]).sym[pat[y]] as u64;
-                }
-                debug_assert!(pat[r] < reverse_pattern(pat[r], RANK_WIDTH[r]), "sheep set is not canonical");
-                idx = idx * self.n_low[r] + patterns(RANK_WIDTH[r]).low[pat[r]] as u64;
-                for y in (0..r).rev() {
-                    idx = idx * self.n_full[y] + patterns(RANK_WIDTH[y]).full[pat[y]] as u64;
-                }
-                self.block_start[6 - r] + idx
-            }
-        }
+        self.slot(sheep, mirror_bits(sheep), 0, Side::Fox) / (self.fox_slots * 2)
     }
 
     /// The canonical sheep set with index `idx < sheep_sets`.
@@ -303,9 +367,46 @@ impl TierIndex {
     pub fn rank(&self, pos: &Position) -> u64 {
         debug_assert_eq!(FoxTier::of(pos.sheep(), pos.fox_count()), self.tier);
         debug_assert_eq!(pos.canonical(), *pos);
-        let s = self.sheep_index(pos.sheep());
-        let f = self.fox_index(pos.sheep(), pos.foxes());
-        (s * self.fox_slots + f) * 2 + (pos.side() == Side::Sheep) as u64
+        self.slot(pos.sheep(), mirror_bits(pos.sheep()), pos.foxes(), pos.side())
+    }
+
+    /// The index of the canonical form of a position of this tier.
+    ///
+    /// Precondition: the position is in this tier (debug-asserted).
+    #[inline]
+    pub fn canonical_rank(&self, pos: &Position) -> u64 {
+        debug_assert_eq!(FoxTier::of(pos.sheep(), pos.fox_count()), self.tier);
+        let (sheep, foxes) = (pos.sheep(), pos.foxes());
+        let mirrored = mirror_bits(sheep);
+        if mirrored < sheep {
+            self.slot(mirrored, sheep, mirror_bits(foxes), pos.side())
+        } else if mirrored > sheep {
+            self.slot(sheep, mirrored, foxes, pos.side())
+        } else {
+            self.slot(sheep, mirrored, foxes.min(mirror_bits(foxes)), pos.side())
+        }
+    }
+
+    /// Calls `f(i, unrank(i))` for every `i` in `range`, decoding each sheep set once.
+    pub fn for_each_slot(&self, range: std::ops::Range<u64>, mut f: impl FnMut(u64, Option<Position>)) {
+        let per_set = self.fox_slots * 2;
+        let mut current = u64::MAX;
+        let (mut sheep, mut symmetric) = (0, false);
+        for i in range {
+            let set = i / per_set;
+            if set != current {
+                current = set;
+                sheep = self.sheep_set(set);
+                symmetric = sheep == mirror_bits(sheep);
+            }
+            let foxes = self.fox_set(sheep, (i % per_set) >> 1);
+            if symmetric && mirror_bits(foxes) < foxes {
+                f(i, None);
+            } else {
+                let side = if i & 1 == 1 { Side::Sheep } else { Side::Fox };
+                f(i, Some(Position::from_parts_unchecked(sheep, foxes, side)));
+            }
+        }
     }
 
     /// The canonical position at `index`, or `None` for an unused slot.

@@ -129,6 +129,15 @@ impl TierGame for FoxGame {
         index.rank(pos)
     }
 
+    #[inline]
+    fn canonical_rank(&self, index: &TierIndex, pos: &Position) -> u64 {
+        index.canonical_rank(pos)
+    }
+
+    fn for_each_slot(&self, index: &TierIndex, range: std::ops::Range<u64>, f: impl FnMut(u64, Option<Position>)) {
+        index.for_each_slot(range, f)
+    }
+
     fn unrank(&self, index: &TierIndex, i: u64) -> Option<Position> {
         index.unrank(i)
     }

@@ -1,6 +1,6 @@
 //! Un-moves: the predecessors of a position.
 
-use crate::board::{Bits, BitIter, PEN, RANK_START};
+use crate::board::{BitIter, Bits, PEN, RANK_START};
 use crate::position::{Position, Side, MAX_FOXES, MAX_SHEEP};
 use crate::rules::Rules;
 
