@@ -6,3 +6,4 @@ pub mod local;
 pub mod manifest;
 pub mod plan;
 pub mod probe;
+pub mod survey;

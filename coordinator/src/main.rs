@@ -5,7 +5,6 @@ use foxbase_coordinator::probe::FoxTables;
 use foxbase_core::notation::{board_picture, format_position, parse_move, parse_position};
 use foxbase_core::perft::{divide, perft};
 use foxbase_core::reference::ReferenceSolution;
-use foxbase_core::variant::DEFAULT_START;
 use foxbase_core::{Geometry, Position, Rules, Status, Variant};
 
 mod solve;
@@ -54,13 +53,14 @@ struct SolveRuleArgs {
     #[arg(long, default_value = "classic", value_parser = parse_geometry)]
     geometry: Geometry,
     /// Pen target K (1..=9): K sheep in the pen win for the sheep, fewer than K sheep left win for the foxes.
+    /// Default 7 here, to go with the default start; use 9 for the full rules.
     #[arg(long, default_value_t = DEFAULT_SOLVE_PEN_TARGET, value_parser = clap::value_parser!(u32).range(1..=9))]
     pen_target: u32,
 }
 
 /// The default `solve` variant (docs/results.md says why it was chosen).
-const DEFAULT_SOLVE_START: &str = DEFAULT_START;
-const DEFAULT_SOLVE_PEN_TARGET: u32 = 9;
+const DEFAULT_SOLVE_START: &str = ".F./.../......./......./SSSSSSS/.S./... f";
+const DEFAULT_SOLVE_PEN_TARGET: u32 = 7;
 
 fn parse_geometry(s: &str) -> Result<Geometry, String> {
     s.parse()
@@ -114,7 +114,8 @@ enum Command {
     },
     /// Solve a variant completely, tier by tier, and write its tables and manifest.
     Solve {
-        /// Start position in RULES.md notation; its side to move moves first (default: see `--help` of the README's main job).
+        /// Start position in RULES.md notation; its side to move moves first. The default (with
+        /// --pen-target 7) is the README's main job: one fox on d7 against 8 sheep on rank 3 and d2.
         #[arg(long, default_value = DEFAULT_SOLVE_START)]
         start: String,
         #[command(flatten)]
@@ -131,6 +132,9 @@ enum Command {
         /// Print one JSON summary object at the end instead of text.
         #[arg(long)]
         json: bool,
+        /// Only plan: print the number of tiers, positions and the largest tier, and solve nothing.
+        #[arg(long)]
+        plan_only: bool,
     },
     /// The value of a position and of each of its moves, from solved tables.
     Probe {
@@ -140,6 +144,27 @@ enum Command {
         #[arg(long)]
         tables: std::path::PathBuf,
         /// Print {"value": "win"|"draw"|"loss", "moves": [{"move", "value"}]} (move values for the mover).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Value every arrangement of N sheep on ranks 1..4 against the tables' foxes, from solved tables.
+    Survey {
+        /// Directory written by `foxbase solve`.
+        #[arg(long)]
+        tables: std::path::PathBuf,
+        /// Number of sheep to arrange on the 20 points of ranks 1..4.
+        #[arg(long)]
+        sheep: u32,
+        /// Fox squares, comma-separated (default: the foxes of the tables' start position).
+        #[arg(long, value_delimiter = ',')]
+        foxes: Vec<String>,
+        /// Side to move, f or s (default: the tables' first mover).
+        #[arg(long)]
+        side: Option<String>,
+        /// List at most this many arrangements of each value (0: counts only).
+        #[arg(long, default_value_t = 20)]
+        list: usize,
+        /// Print one JSON object with the counts and the listed arrangements.
         #[arg(long)]
         json: bool,
     },
@@ -251,14 +276,18 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 println!("perft({depth}) = {nodes}");
             }
         }
-        Command::Solve { start, rules, out, threads, workers, json } => {
+        Command::Solve { start, rules, out, threads, workers, json, plan_only } => {
             let pos = position_arg(&start)?;
             let variant = Variant::new(rules.geometry, rules.pen_target, pos).map_err(bad_input)?;
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             if threads == 0 || workers == 0 {
                 return Err(bad_input("--threads and --workers must be at least 1"));
             }
-            solve::run_solve(variant, &out, threads, workers, json).map_err(|e| Failure { message: e, code: 1 })?;
+            if plan_only {
+                solve::print_plan(variant, json);
+            } else {
+                solve::run_solve(variant, &out, threads, workers, json).map_err(|e| Failure { message: e, code: 1 })?;
+            }
         }
         Command::Probe { position, tables, json } => {
             let pos = position_arg(&position)?;
@@ -274,6 +303,55 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 println!("{}: {} for the {} to move", format_position(&pos), value, pos.side());
                 for (m, v) in moves {
                     println!("  {m:7} {v} for the {}", pos.side());
+                }
+            }
+        }
+        Command::Survey { tables, sheep, foxes, side, list, json } => {
+            let t = FoxTables::open(&tables).map_err(bad_input)?;
+            let start = t.game.variant.start;
+            let fox_bits = if foxes.is_empty() {
+                start.foxes()
+            } else {
+                let mut bits = 0;
+                for f in &foxes {
+                    let p: foxbase_core::Point = f.parse().map_err(|e| bad_input(format!("--foxes: {e}")))?;
+                    bits |= p.bit();
+                }
+                bits
+            };
+            let side = match side.as_deref() {
+                None => start.side(),
+                Some("f") => foxbase_core::Side::Fox,
+                Some("s") => foxbase_core::Side::Sheep,
+                Some(other) => return Err(bad_input(format!("--side '{other}' is not f or s"))),
+            };
+            let s = foxbase_coordinator::survey::survey(&t, sheep, fox_bits, side).map_err(bad_input)?;
+            let count = |v: foxbase_core::Value| s.by_value.get(&v).map_or(0, |l| l.len());
+            let listed = |v: foxbase_core::Value| -> Vec<String> {
+                s.by_value.get(&v).map_or(vec![], |l| l.iter().take(list).map(format_position).collect())
+            };
+            use foxbase_core::Value::{Draw, Loss, Win};
+            if json {
+                println!(
+                    "{}",
+                    json!({"arrangements": s.arrangements, "side_to_move": side.name(),
+                        "win": count(Win), "draw": count(Draw), "loss": count(Loss),
+                        "listed": {"win": listed(Win), "draw": listed(Draw), "loss": listed(Loss)}})
+                );
+            } else {
+                println!(
+                    "{} arrangements of {sheep} sheep, {} to move: {} win, {} draw, {} loss (for the {} to move)",
+                    s.arrangements,
+                    side,
+                    count(Win),
+                    count(Draw),
+                    count(Loss),
+                    side
+                );
+                for v in [Win, Draw, Loss] {
+                    for p in listed(v) {
+                        println!("  {v:4} {p}");
+                    }
                 }
             }
         }

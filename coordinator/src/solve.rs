@@ -129,3 +129,19 @@ fn plural(side: &str) -> &'static str {
         "sheep"
     }
 }
+
+/// `solve --plan-only`: the size of the work without doing it.
+pub fn print_plan(variant: Variant, json_out: bool) {
+    let game = FoxGame::new(variant);
+    let plan = TierPlan::new(&game);
+    let (largest, largest_slots) = plan.largest_tier().unwrap();
+    let slots = plan.total_slots();
+    if json_out {
+        let out = json!({"variant": variant.to_json_value(), "tiers": plan.order.len(), "positions": slots,
+            "largest_tier": {"name": largest.name(), "positions": largest_slots}});
+        println!("{out}");
+    } else {
+        println!("variant: {variant}");
+        println!("{} tiers, {slots} positions; largest tier {largest}: {largest_slots} positions", plan.order.len());
+    }
+}
