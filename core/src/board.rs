@@ -44,6 +44,37 @@ pub const fn exists(x: i32, y: i32) -> bool {
     x >= 1 && x <= 7 && y >= 1 && y <= 7 && ((3 <= y && y <= 5) || (3 <= x && x <= 5))
 }
 
+/// Rank (1..=7) of each point index.
+const POINT_Y: [u8; NUM_POINTS] = {
+    let mut t = [0u8; NUM_POINTS];
+    let mut y = 0;
+    while y < 7 {
+        let mut i = RANK_START[y];
+        while i < RANK_START[y + 1] {
+            t[i as usize] = y as u8 + 1;
+            i += 1;
+        }
+        y += 1;
+    }
+    t
+};
+
+/// File (1..=7) of each point index.
+const POINT_X: [u8; NUM_POINTS] = {
+    let mut t = [0u8; NUM_POINTS];
+    let mut y = 0;
+    while y < 7 {
+        let first_x = if RANK_WIDTH[y] == 7 { 1 } else { 3 };
+        let mut i = RANK_START[y];
+        while i < RANK_START[y + 1] {
+            t[i as usize] = first_x + (i - RANK_START[y]);
+            i += 1;
+        }
+        y += 1;
+    }
+    t
+};
+
 /// A point of the board, by index 0..33.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct Point(u8);
@@ -74,15 +105,25 @@ impl Point {
     }
 
     /// Rank 1..=7.
+    #[inline]
     pub fn y(self) -> i32 {
-        (1..=7).find(|&y| self.0 < RANK_START[y as usize]).unwrap()
+        POINT_Y[self.0 as usize] as i32
     }
 
     /// File 1..=7 (a = 1).
+    #[inline]
     pub fn x(self) -> i32 {
-        let y0 = (self.y() - 1) as usize;
-        let first_x = if RANK_WIDTH[y0] == 7 { 1 } else { 3 };
-        first_x + (self.0 - RANK_START[y0]) as i32
+        POINT_X[self.0 as usize] as i32
+    }
+
+    /// The point halfway between two points two lines apart (a jump's jumped point).
+    #[inline]
+    pub fn midpoint(self, other: Point) -> Option<Point> {
+        let (x, y) = (self.x() + other.x(), self.y() + other.y());
+        if x % 2 != 0 || y % 2 != 0 {
+            return None;
+        }
+        Point::from_xy(x / 2, y / 2)
     }
 
     /// The left-right mirror image (file x becomes 8 - x).

@@ -24,7 +24,11 @@ pub struct Move {
 impl Move {
     /// The point jumped over, for a jump.
     pub fn over(&self) -> Option<Point> {
-        self.jump.then(|| Point::from_xy((self.from.x() + self.to.x()) / 2, (self.from.y() + self.to.y()) / 2).unwrap())
+        if self.jump {
+            self.from.midpoint(self.to)
+        } else {
+            None
+        }
     }
 
     /// The mirrored move.

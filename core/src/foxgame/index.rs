@@ -175,7 +175,7 @@ pub struct TierIndex {
     /// `bits` of group g adds to the slot index of a position in block b
     /// (each rank's digit times its place value, times fox_slots * 2), so
     /// ranking is five lookups and a sum.
-    contribution: Box<[[u64; 512]; 8]>,
+    contribution: Box<[[u32; 512]; 8]>,
 }
 
 impl std::fmt::Debug for TierIndex {
@@ -216,7 +216,7 @@ impl TierIndex {
             _ => choose2(empty),
         };
         let mut block_start = [0u64; 8];
-        let mut contribution = vec![[0u64; 512]; 8].into_boxed_slice();
+        let mut contribution = vec![[0u32; 512]; 8].into_boxed_slice();
         let mut total = 0;
         for b in 0..8 {
             block_start[b] = total;
@@ -246,19 +246,26 @@ impl TierIndex {
             for g in 0..5 {
                 for bits in 0..1usize << GROUP_BITS[g] {
                     let sheep = (bits as u64) << GROUP_START[g];
-                    contribution[b][GROUP_OFFSET[g] + bits] = (0..7)
+                    let sum: u64 = (0..7)
                         .filter(|&y| {
                             (RANK_START[y] as u32) >= GROUP_START[g]
                                 && (RANK_START[y] as u32) < GROUP_START[g] + GROUP_BITS[g]
                         })
                         .map(|y| per_rank[y][((sheep >> RANK_START[y]) & ((1 << RANK_WIDTH[y]) - 1)) as usize])
                         .sum();
+                    // Sums of valid digits stay below the tier size (< 2^32, asserted below);
+                    // entries for patterns a tier never holds are meaningless and may wrap.
+                    contribution[b][GROUP_OFFSET[g] + bits] = sum as u32;
                 }
             }
             total += place;
         }
         let sheep_sets = total;
-        let contribution: Box<[[u64; 512]; 8]> = contribution.try_into().unwrap();
+        assert!(
+            sheep_sets * fox_slots * 2 < 1 << 32,
+            "tier {tier} has 2^32 slots or more; the index holds 32-bit offsets (the full game's largest tier has 0.66e9)"
+        );
+        let contribution: Box<[[u32; 512]; 8]> = contribution.try_into().unwrap();
         TierIndex {
             tier,
             counts,
@@ -285,9 +292,11 @@ impl TierIndex {
         let b = if diff == 0 { 7 } else { 6 - RANK_OF_POINT[63 - diff.leading_zeros() as usize] as usize };
         let c = &self.contribution[b];
         let mut idx = self.block_start[b] * self.fox_slots * 2;
+        let mut sum = 0u32;
         for g in 0..5 {
-            idx += c[GROUP_OFFSET[g] + ((sheep >> GROUP_START[g]) & ((1 << GROUP_BITS[g]) - 1)) as usize];
+            sum = sum.wrapping_add(c[GROUP_OFFSET[g] + ((sheep >> GROUP_START[g]) & ((1 << GROUP_BITS[g]) - 1)) as usize]);
         }
+        idx += sum as u64;
         idx + self.fox_index(sheep, foxes) * 2 + (side == Side::Sheep) as u64
     }
 
