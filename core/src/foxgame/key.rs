@@ -52,13 +52,14 @@ impl FoxTier {
         format!("f{}-{}.{}.{}.{}.{}.{}.{}", self.foxes, c[0], c[1], c[2], c[3], c[4], c[5], c[6])
     }
 
-    /// Parses [`FoxTier::name`].
+    /// Parses [`FoxTier::name`]; only the exact spelling `name()` gives is
+    /// accepted, so one tier never has two file names.
     pub fn parse(name: &str) -> Option<FoxTier> {
         let rest = name.strip_prefix('f')?;
         let (f, counts) = rest.split_once('-')?;
         let foxes = f.parse().ok()?;
         let parts: Vec<u8> = counts.split('.').map(|p| p.parse().ok()).collect::<Option<_>>()?;
-        FoxTier::new(foxes, parts.try_into().ok()?)
+        FoxTier::new(foxes, parts.try_into().ok()?).filter(|t| t.name() == name)
     }
 }
 
