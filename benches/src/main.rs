@@ -24,6 +24,8 @@ use serde_json::{json, Value as Json};
 use std::process::Command;
 use std::time::Instant;
 
+mod compression;
+
 /// Fixed allowance for the program, thread stacks and allocator slack.
 const BASE_MEMORY: u64 = 32 << 20;
 
@@ -44,6 +46,9 @@ struct Args {
     /// Kernel threads for the tiered solver (the reference solver is single-threaded).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Instead of solving: measure compression of the tables in this solved directory.
+    #[arg(long)]
+    compression: Option<std::path::PathBuf>,
     /// Internal: run one phase ("tiered" or "reference") and print its JSON.
     #[arg(long, hide = true)]
     phase: Option<String>,
@@ -127,6 +132,11 @@ fn run_child(phase: &str, args: &Args) -> Json {
 
 fn main() {
     let args = Args::parse();
+    if let Some(dir) = &args.compression {
+        let report = compression::measure(dir, &[1 << 14, 1 << 16, 1 << 18, 1 << 20], &[3, 9, 19]);
+        println!("{}", serde_json::to_string_pretty(&report).unwrap());
+        return;
+    }
     let v = variant(args.variant);
     if let Some(phase) = &args.phase {
         println!("{}", run_phase(phase, &v, args.threads));

@@ -7,3 +7,4 @@ pub mod manifest;
 pub mod plan;
 pub mod probe;
 pub mod survey;
+pub mod verify;

@@ -9,6 +9,7 @@ use foxbase_core::{Geometry, Position, Rules, Status, Variant};
 
 mod solve;
 use serde_json::json;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// Exit code for bad input (a malformed position, move, flag or file).
@@ -144,6 +145,14 @@ enum Command {
         #[arg(long)]
         tables: std::path::PathBuf,
         /// Print {"value": "win"|"draw"|"loss", "moves": [{"move", "value"}]} (move values for the mover).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a table directory: manifest, file and block checksums, and every value against its children.
+    Verify {
+        /// Directory written by `foxbase solve`.
+        dir: std::path::PathBuf,
+        /// Print one JSON object: {"ok", "tiers", "positions", "problem"}.
         #[arg(long)]
         json: bool,
     },
@@ -303,6 +312,44 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 println!("{}: {} for the {} to move", format_position(&pos), value, pos.side());
                 for (m, v) in moves {
                     println!("  {m:7} {v} for the {}", pos.side());
+                }
+            }
+        }
+        Command::Verify { dir, json } => {
+            let bar = (!json && std::io::stderr().is_terminal()).then(|| indicatif::ProgressBar::new(0));
+            let on_tier = |done: usize, total: usize| {
+                if let Some(b) = &bar {
+                    b.set_length(total as u64);
+                    b.set_position(done as u64);
+                }
+            };
+            let result = foxbase_coordinator::verify::verify(&dir, &on_tier);
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
+            match result {
+                Ok(v) => {
+                    if json {
+                        println!(
+                            "{}",
+                            json!({"ok": true, "tiers": v.tiers, "positions": v.positions_checked, "problem": null})
+                        );
+                    } else {
+                        println!(
+                            "ok: {} tiers, {} positions checked against their children",
+                            v.tiers, v.positions_checked
+                        );
+                    }
+                }
+                Err(p) => {
+                    if json {
+                        println!(
+                            "{}",
+                            json!({"ok": false, "problem": {"file": p.file, "block": p.block, "position": p.position,
+                                "message": p.message, "text": p.to_string()}})
+                        );
+                    }
+                    return Err(Failure { message: format!("verify failed: {p}"), code: 1 });
                 }
             }
         }

@@ -36,14 +36,14 @@ pub fn survey(tables: &FoxTables, sheep: u32, foxes: Bits, side: Side) -> Result
             Some(v) => v,
             None => {
                 let tier = tables.game.tier_of(&pos);
-                if !loaded.contains_key(&tier) {
+                if let std::collections::hash_map::Entry::Vacant(slot) = loaded.entry(tier) {
                     let name = tier.name();
                     let entry =
                         tables.manifest.tier(&name).ok_or_else(|| format!("tier {name} is not in these tables"))?;
                     let index = tables.game.tier_index(tier);
                     let values =
                         read_table(&tables.dir.join(&entry.file), &table_header(&tables.game, tier, entry.slots))?;
-                    loaded.insert(tier, (index, values));
+                    slot.insert((index, values));
                 }
                 let (index, values) = &loaded[&tier];
                 values.value(index.canonical_rank(&pos)).ok_or("an unused slot holds a start position")?

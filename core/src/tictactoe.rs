@@ -106,7 +106,9 @@ impl TierGame for TicTacToe {
     }
 
     fn parse_tier_name(&self, name: &str) -> Option<u8> {
-        name.strip_prefix('m')?.parse().ok().filter(|&n| n <= 9)
+        let tier: u8 = name.strip_prefix('m')?.parse().ok().filter(|&n| n <= 9)?;
+        // Only the exact spelling tier_name gives, so a tier has one file name.
+        (self.tier_name(tier) == name).then_some(tier)
     }
 
     fn tier_index(&self, tier: u8) -> TttIndex {

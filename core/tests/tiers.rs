@@ -13,6 +13,7 @@ use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Position, Side, Variant};
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 use std::collections::{HashMap, HashSet};
 
 // ---------------------------------------------------------------------------
@@ -356,12 +357,7 @@ fn check_parents_of(g: &FoxGame, c: &Position) -> Result<(), TestCaseError> {
     }
     for (q, &n) in &count {
         prop_assert!(Position::new(q.sheep(), q.foxes(), q.side()).is_ok(), "invalid parent {:?}", q);
-        prop_assert!(
-            g.primitive(q).is_none(),
-            "parent {} of {} is primitive",
-            format_position(q),
-            format_position(c)
-        );
+        prop_assert!(g.primitive(q).is_none(), "parent {} of {} is primitive", format_position(q), format_position(c));
         prop_assert_eq!(
             moves_leading_to(g, q, c),
             n,
@@ -449,6 +445,39 @@ proptest! {
     fn unmoves_invert_moves_on_crowded_boards(p in arb_crowded(), geometry in arb_geometry(), k in 1u32..=9) {
         check_unmoves(&game(geometry, k), &p)?;
     }
+}
+
+/// The crowded generator really produces fox removals (one and two foxes at
+/// once), and un-moves restore them: checked on a fixed sample.
+#[test]
+fn crowded_positions_exercise_fox_removal() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = arb_crowded();
+    let (mut single, mut double) = (0, 0);
+    for _ in 0..1500 {
+        let p = strategy.new_tree(&mut runner).unwrap().current().with_side(Side::Sheep);
+        for geometry in Geometry::ALL {
+            let g = game(geometry, 9);
+            if g.primitive(&p).is_some() {
+                continue;
+            }
+            let mut removes = false;
+            for m in g.rules.moves(&p) {
+                let c = g.rules.play(&p, m);
+                match p.fox_count() - c.fox_count() {
+                    0 => {}
+                    1 => single += 1,
+                    _ => double += 1,
+                }
+                removes |= c.fox_count() < p.fox_count();
+            }
+            if removes {
+                check_unmoves(&g, &p).unwrap();
+            }
+        }
+    }
+    eprintln!("fox removals in the sample: {single} single, {double} double");
+    assert!(single >= 1000 && double >= 50, "too few removals: {single} single, {double} double");
 }
 
 /// Plays `p` with the move `mv` (text), checks the child and the un-moves.
@@ -670,10 +699,14 @@ fn tier_name_parse_rejects_garbage() {
     assert!(FoxTier::new(2, [3, 3, 7, 7, 7, 3, 3]).is_some());
 }
 
+/// One tier, one file name: u8::from_str alone would accept leading zeros and
+/// '+' (a bug found by this test, fixed in 144f142).
 #[test]
-#[ignore = "bug: FoxTier::parse accepts non-canonical spellings such as \"f2-03.3.7.7.0.0.0\" and \"f+2-3.3.7.7.0.0.0\" (u8::from_str allows leading zeros and '+'), so two file names map to one tier"]
 fn tier_name_parse_accepts_only_the_canonical_spelling() {
-    for bad in ["f2-03.3.7.7.0.0.0", "f+2-3.3.7.7.0.0.0", "f2-+3.3.7.7.0.0.0", "f02-3.3.7.7.0.0.0"] {
+    let g = game(Geometry::Classic, 9);
+    for bad in ["f2-03.3.7.7.0.0.0", "f+2-3.3.7.7.0.0.0", "f2-+3.3.7.7.0.0.0", "f02-3.3.7.7.0.0.0", "f2-3.3.7.7.0.0.00"]
+    {
         assert_eq!(FoxTier::parse(bad), None, "{bad:?} is not the name of a tier (the name is f2-3.3.7.7.0.0.0)");
+        assert_eq!(g.parse_tier_name(bad), None, "{bad:?}");
     }
 }

@@ -5,3 +5,4 @@ pub mod job;
 pub mod kernel;
 pub mod packed;
 pub mod table;
+pub mod uring;

@@ -1,28 +1,38 @@
-//! Tier table files (format version 1: a JSON header and raw 2-bit values).
+//! Tier table files, format version 2 (specified in docs/format.md): a fixed
+//! header, a JSON description, independently zstd-compressed blocks of 2-bit
+//! values, and a block index with a CRC32 per block.
 //!
-//! ```text
-//! offset 0   8 bytes   magic "FOXBTBL\0"
-//! offset 8   u32 LE    format version (1)
-//! offset 12  u32 LE    header length H
-//! offset 16  H bytes   header, UTF-8 JSON: {"game", "variant", "tier", "slots", "encoding"}
-//! 16 + H     ceil(slots / 4) bytes of 2-bit codes, four to a byte, lowest bits first
-//! ```
-//!
-//! Files are written durably: to a temporary name, fsync'd, renamed, and
-//! the directory fsync'd, so a crash leaves the old file or the new one.
+//! Writing is durable (temporary file, fsync, rename, fsync of the
+//! directory), so a crash leaves the old file or the new one. Reading checks
+//! every length against the file before allocating, so a corrupt or hostile
+//! file gives an error, never a panic or an unbounded allocation.
 
-use crate::packed::PackedValues;
+use crate::packed::{PackedValues, UNUSED};
+use crate::uring::Backend;
+use rayon::prelude::*;
 use serde_json::json;
 use std::fs::{self, File};
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 pub const MAGIC: &[u8; 8] = b"FOXBTBL\0";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// How the 2-bit codes map to values.
-pub const ENCODING: &str = "2bit: 0 draw, 1 win, 2 loss, 3 unused; side to move";
-/// Largest header accepted when reading.
-const MAX_HEADER: u32 = 1 << 16;
+pub const ENCODING: &str = "2bit: 0 draw, 1 win, 2 loss (3 never stored); side to move";
+/// Size of the fixed header.
+pub const FIXED_HEADER: usize = 64;
+/// Bytes per index entry: offset u64, stored length u32, CRC32 u32.
+pub const INDEX_ENTRY: usize = 16;
+/// Slots per block unless told otherwise: 64 KiB of raw codes.
+pub const DEFAULT_BLOCK_SLOTS: u32 = 1 << 18;
+/// zstd level for blocks (docs/format.md has the measurements behind it).
+pub const ZSTD_LEVEL: i32 = 19;
+/// Largest JSON description accepted when reading.
+const MAX_JSON: u32 = 1 << 16;
+/// Largest block accepted when reading: 16 MiB of raw codes.
+const MAX_BLOCK_SLOTS: u32 = 1 << 26;
+/// Codec ids.
+pub const CODEC_STORED: u32 = 0;
+pub const CODEC_ZSTD: u32 = 1;
 
 /// What a table file says about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,115 +43,319 @@ pub struct TableHeader {
     pub slots: u64,
 }
 
-impl TableHeader {
-    fn to_json(&self) -> String {
-        json!({"game": self.game, "variant": self.variant, "tier": self.tier, "slots": self.slots, "encoding": ENCODING})
-            .to_string()
-    }
+/// One block's place in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockEntry {
+    pub offset: u64,
+    pub stored_len: u32,
+    /// CRC32 of the block's raw (uncompressed) bytes.
+    pub crc32: u32,
+}
+
+/// An opened table file: header and block index read and checked, blocks not yet read.
+#[derive(Debug)]
+pub struct TableFile {
+    pub header: TableHeader,
+    pub block_slots: u32,
+    pub codec: u32,
+    pub blocks: Vec<BlockEntry>,
+    pub file_len: u64,
+    file: File,
 }
 
 /// Writes `bytes` to `path` durably (temporary file, fsync, rename, fsync of the directory).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_pieces_atomic(path, &[(0, bytes)])
+}
+
+fn write_pieces_atomic(path: &Path, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().ok_or_else(|| std::io::Error::other("path has no file name"))?;
     let tmp = dir.join(format!(".{}.tmp", name.to_string_lossy()));
     {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
+        let f = File::create(&tmp)?;
+        Backend::get().write_all_at(&f, pieces)?;
     }
     fs::rename(&tmp, path)?;
     File::open(dir)?.sync_all()
 }
 
-/// The bytes of a table file.
-pub fn encode(header: &TableHeader, values: &PackedValues) -> Vec<u8> {
+/// Raw bytes of block `b`: its codes, four to a byte, lowest bits first;
+/// unused slots take the code of the slot before them (a don't-care that
+/// lengthens runs). Storing the two sides apart was measured and compresses
+/// worse (docs/format.md).
+pub fn raw_block(values: &PackedValues, block_slots: u32, b: u64) -> Vec<u8> {
+    let start = b * block_slots as u64;
+    let n = (start + block_slots as u64).min(values.len()) - start;
+    let mut raw = vec![0u8; n.div_ceil(4) as usize];
+    let mut last = 0u8;
+    for j in 0..n {
+        let mut code = values.code(start + j);
+        if code == UNUSED {
+            code = last;
+        }
+        last = code;
+        raw[(j / 4) as usize] |= code << ((j % 4) * 2);
+    }
+    raw
+}
+
+/// The bytes of a table file, as pieces at offsets, and the file's length.
+fn encode(header: &TableHeader, values: &PackedValues, block_slots: u32, level: i32) -> (Vec<Vec<u8>>, u64) {
     assert_eq!(header.slots, values.len(), "header and values disagree on the slot count");
-    let h = header.to_json();
-    let mut out = Vec::with_capacity(16 + h.len() + values.bytes().len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.extend_from_slice(&(h.len() as u32).to_le_bytes());
-    out.extend_from_slice(h.as_bytes());
-    out.extend_from_slice(values.bytes());
-    out
+    assert!(block_slots > 0 && block_slots.is_multiple_of(4), "block size must be a positive multiple of 4");
+    let json =
+        json!({"game": header.game, "variant": header.variant, "tier": header.tier, "encoding": ENCODING}).to_string();
+    let block_count = values.len().div_ceil(block_slots as u64);
+    let blocks: Vec<(Vec<u8>, u32)> = (0..block_count)
+        .into_par_iter()
+        .map(|b| {
+            let raw = raw_block(values, block_slots, b);
+            let crc = crc32fast::hash(&raw);
+            (zstd::bulk::compress(&raw, level).expect("zstd compression of a memory buffer"), crc)
+        })
+        .collect();
+    let mut offset = (FIXED_HEADER + json.len()) as u64;
+    let mut index = Vec::with_capacity(blocks.len() * INDEX_ENTRY + 4);
+    for (bytes, crc) in &blocks {
+        index.extend_from_slice(&offset.to_le_bytes());
+        index.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        index.extend_from_slice(&crc.to_le_bytes());
+        offset += bytes.len() as u64;
+    }
+    let index_offset = offset;
+    let index_crc = crc32fast::hash(&index);
+    index.extend_from_slice(&index_crc.to_le_bytes());
+    let mut head = Vec::with_capacity(FIXED_HEADER + json.len());
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    head.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    head.extend_from_slice(&values.len().to_le_bytes());
+    head.extend_from_slice(&block_slots.to_le_bytes());
+    head.extend_from_slice(&(block_count as u32).to_le_bytes());
+    head.extend_from_slice(&CODEC_ZSTD.to_le_bytes());
+    head.extend_from_slice(&0u32.to_le_bytes());
+    head.extend_from_slice(&index_offset.to_le_bytes());
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&head);
+    crc.update(json.as_bytes());
+    head.extend_from_slice(&crc.finalize().to_le_bytes());
+    head.resize(FIXED_HEADER, 0);
+    head.extend_from_slice(json.as_bytes());
+    let file_len = index_offset + index.len() as u64;
+    let mut pieces = vec![head];
+    pieces.extend(blocks.into_iter().map(|(b, _)| b));
+    pieces.push(index);
+    (pieces, file_len)
 }
 
-/// Writes a table file durably; returns its bytes' CRC32 and length.
+/// Writes a table file durably; returns the CRC32 of the whole file and its length.
 pub fn write_table(path: &Path, header: &TableHeader, values: &PackedValues) -> std::io::Result<(u32, u64)> {
-    let bytes = encode(header, values);
-    write_atomic(path, &bytes)?;
-    Ok((crc32fast::hash(&bytes), bytes.len() as u64))
+    write_table_with(path, header, values, DEFAULT_BLOCK_SLOTS, ZSTD_LEVEL)
 }
 
-fn parse_header(path: &Path, prefix: &[u8], header_bytes: &[u8]) -> Result<TableHeader, String> {
-    let p = path.display();
-    if &prefix[..8] != MAGIC {
-        return Err(format!("{p}: not a foxbase table (bad magic)"));
+/// [`write_table`] with a chosen block size and zstd level (for measurements).
+pub fn write_table_with(
+    path: &Path,
+    header: &TableHeader,
+    values: &PackedValues,
+    block_slots: u32,
+    level: i32,
+) -> std::io::Result<(u32, u64)> {
+    let (pieces, file_len) = encode(header, values, block_slots, level);
+    let mut crc = crc32fast::Hasher::new();
+    let mut at = 0u64;
+    let mut placed = Vec::with_capacity(pieces.len());
+    for p in &pieces {
+        crc.update(p);
+        placed.push((at, p.as_slice()));
+        at += p.len() as u64;
     }
-    let version = u32::from_le_bytes(prefix[8..12].try_into().unwrap());
-    if version != FORMAT_VERSION {
-        return Err(format!("{p}: table format version {version}, this build reads {FORMAT_VERSION}"));
-    }
-    let v: serde_json::Value =
-        serde_json::from_slice(header_bytes).map_err(|e| format!("{p}: unreadable table header: {e}"))?;
-    let text = |k: &str| {
-        v.get(k).and_then(|x| x.as_str()).map(String::from).ok_or_else(|| format!("{p}: table header lacks '{k}'"))
-    };
-    let slots = v.get("slots").and_then(|x| x.as_u64()).ok_or_else(|| format!("{p}: table header lacks 'slots'"))?;
-    Ok(TableHeader { game: text("game")?, variant: text("variant")?, tier: text("tier")?, slots })
+    debug_assert_eq!(at, file_len);
+    write_pieces_atomic(path, &placed)?;
+    Ok((crc.finalize(), file_len))
 }
 
-fn read_prefix(f: &mut File, path: &Path) -> Result<(TableHeader, u64), String> {
-    let p = path.display();
-    let mut prefix = [0u8; 16];
-    f.read_exact(&mut prefix).map_err(|e| format!("{p}: too short for a table header: {e}"))?;
-    let len = u32::from_le_bytes(prefix[12..16].try_into().unwrap());
-    if len > MAX_HEADER {
-        return Err(format!("{p}: table header length {len} is implausible"));
+fn le32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+
+fn le64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+impl TableFile {
+    /// Opens a table file and checks its header and block index.
+    pub fn open(path: &Path) -> Result<TableFile, String> {
+        let p = path.display();
+        let file = File::open(path).map_err(|e| format!("{p}: {e}"))?;
+        let file_len = file.metadata().map_err(|e| format!("{p}: {e}"))?.len();
+        let io = Backend::get();
+        if file_len < FIXED_HEADER as u64 {
+            return Err(format!("{p}: {file_len} bytes, too short for a table header"));
+        }
+        let mut fixed = [0u8; FIXED_HEADER];
+        io.read_exact_at(&file, &mut [(0, &mut fixed[..])]).map_err(|e| format!("{p}: {e}"))?;
+        if &fixed[..8] != MAGIC {
+            return Err(format!("{p}: not a foxbase table (bad magic)"));
+        }
+        let version = le32(&fixed, 8);
+        if version != FORMAT_VERSION {
+            return Err(format!("{p}: table format version {version}, this build reads {FORMAT_VERSION}"));
+        }
+        let json_len = le32(&fixed, 12);
+        let slots = le64(&fixed, 16);
+        let block_slots = le32(&fixed, 24);
+        let block_count = le32(&fixed, 28) as u64;
+        let codec = le32(&fixed, 32);
+        let index_offset = le64(&fixed, 40);
+        if json_len > MAX_JSON || FIXED_HEADER as u64 + json_len as u64 > file_len {
+            return Err(format!("{p}: header length {json_len} does not fit the file"));
+        }
+        let mut json = vec![0u8; json_len as usize];
+        io.read_exact_at(&file, &mut [(FIXED_HEADER as u64, &mut json[..])]).map_err(|e| format!("{p}: {e}"))?;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&fixed[..48]);
+        crc.update(&json);
+        if crc.finalize() != le32(&fixed, 48) {
+            return Err(format!("{p}: header checksum mismatch (the header is corrupt)"));
+        }
+        if block_slots == 0 || !block_slots.is_multiple_of(4) || block_slots > MAX_BLOCK_SLOTS {
+            return Err(format!("{p}: implausible block size of {block_slots} slots"));
+        }
+        if block_count != slots.div_ceil(block_slots as u64) {
+            return Err(format!("{p}: {block_count} blocks cannot hold {slots} slots of {block_slots}"));
+        }
+        if codec != CODEC_ZSTD && codec != CODEC_STORED {
+            return Err(format!("{p}: unknown codec {codec}"));
+        }
+        let index_len = block_count * INDEX_ENTRY as u64 + 4;
+        if index_offset.checked_add(index_len) != Some(file_len) {
+            return Err(format!(
+                "{p}: file is {file_len} bytes, but its index says {} (truncated or extended?)",
+                index_offset.saturating_add(index_len)
+            ));
+        }
+        let mut index = vec![0u8; index_len as usize];
+        io.read_exact_at(&file, &mut [(index_offset, &mut index[..])]).map_err(|e| format!("{p}: {e}"))?;
+        let body = &index[..index.len() - 4];
+        if crc32fast::hash(body) != le32(&index, body.len()) {
+            return Err(format!("{p}: block index checksum mismatch"));
+        }
+        let v: serde_json::Value =
+            serde_json::from_slice(&json).map_err(|e| format!("{p}: unreadable table header: {e}"))?;
+        let text = |k: &str| {
+            v.get(k).and_then(|x| x.as_str()).map(String::from).ok_or_else(|| format!("{p}: table header lacks '{k}'"))
+        };
+        let header = TableHeader { game: text("game")?, variant: text("variant")?, tier: text("tier")?, slots };
+        let mut blocks = Vec::with_capacity(block_count as usize);
+        let mut expected_offset = FIXED_HEADER as u64 + json_len as u64;
+        for b in 0..block_count as usize {
+            let e = &body[b * INDEX_ENTRY..(b + 1) * INDEX_ENTRY];
+            let entry = BlockEntry { offset: le64(e, 0), stored_len: le32(e, 8), crc32: le32(e, 12) };
+            if entry.offset != expected_offset || entry.offset + entry.stored_len as u64 > index_offset {
+                return Err(format!("{p}: block {b} lies outside the data area (index corrupt)"));
+            }
+            expected_offset += entry.stored_len as u64;
+            blocks.push(entry);
+        }
+        if expected_offset != index_offset {
+            return Err(format!("{p}: blocks end at {expected_offset}, the index starts at {index_offset}"));
+        }
+        Ok(TableFile { header, block_slots, codec, blocks, file_len, file })
     }
-    let mut h = vec![0u8; len as usize];
-    f.read_exact(&mut h).map_err(|e| format!("{p}: truncated table header: {e}"))?;
-    Ok((parse_header(path, &prefix, &h)?, 16 + len as u64))
+
+    /// Checks that this is the expected table.
+    pub fn expect(&self, path: &Path, expect: &TableHeader) -> Result<(), String> {
+        if self.header != *expect {
+            let (h, e) = (&self.header, expect);
+            let what = if h.tier != e.tier {
+                format!("holds tier {}, expected tier {}", h.tier, e.tier)
+            } else if h.variant != e.variant || h.game != e.game {
+                format!("was built for {} {}, expected {} {}", h.game, h.variant, e.game, e.variant)
+            } else {
+                format!("has {} slots, expected {}", h.slots, e.slots)
+            };
+            return Err(format!("{}: {what}", path.display()));
+        }
+        Ok(())
+    }
+
+    /// Slots in block `b`.
+    pub fn slots_in_block(&self, b: usize) -> u64 {
+        let start = b as u64 * self.block_slots as u64;
+        (self.header.slots - start).min(self.block_slots as u64)
+    }
+
+    /// Reads, decompresses and checks blocks `range`, returning their raw bytes in order.
+    pub fn read_blocks(&self, range: std::ops::Range<usize>) -> Result<Vec<Vec<u8>>, String> {
+        let mut stored: Vec<Vec<u8>> = range.clone().map(|b| vec![0u8; self.blocks[b].stored_len as usize]).collect();
+        {
+            let mut pieces: Vec<(u64, &mut [u8])> =
+                range.clone().zip(stored.iter_mut()).map(|(b, buf)| (self.blocks[b].offset, &mut buf[..])).collect();
+            Backend::get().read_exact_at(&self.file, &mut pieces).map_err(|e| format!("read: {e}"))?;
+        }
+        range.zip(stored).map(|(b, s)| self.decode_block(b, &s)).collect()
+    }
+
+    /// Decompresses one block's stored bytes and checks its CRC.
+    fn decode_block(&self, b: usize, stored: &[u8]) -> Result<Vec<u8>, String> {
+        let raw_len = self.slots_in_block(b).div_ceil(4) as usize;
+        let raw = match self.codec {
+            CODEC_STORED => stored.to_vec(),
+            _ => zstd::bulk::decompress(stored, raw_len).map_err(|e| format!("block {b}: cannot decompress: {e}"))?,
+        };
+        if raw.len() != raw_len {
+            return Err(format!("block {b}: {} bytes after decompression, expected {raw_len}", raw.len()));
+        }
+        if crc32fast::hash(&raw) != self.blocks[b].crc32 {
+            return Err(format!("block {b}: checksum mismatch"));
+        }
+        Ok(raw)
+    }
+
+    /// All values, with several block reads in flight.
+    pub fn read_all(&self) -> Result<PackedValues, String> {
+        let mut bytes = Vec::with_capacity(self.header.slots.div_ceil(4) as usize);
+        let step = crate::uring::QUEUE_DEPTH as usize * 4;
+        let mut b = 0;
+        while b < self.blocks.len() {
+            let end = (b + step).min(self.blocks.len());
+            for raw in self.read_blocks(b..end)? {
+                bytes.extend_from_slice(&raw);
+            }
+            b = end;
+        }
+        Ok(PackedValues::from_bytes(self.header.slots, bytes).expect("block sizes add up to the slot count"))
+    }
+
+    /// The code of one slot, reading and decompressing only its block.
+    pub fn code(&self, i: u64) -> Result<u8, String> {
+        if i >= self.header.slots {
+            return Err(format!("index {i} is past the table's {} slots", self.header.slots));
+        }
+        let b = (i / self.block_slots as u64) as usize;
+        let raw = self.read_blocks(b..b + 1)?.pop().unwrap();
+        let j = i % self.block_slots as u64;
+        Ok((raw[(j / 4) as usize] >> ((j % 4) * 2)) & 3)
+    }
 }
 
 /// Reads a whole table file and checks that it is the expected one.
 pub fn read_table(path: &Path, expect: &TableHeader) -> Result<PackedValues, String> {
-    let p = path.display();
-    let mut f = File::open(path).map_err(|e| format!("{p}: {e}"))?;
-    let (header, offset) = read_prefix(&mut f, path)?;
-    if header != *expect {
-        return Err(format!("{p}: table is for {header:?}, expected {expect:?}"));
-    }
-    let want = header.slots.div_ceil(4);
-    let have = f.metadata().map_err(|e| format!("{p}: {e}"))?.len().saturating_sub(offset);
-    if have != want {
-        return Err(format!("{p}: {have} value bytes, expected {want} for {} slots", header.slots));
-    }
-    let mut bytes = vec![0u8; want as usize];
-    f.read_exact(&mut bytes).map_err(|e| format!("{p}: {e}"))?;
-    Ok(PackedValues::from_bytes(header.slots, bytes).unwrap())
+    let t = TableFile::open(path)?;
+    t.expect(path, expect)?;
+    t.read_all().map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Reads the header of a table file.
 pub fn read_header(path: &Path) -> Result<TableHeader, String> {
-    let mut f = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(read_prefix(&mut f, path)?.0)
+    Ok(TableFile::open(path)?.header)
 }
 
-/// Reads one value code from a table file with a single positioned read of its byte.
+/// Reads one value code, decompressing only the block that holds it.
 pub fn read_code(path: &Path, expect: &TableHeader, i: u64) -> Result<u8, String> {
-    let p = path.display();
-    let mut f = File::open(path).map_err(|e| format!("{p}: {e}"))?;
-    let (header, offset) = read_prefix(&mut f, path)?;
-    if header != *expect {
-        return Err(format!("{p}: table is for {header:?}, expected {expect:?}"));
-    }
-    if i >= header.slots {
-        return Err(format!("{p}: index {i} is past the table's {} slots", header.slots));
-    }
-    f.seek(SeekFrom::Start(offset + i / 4)).map_err(|e| format!("{p}: {e}"))?;
-    let mut b = [0u8; 1];
-    f.read_exact(&mut b).map_err(|e| format!("{p}: truncated table: {e}"))?;
-    Ok((b[0] >> ((i % 4) * 2)) & 3)
+    let t = TableFile::open(path)?;
+    t.expect(path, expect)?;
+    t.code(i).map_err(|e| format!("{}: {e}", path.display()))
 }

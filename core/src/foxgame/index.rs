@@ -294,7 +294,8 @@ impl TierIndex {
         let mut idx = self.block_start[b] * self.fox_slots * 2;
         let mut sum = 0u32;
         for g in 0..5 {
-            sum = sum.wrapping_add(c[GROUP_OFFSET[g] + ((sheep >> GROUP_START[g]) & ((1 << GROUP_BITS[g]) - 1)) as usize]);
+            sum = sum
+                .wrapping_add(c[GROUP_OFFSET[g] + ((sheep >> GROUP_START[g]) & ((1 << GROUP_BITS[g]) - 1)) as usize]);
         }
         idx += sum as u64;
         idx + self.fox_index(sheep, foxes) * 2 + (side == Side::Sheep) as u64

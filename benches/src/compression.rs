@@ -1,0 +1,35 @@
+//! Compression measurements: re-encodes the tables of a solved directory
+//! with other block sizes and zstd levels and reports bits per position.
+
+use foxbase_worker::packed::PackedValues;
+use foxbase_worker::table::{raw_block, TableFile};
+use rayon::prelude::*;
+use serde_json::json;
+use std::path::Path;
+
+/// Bits per position of every (block slots, level) pair over all tables in `dir/tiers`.
+pub fn measure(dir: &Path, block_sizes: &[u32], levels: &[i32]) -> serde_json::Value {
+    let mut tables: Vec<PackedValues> = Vec::new();
+    let mut paths: Vec<_> = std::fs::read_dir(dir.join("tiers")).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    for p in paths {
+        tables.push(TableFile::open(&p).unwrap().read_all().unwrap());
+    }
+    let slots: u64 = tables.iter().map(|t| t.len()).sum();
+    let mut rows = Vec::new();
+    for &bs in block_sizes {
+        for &level in levels {
+            let bytes: u64 = tables
+                .par_iter()
+                .map(|t| {
+                    (0..t.len().div_ceil(bs as u64))
+                        .map(|b| zstd::bulk::compress(&raw_block(t, bs, b), level).unwrap().len() as u64 + 16)
+                        .sum::<u64>()
+                })
+                .sum();
+            rows.push(json!({"block_slots": bs, "zstd_level": level, "bytes": bytes,
+                             "bits_per_position": bytes as f64 * 8.0 / slots as f64}));
+        }
+    }
+    json!({"dir": dir.display().to_string(), "positions": slots, "tables": tables.len(), "rows": rows})
+}

@@ -1,0 +1,191 @@
+//! Positioned file I/O on io_uring, with a portable fallback.
+//!
+//! [`Backend::get`] picks io_uring when the kernel offers it and plain
+//! positioned reads and writes (`pread`/`pwrite`) otherwise, says which once
+//! on stderr when it falls back, and can be forced with the environment
+//! variable `FOXBASE_IO=uring` or `FOXBASE_IO=std` (tests run both). All
+//! unsafe code of the crate's I/O is in this module.
+
+use io_uring::{opcode, types, IoUring};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::os::unix::io::AsRawFd;
+use std::sync::OnceLock;
+
+/// Writes or reads in flight at once on io_uring.
+pub const QUEUE_DEPTH: u32 = 8;
+
+/// Which I/O path table files use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Uring,
+    Std,
+}
+
+impl Backend {
+    /// The backend for this process: `FOXBASE_IO` if set, else io_uring when it works.
+    pub fn get() -> Backend {
+        static CHOSEN: OnceLock<Backend> = OnceLock::new();
+        *CHOSEN.get_or_init(|| match std::env::var("FOXBASE_IO").as_deref() {
+            Ok("std") => Backend::Std,
+            Ok("uring") => Backend::Uring,
+            _ => match IoUring::new(QUEUE_DEPTH) {
+                Ok(_) => Backend::Uring,
+                Err(e) => {
+                    eprintln!("foxbase: io_uring is unavailable ({e}); using positioned reads and writes");
+                    Backend::Std
+                }
+            },
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Uring => "io_uring",
+            Backend::Std => "pread/pwrite",
+        }
+    }
+
+    /// Writes each `(offset, bytes)` piece, then syncs the file to disk.
+    pub fn write_all_at(self, file: &File, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
+        match self {
+            Backend::Std => {
+                for (offset, bytes) in pieces {
+                    file.write_all_at(bytes, *offset)?;
+                }
+                file.sync_all()
+            }
+            Backend::Uring => uring_write(file, pieces),
+        }
+    }
+
+    /// Fills each `(offset, buffer)` from the file; a short read is an error.
+    pub fn read_exact_at(self, file: &File, pieces: &mut [(u64, &mut [u8])]) -> std::io::Result<()> {
+        match self {
+            Backend::Std => {
+                for (offset, buf) in pieces.iter_mut() {
+                    file.read_exact_at(buf, *offset)?;
+                }
+                Ok(())
+            }
+            Backend::Uring => uring_read(file, pieces),
+        }
+    }
+}
+
+/// One piece's progress: how much of it is done.
+struct Pending {
+    piece: usize,
+    done: usize,
+}
+
+fn uring_write(file: &File, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
+    let mut ring = IoUring::new(QUEUE_DEPTH)?;
+    let fd = types::Fd(file.as_raw_fd());
+    let mut todo: Vec<Pending> = (0..pieces.len()).rev().map(|piece| Pending { piece, done: 0 }).collect();
+    let mut in_flight: Vec<Option<Pending>> = (0..QUEUE_DEPTH).map(|_| None).collect();
+    let mut busy = 0;
+    loop {
+        while busy < QUEUE_DEPTH as usize && !todo.is_empty() {
+            let p = todo.pop().unwrap();
+            let slot = in_flight.iter().position(|s| s.is_none()).unwrap();
+            let (offset, bytes) = pieces[p.piece];
+            let rest = &bytes[p.done..];
+            let sqe = opcode::Write::new(fd, rest.as_ptr(), rest.len().min(1 << 30) as u32)
+                .offset(offset + p.done as u64)
+                .build()
+                .user_data(slot as u64);
+            // SAFETY: the buffer is borrowed from `pieces`, which outlives this
+            // function, and every submitted entry is completed before it returns.
+            unsafe { ring.submission().push(&sqe).map_err(std::io::Error::other)? };
+            in_flight[slot] = Some(p);
+            busy += 1;
+        }
+        if busy == 0 {
+            break;
+        }
+        ring.submit_and_wait(1)?;
+        let completed: Vec<(u64, i32)> = ring.completion().map(|c| (c.user_data(), c.result())).collect();
+        for (slot, result) in completed {
+            let mut p = in_flight[slot as usize].take().unwrap();
+            busy -= 1;
+            if result < 0 {
+                drain(&mut ring, busy)?;
+                return Err(std::io::Error::from_raw_os_error(-result));
+            }
+            if result == 0 {
+                drain(&mut ring, busy)?;
+                return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "io_uring wrote nothing"));
+            }
+            p.done += result as usize;
+            if p.done < pieces[p.piece].1.len() {
+                todo.push(p);
+            }
+        }
+    }
+    let sqe = opcode::Fsync::new(fd).build().user_data(u64::MAX);
+    // SAFETY: fsync takes no buffer.
+    unsafe { ring.submission().push(&sqe).map_err(std::io::Error::other)? };
+    ring.submit_and_wait(1)?;
+    let result = ring.completion().next().map(|c| c.result()).unwrap_or(-libc::EIO);
+    if result < 0 {
+        return Err(std::io::Error::from_raw_os_error(-result));
+    }
+    Ok(())
+}
+
+fn uring_read(file: &File, pieces: &mut [(u64, &mut [u8])]) -> std::io::Result<()> {
+    let mut ring = IoUring::new(QUEUE_DEPTH)?;
+    let fd = types::Fd(file.as_raw_fd());
+    let mut todo: Vec<Pending> = (0..pieces.len()).rev().map(|piece| Pending { piece, done: 0 }).collect();
+    let mut in_flight: Vec<Option<Pending>> = (0..QUEUE_DEPTH).map(|_| None).collect();
+    let mut busy = 0;
+    loop {
+        while busy < QUEUE_DEPTH as usize && !todo.is_empty() {
+            let p = todo.pop().unwrap();
+            let slot = in_flight.iter().position(|s| s.is_none()).unwrap();
+            let offset = pieces[p.piece].0;
+            let rest = &mut pieces[p.piece].1[p.done..];
+            let sqe = opcode::Read::new(fd, rest.as_mut_ptr(), rest.len().min(1 << 30) as u32)
+                .offset(offset + p.done as u64)
+                .build()
+                .user_data(slot as u64);
+            // SAFETY: the buffer is borrowed from `pieces`, which outlives this
+            // function, no other reference to it is used while the read is in
+            // flight, and every submitted entry is completed before returning.
+            unsafe { ring.submission().push(&sqe).map_err(std::io::Error::other)? };
+            in_flight[slot] = Some(p);
+            busy += 1;
+        }
+        if busy == 0 {
+            return Ok(());
+        }
+        ring.submit_and_wait(1)?;
+        let completed: Vec<(u64, i32)> = ring.completion().map(|c| (c.user_data(), c.result())).collect();
+        for (slot, result) in completed {
+            let mut p = in_flight[slot as usize].take().unwrap();
+            busy -= 1;
+            if result <= 0 {
+                drain(&mut ring, busy)?;
+                return Err(if result < 0 {
+                    std::io::Error::from_raw_os_error(-result)
+                } else {
+                    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "file ended before the read did")
+                });
+            }
+            p.done += result as usize;
+            if p.done < pieces[p.piece].1.len() {
+                todo.push(p);
+            }
+        }
+    }
+}
+
+/// Waits for the `busy` entries still in flight, so no buffer is freed under the kernel.
+fn drain(ring: &mut IoUring, mut busy: usize) -> std::io::Result<()> {
+    while busy > 0 {
+        ring.submit_and_wait(1)?;
+        busy -= ring.completion().count();
+    }
+    Ok(())
+}

@@ -1,0 +1,427 @@
+//! The retrograde kernel: tic-tac-toe against a minimax written here, Fox
+//! Game tiers against the reference solver and against a simple forward
+//! fixed-point solver written here, the same bytes for any thread count, and
+//! errors (not panics) for missing child tables.
+
+use foxbase_core::board::Geometry;
+use foxbase_core::foxgame::{FoxGame, FoxTier};
+use foxbase_core::notation::{format_position, parse_position};
+use foxbase_core::reference::ReferenceSolution;
+use foxbase_core::tictactoe::{TicTacToe, TttPosition};
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Value, Variant};
+use foxbase_worker::kernel::{solve_tier, ChildTable, SolvedTier};
+use foxbase_worker::packed::{PackedValues, UNUSED};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+// ---------------------------------------------------------------------------
+// Helpers.
+
+/// Checks a solved tier's bookkeeping: its length, the unused slots and the stats.
+fn check_solved<G: TierGame>(game: &G, tier: G::Tier, solved: &SolvedTier) {
+    let index = game.tier_index(tier);
+    let size = game.tier_size(&index);
+    assert_eq!(solved.values.len(), size);
+    let mut unused = 0;
+    game.for_each_slot(&index, 0..size, |i, p| {
+        assert_eq!(p.is_none(), solved.values.code(i) == UNUSED, "slot {i} of {}", game.tier_name(tier));
+        unused += p.is_none() as u64;
+    });
+    let h = solved.values.histogram();
+    let s = &solved.stats;
+    assert_eq!(s.slots, size);
+    assert_eq!([s.draws, s.wins, s.losses, s.unused], h);
+    assert_eq!(s.unused, unused);
+}
+
+/// Tiers reachable from `root` through child_tiers, children before parents.
+fn plan<G: TierGame>(game: &G, root: G::Tier) -> Vec<G::Tier> {
+    fn visit<G: TierGame>(game: &G, t: G::Tier, done: &mut BTreeSet<G::Tier>, order: &mut Vec<G::Tier>) {
+        if !done.insert(t) {
+            return;
+        }
+        for c in game.child_tiers(t) {
+            visit(game, c, done, order);
+        }
+        order.push(t);
+    }
+    let mut order = Vec::new();
+    visit(game, root, &mut BTreeSet::new(), &mut order);
+    order
+}
+
+/// Solves every tier of `order` (children first) with `threads` threads.
+fn solve_all<G: TierGame>(game: &G, order: &[G::Tier], threads: usize) -> BTreeMap<G::Tier, SolvedTier> {
+    let mut solved: BTreeMap<G::Tier, SolvedTier> = BTreeMap::new();
+    for &t in order {
+        let children = tables(game, &game.child_tiers(t), &solved);
+        let s = solve_tier(game, t, &children, threads)
+            .unwrap_or_else(|e| panic!("solving {} failed: {e}", game.tier_name(t)));
+        check_solved(game, t, &s);
+        solved.insert(t, s);
+    }
+    solved
+}
+
+fn tables<G: TierGame>(game: &G, tiers: &[G::Tier], solved: &BTreeMap<G::Tier, SolvedTier>) -> Vec<ChildTable<G>> {
+    tiers
+        .iter()
+        .map(|&c| ChildTable { tier: c, index: game.tier_index(c), values: solved[&c].values.clone() })
+        .collect()
+}
+
+/// A value from solved tables: the table entry, or the primitive value for a
+/// position of a tier that was never solved.
+fn lookup<G: TierGame>(game: &G, solved: &BTreeMap<G::Tier, SolvedTier>, p: &G::Position) -> Option<Value> {
+    match solved.get(&game.tier_of(p)) {
+        Some(s) => s.values.value(game.canonical_rank(&game.tier_index(game.tier_of(p)), p)),
+        None => game.primitive(p),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Tic-tac-toe.
+
+fn ttt_children(p: &TttPosition) -> Vec<TttPosition> {
+    let mut v = Vec::new();
+    TicTacToe.for_each_child(p, |c| v.push(c));
+    v
+}
+
+/// The value for the side to move, by plain recursion with a memo.
+fn minimax(p: &TttPosition, memo: &mut HashMap<TttPosition, Value>) -> Value {
+    if let Some(&v) = memo.get(p) {
+        return v;
+    }
+    let v = match TicTacToe.primitive(p) {
+        Some(v) => v,
+        None => {
+            let values: Vec<Value> = ttt_children(p).iter().map(|c| minimax(c, memo)).collect();
+            if values.contains(&Value::Loss) {
+                Value::Win
+            } else if values.contains(&Value::Draw) {
+                Value::Draw
+            } else {
+                Value::Loss
+            }
+        }
+    };
+    memo.insert(*p, v);
+    v
+}
+
+fn ttt_order() -> Vec<u8> {
+    let order = plan(&TicTacToe, 0);
+    assert_eq!(order, (0..=9).rev().collect::<Vec<u8>>());
+    order
+}
+
+#[test]
+fn tictactoe_kernel_matches_minimax_everywhere() {
+    let ttt = TicTacToe;
+    let solved = solve_all(&ttt, &ttt_order(), 2);
+    let start = ttt.initial_position();
+    assert_eq!(lookup(&ttt, &solved, &start), Some(Value::Draw), "the empty board");
+
+    let mut memo = HashMap::new();
+    let mut compared = 0;
+    let mut counts = [0usize; 3];
+    for t in 0..=9u8 {
+        let index = ttt.tier_index(t);
+        let values = &solved[&t].values;
+        ttt.for_each_slot(&index, 0..ttt.tier_size(&index), |i, p| {
+            if let Some(p) = p {
+                let want = minimax(&p, &mut memo);
+                assert_eq!(values.value(i), Some(want), "{p:?} (tier {t}, slot {i})");
+                counts[want.code() as usize] += 1;
+                compared += 1;
+            }
+        });
+    }
+    assert!(compared > 765, "every canonical position, reachable or not: {compared}");
+    assert!(counts.iter().all(|&n| n > 0), "wins, draws and losses all occur: {counts:?}");
+    // Known values after one move: X in the centre or a corner draws, like the edge.
+    for (x, name) in [(1u16 << 4, "centre"), (1, "corner"), (1 << 1, "edge")] {
+        assert_eq!(lookup(&ttt, &solved, &TttPosition { x, o: 0 }), Some(Value::Draw), "X {name}");
+    }
+    // X corner, O edge next to it: X (to move) wins.
+    assert_eq!(lookup(&ttt, &solved, &TttPosition { x: 1, o: 1 << 1 }), Some(Value::Win));
+}
+
+#[test]
+fn tictactoe_one_and_two_threads_give_identical_tables() {
+    let order = ttt_order();
+    let one = solve_all(&TicTacToe, &order, 1);
+    let two = solve_all(&TicTacToe, &order, 2);
+    for t in order {
+        assert_eq!(one[&t].values, two[&t].values, "tier m{t}");
+        assert_eq!(one[&t].values.bytes(), two[&t].values.bytes());
+        assert_eq!(one[&t].stats, two[&t].stats);
+    }
+}
+
+#[test]
+fn tictactoe_missing_child_table_is_an_error_naming_the_tier() {
+    let ttt = TicTacToe;
+    let solved = solve_all(&ttt, &ttt_order(), 1);
+    // The empty board's children are all in m1 and none is over.
+    let err = solve_tier(&ttt, 0, &[], 1).err().expect("m0 without m1 must fail");
+    assert!(err.contains("m1"), "error names the missing tier: {err}");
+    for t in 0..9u8 {
+        match solve_tier(&ttt, t, &[], 2) {
+            Err(e) => assert!(e.contains(&format!("m{}", t + 1)), "tier m{t}: {e}"),
+            // Only possible if every child the kernel needed is over: then the
+            // table was not needed and the result is the same.
+            Ok(s) => assert_eq!(s.values, solved[&t].values, "m{t} solved without m{}", t + 1),
+        }
+    }
+    // A wrong table (another tier's) in place of the right one is not used.
+    let wrong = ChildTable { tier: 2u8, index: ttt.tier_index(2), values: solved[&2].values.clone() };
+    assert!(solve_tier(&ttt, 0, &[wrong], 1).err().expect("m0 with only m2").contains("m1"));
+}
+
+// ---------------------------------------------------------------------------
+// Fox Game.
+
+fn small_variant() -> Variant {
+    Variant::new(Geometry::Classic, 2, parse_position(".F./.../......./......./SSS..../.../... f").unwrap()).unwrap()
+}
+
+#[test]
+fn fox_small_variant_matches_reference_with_identical_bytes_for_1_and_2_threads() {
+    let v = small_variant();
+    let game = FoxGame::new(v);
+    let root = game.tier_of(&v.start);
+    let order = plan(&game, root);
+    assert!(order.len() > 10, "a few tiers: {order:?}");
+    assert_eq!(*order.last().unwrap(), root);
+    assert!(!game.child_tiers(root).is_empty());
+    let one = solve_all(&game, &order, 1);
+    let two = solve_all(&game, &order, 2);
+    for t in &order {
+        assert_eq!(one[t].values.bytes(), two[t].values.bytes(), "tier {t}");
+        assert_eq!(one[t].stats, two[t].stats, "tier {t}");
+    }
+    // Position by position against the reference solver (no tiers, no un-moves).
+    let reference = ReferenceSolution::solve(&v, 1_000_000).unwrap();
+    let mut compared = 0;
+    for (p, want) in reference.iter() {
+        let got = lookup(&game, &one, &p);
+        assert_eq!(got, Some(want), "{}", format_position(&p));
+        compared += 1;
+    }
+    eprintln!("small variant: {} tiers, {compared} reference positions compared", order.len());
+    assert!(compared > 1000, "compared {compared}");
+    let levels: u32 = order.iter().map(|t| one[t].stats.levels).max().unwrap();
+    assert!(levels > 3, "in-tier propagation had something to do: {levels} levels");
+}
+
+#[test]
+fn fox_missing_child_table_is_an_error_naming_the_tier() {
+    let v = small_variant();
+    let game = FoxGame::new(v);
+    let order = plan(&game, game.tier_of(&v.start));
+    let solved = solve_all(&game, &order, 1);
+    let mut errors = 0;
+    for &t in &order {
+        let child_tiers = game.child_tiers(t);
+        for (k, &missing) in child_tiers.iter().enumerate() {
+            let mut rest = child_tiers.clone();
+            rest.remove(k);
+            let children = tables(&game, &rest, &solved);
+            match solve_tier(&game, t, &children, 2) {
+                Err(e) => {
+                    assert!(e.contains(&missing.name()), "solving {t} without {missing}: {e}");
+                    errors += 1;
+                }
+                // Only if no needed child of that tier was in play: then the
+                // result must be the same as with the table.
+                Ok(s) => assert_eq!(s.values, solved[&t].values, "{t} solved without {missing}"),
+            }
+        }
+    }
+    eprintln!("{errors} solves without one child table failed as they should");
+    assert!(errors > 10, "leaving out a child table must fail for most tiers: {errors}");
+    // The start tier with no child tables at all.
+    let root = game.tier_of(&v.start);
+    let e = solve_tier(&game, root, &[], 1).err().expect("the start tier needs child tables");
+    assert!(game.child_tiers(root).iter().any(|c| e.contains(&c.name())), "{e}");
+}
+
+/// Deterministic pseudo-random value for a slot of a tier.
+fn noise(tier: FoxTier, i: u64) -> u8 {
+    let mut h = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    for c in tier.name().bytes() {
+        h = (h ^ c as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 32;
+    (h % 3) as u8
+}
+
+/// Child tables with made-up values: each used slot gets its primitive value
+/// if the position is over, else a pseudo-random one. They are not a solve of
+/// anything, but the kernel's answer is still a function of them.
+fn synthetic_tables(game: &FoxGame, tier: FoxTier) -> Vec<ChildTable<FoxGame>> {
+    game.child_tiers(tier)
+        .into_iter()
+        .map(|c| {
+            let index = game.tier_index(c);
+            let size = game.tier_size(&index);
+            let mut values = PackedValues::filled(size, UNUSED);
+            game.for_each_slot(&index, 0..size, |i, p| {
+                if let Some(p) = p {
+                    let code = match game.primitive(&p) {
+                        Some(v) => v.code(),
+                        None => noise(c, i),
+                    };
+                    values.set_code(i, code);
+                }
+            });
+            ChildTable { tier: c, index, values }
+        })
+        .collect()
+}
+
+/// An independent solve of one tier: forward edges only (no un-moves), a
+/// reverse graph built from them, and counting backward induction.
+fn forward_solve(game: &FoxGame, tier: FoxTier, children: &[ChildTable<FoxGame>]) -> Vec<Option<Value>> {
+    let index = game.tier_index(tier);
+    let size = game.tier_size(&index) as usize;
+    let mut value: Vec<Option<Value>> = vec![None; size];
+    let mut used = vec![false; size];
+    let mut pending = vec![0u32; size];
+    let mut reverse: Vec<Vec<u32>> = vec![Vec::new(); size];
+    let mut queue = Vec::new();
+    for i in 0..size {
+        let Some(p) = game.unrank(&index, i as u64) else { continue };
+        used[i] = true;
+        if let Some(v) = game.primitive(&p) {
+            value[i] = Some(v);
+            queue.push(i);
+            continue;
+        }
+        let mut inside = Vec::new();
+        let (mut win, mut draw) = (false, false);
+        game.for_each_child(&p, |c| {
+            let t = game.tier_of(&c);
+            if t == tier {
+                inside.push(game.canonical_rank(&index, &c) as u32);
+                return;
+            }
+            let v = match children.iter().find(|ch| ch.tier == t) {
+                Some(ch) => ch.values.value(game.canonical_rank(&ch.index, &c)).expect("child slot in use"),
+                None => game.primitive(&c).expect("a child outside the loaded tiers is over"),
+            };
+            match v {
+                Value::Loss => win = true,
+                Value::Draw => draw = true,
+                Value::Win => {}
+            }
+        });
+        inside.sort_unstable();
+        inside.dedup();
+        for &c in &inside {
+            reverse[c as usize].push(i as u32);
+        }
+        if win {
+            value[i] = Some(Value::Win);
+            queue.push(i);
+        } else if inside.is_empty() && !draw {
+            value[i] = Some(Value::Loss);
+            queue.push(i);
+        } else {
+            pending[i] = inside.len() as u32 + draw as u32;
+        }
+    }
+    while let Some(c) = queue.pop() {
+        let v = value[c].unwrap();
+        for &q in &reverse[c] {
+            let q = q as usize;
+            if value[q].is_some() {
+                continue;
+            }
+            if v == Value::Loss {
+                value[q] = Some(Value::Win);
+                queue.push(q);
+            } else if v == Value::Win {
+                pending[q] -= 1;
+                if pending[q] == 0 {
+                    value[q] = Some(Value::Loss);
+                    queue.push(q);
+                }
+            }
+        }
+    }
+    (0..size).map(|i| if used[i] { Some(value[i].unwrap_or(Value::Draw)) } else { None }).collect()
+}
+
+/// A tier large enough for several parallel work items (182,700 slots), solved
+/// on made-up child tables: the kernel agrees with the forward solver, and
+/// 1 and 2 threads give the same bytes.
+fn check_large_tier(geometry: Geometry, k: u32, name: &str) {
+    let game = FoxGame::new(Variant { geometry, pen_target: k, ..Variant::default() });
+    let tier = FoxTier::parse(name).unwrap();
+    let children = synthetic_tables(&game, tier);
+    let one = solve_tier(&game, tier, &children, 1).unwrap();
+    let two = solve_tier(&game, tier, &children, 2).unwrap();
+    check_solved(&game, tier, &one);
+    assert!(one.values.bytes() == two.values.bytes(), "{geometry} {name}: 1 and 2 threads differ");
+    assert_eq!(one.stats, two.stats);
+    let want = forward_solve(&game, tier, &children);
+    let mut diffs = Vec::new();
+    for (i, w) in want.iter().enumerate() {
+        if one.values.value(i as u64) != *w {
+            diffs.push(i);
+        }
+    }
+    assert!(
+        diffs.is_empty(),
+        "{geometry} K={k} {name}: {} slots differ, e.g. slot {} = {} kernel {:?}, forward {:?}",
+        diffs.len(),
+        diffs[0],
+        format_position(&game.unrank(&game.tier_index(tier), diffs[0] as u64).unwrap()),
+        one.values.value(diffs[0] as u64),
+        want[diffs[0]]
+    );
+    let h = one.values.histogram();
+    eprintln!("{geometry} K={k} {name}: {:?} (draw, win, loss, unused), {} levels", h, one.stats.levels);
+    assert!(h[0] > 0 && h[1] > 0 && h[2] > 0, "{name}: draws, wins and losses all occur: {h:?}");
+    assert!(one.stats.levels > 3, "{name}: in-tier propagation ran {} levels", one.stats.levels);
+}
+
+#[test]
+fn fox_large_tier_on_synthetic_children_classic() {
+    check_large_tier(Geometry::Classic, 3, "f2-0.0.2.2.0.0.0");
+}
+
+#[test]
+fn fox_large_tier_on_synthetic_children_orthogonal() {
+    check_large_tier(Geometry::Orthogonal, 4, "f2-0.0.2.2.0.0.0");
+}
+
+// ---------------------------------------------------------------------------
+// Packed values.
+
+#[test]
+fn packed_values_store_two_bits_per_slot() {
+    let mut p = PackedValues::filled(10, UNUSED);
+    assert_eq!((p.len(), p.bytes().len()), (10, 3));
+    assert_eq!(p.histogram(), [0, 0, 0, 10]);
+    for (i, v) in [Value::Draw, Value::Win, Value::Loss].into_iter().cycle().take(9).enumerate() {
+        p.set_code(i as u64, v.code());
+    }
+    for i in 0..9 {
+        assert_eq!(p.value(i), Some([Value::Draw, Value::Win, Value::Loss][i as usize % 3]));
+    }
+    assert_eq!(p.value(9), None);
+    assert_eq!(p.histogram(), [3, 3, 3, 1]);
+    // Lowest bits first: slots 0..4 are draw, win, loss, draw.
+    assert_eq!(p.bytes()[0], 0b00_10_01_00);
+    let q = PackedValues::from_bytes(10, p.bytes().to_vec()).unwrap();
+    assert_eq!(q, p);
+    assert!(PackedValues::from_bytes(10, vec![0; 2]).is_none());
+    assert!(PackedValues::from_bytes(10, vec![0; 4]).is_none());
+    assert!(PackedValues::filled(0, 0).is_empty());
+}
