@@ -82,47 +82,12 @@ struct Pending {
 fn uring_write(file: &File, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
     let mut ring = IoUring::new(QUEUE_DEPTH)?;
     let fd = types::Fd(file.as_raw_fd());
-    let mut todo: Vec<Pending> = (0..pieces.len()).rev().map(|piece| Pending { piece, done: 0 }).collect();
-    let mut in_flight: Vec<Option<Pending>> = (0..QUEUE_DEPTH).map(|_| None).collect();
-    let mut busy = 0;
-    loop {
-        while busy < QUEUE_DEPTH as usize && !todo.is_empty() {
-            let p = todo.pop().unwrap();
-            let slot = in_flight.iter().position(|s| s.is_none()).unwrap();
-            let (offset, bytes) = pieces[p.piece];
-            let rest = &bytes[p.done..];
-            let sqe = opcode::Write::new(fd, rest.as_ptr(), rest.len().min(1 << 30) as u32)
-                .offset(offset + p.done as u64)
-                .build()
-                .user_data(slot as u64);
-            // SAFETY: the buffer is borrowed from `pieces`, which outlives this
-            // function, and every submitted entry is completed before it returns.
-            unsafe { ring.submission().push(&sqe).map_err(std::io::Error::other)? };
-            in_flight[slot] = Some(p);
-            busy += 1;
-        }
-        if busy == 0 {
-            break;
-        }
-        ring.submit_and_wait(1)?;
-        let completed: Vec<(u64, i32)> = ring.completion().map(|c| (c.user_data(), c.result())).collect();
-        for (slot, result) in completed {
-            let mut p = in_flight[slot as usize].take().unwrap();
-            busy -= 1;
-            if result < 0 {
-                drain(&mut ring, busy)?;
-                return Err(std::io::Error::from_raw_os_error(-result));
-            }
-            if result == 0 {
-                drain(&mut ring, busy)?;
-                return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "io_uring wrote nothing"));
-            }
-            p.done += result as usize;
-            if p.done < pieces[p.piece].1.len() {
-                todo.push(p);
-            }
-        }
-    }
+    let lens: Vec<usize> = pieces.iter().map(|p| p.1.len()).collect();
+    run(&mut ring, &lens, |piece, done| {
+        let (offset, bytes) = pieces[piece];
+        let rest = &bytes[done..];
+        opcode::Write::new(fd, rest.as_ptr(), rest.len().min(1 << 30) as u32).offset(offset + done as u64).build()
+    })?;
     let sqe = opcode::Fsync::new(fd).build().user_data(u64::MAX);
     // SAFETY: fsync takes no buffer.
     unsafe { ring.submission().push(&sqe).map_err(std::io::Error::other)? };
@@ -137,22 +102,38 @@ fn uring_write(file: &File, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
 fn uring_read(file: &File, pieces: &mut [(u64, &mut [u8])]) -> std::io::Result<()> {
     let mut ring = IoUring::new(QUEUE_DEPTH)?;
     let fd = types::Fd(file.as_raw_fd());
-    let mut todo: Vec<Pending> = (0..pieces.len()).rev().map(|piece| Pending { piece, done: 0 }).collect();
+    let lens: Vec<usize> = pieces.iter().map(|p| p.1.len()).collect();
+    run(&mut ring, &lens, |piece, done| {
+        let offset = pieces[piece].0;
+        let rest = &mut pieces[piece].1[done..];
+        opcode::Read::new(fd, rest.as_mut_ptr(), rest.len().min(1 << 30) as u32).offset(offset + done as u64).build()
+    })
+}
+
+/// Drives pieces of the given lengths through the ring, at most
+/// `QUEUE_DEPTH` in flight; `entry(piece, done)` builds the entry for the
+/// rest of a piece. Short transfers are resubmitted for the rest; a
+/// transfer of zero bytes is an error (end of file, or a full disk).
+///
+/// The buffers `entry` points into must stay valid and untouched until this
+/// returns: every submitted entry is completed before it does, on errors too.
+fn run(
+    ring: &mut IoUring,
+    lens: &[usize],
+    mut entry: impl FnMut(usize, usize) -> io_uring::squeue::Entry,
+) -> std::io::Result<()> {
+    let mut todo: Vec<Pending> =
+        (0..lens.len()).rev().filter(|&piece| lens[piece] > 0).map(|piece| Pending { piece, done: 0 }).collect();
     let mut in_flight: Vec<Option<Pending>> = (0..QUEUE_DEPTH).map(|_| None).collect();
     let mut busy = 0;
     loop {
         while busy < QUEUE_DEPTH as usize && !todo.is_empty() {
             let p = todo.pop().unwrap();
             let slot = in_flight.iter().position(|s| s.is_none()).unwrap();
-            let offset = pieces[p.piece].0;
-            let rest = &mut pieces[p.piece].1[p.done..];
-            let sqe = opcode::Read::new(fd, rest.as_mut_ptr(), rest.len().min(1 << 30) as u32)
-                .offset(offset + p.done as u64)
-                .build()
-                .user_data(slot as u64);
-            // SAFETY: the buffer is borrowed from `pieces`, which outlives this
-            // function, no other reference to it is used while the read is in
-            // flight, and every submitted entry is completed before returning.
+            let sqe = entry(p.piece, p.done).user_data(slot as u64);
+            // SAFETY: the entry points into a buffer the caller keeps alive and
+            // untouched until this function returns, and every submitted entry
+            // is completed before it returns (see `drain`).
             unsafe { ring.submission().push(&sqe).map_err(std::io::Error::other)? };
             in_flight[slot] = Some(p);
             busy += 1;
@@ -166,15 +147,18 @@ fn uring_read(file: &File, pieces: &mut [(u64, &mut [u8])]) -> std::io::Result<(
             let mut p = in_flight[slot as usize].take().unwrap();
             busy -= 1;
             if result <= 0 {
-                drain(&mut ring, busy)?;
+                drain(ring, busy)?;
                 return Err(if result < 0 {
                     std::io::Error::from_raw_os_error(-result)
                 } else {
-                    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "file ended before the read did")
+                    std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "io_uring transferred nothing (end of file?)",
+                    )
                 });
             }
             p.done += result as usize;
-            if p.done < pieces[p.piece].1.len() {
+            if p.done < lens[p.piece] {
                 todo.push(p);
             }
         }
