@@ -25,7 +25,7 @@ pub const INDEX_ENTRY: usize = 16;
 /// Slots per block unless told otherwise: 64 KiB of raw codes.
 pub const DEFAULT_BLOCK_SLOTS: u32 = 1 << 18;
 /// zstd level for blocks (docs/format.md has the measurements behind it).
-pub const ZSTD_LEVEL: i32 = 19;
+pub const ZSTD_LEVEL: i32 = 9;
 /// Largest JSON description accepted when reading.
 const MAX_JSON: u32 = 1 << 16;
 /// Largest block accepted when reading: 16 MiB of raw codes.

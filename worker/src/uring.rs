@@ -79,11 +79,37 @@ struct Pending {
     done: usize,
 }
 
+thread_local! {
+    /// One ring per thread, set up on first use: setting one up costs
+    /// system calls and mappings that a table of many small tiers would
+    /// otherwise pay per file.
+    static RING: std::cell::RefCell<Option<IoUring>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's ring. Every entry `f` submits is completed
+/// before it returns, so the ring is empty between uses.
+fn with_ring<T>(f: impl FnOnce(&mut IoUring) -> std::io::Result<T>) -> std::io::Result<T> {
+    RING.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(IoUring::new(QUEUE_DEPTH)?);
+        }
+        f(slot.as_mut().unwrap())
+    })
+}
+
 fn uring_write(file: &File, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
-    let mut ring = IoUring::new(QUEUE_DEPTH)?;
+    with_ring(|ring| uring_write_on(ring, file, pieces))
+}
+
+fn uring_read(file: &File, pieces: &mut [(u64, &mut [u8])]) -> std::io::Result<()> {
+    with_ring(|ring| uring_read_on(ring, file, pieces))
+}
+
+fn uring_write_on(ring: &mut IoUring, file: &File, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
     let fd = types::Fd(file.as_raw_fd());
     let lens: Vec<usize> = pieces.iter().map(|p| p.1.len()).collect();
-    run(&mut ring, &lens, |piece, done| {
+    run(ring, &lens, |piece, done| {
         let (offset, bytes) = pieces[piece];
         let rest = &bytes[done..];
         opcode::Write::new(fd, rest.as_ptr(), rest.len().min(1 << 30) as u32).offset(offset + done as u64).build()
@@ -99,11 +125,10 @@ fn uring_write(file: &File, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
     Ok(())
 }
 
-fn uring_read(file: &File, pieces: &mut [(u64, &mut [u8])]) -> std::io::Result<()> {
-    let mut ring = IoUring::new(QUEUE_DEPTH)?;
+fn uring_read_on(ring: &mut IoUring, file: &File, pieces: &mut [(u64, &mut [u8])]) -> std::io::Result<()> {
     let fd = types::Fd(file.as_raw_fd());
     let lens: Vec<usize> = pieces.iter().map(|p| p.1.len()).collect();
-    run(&mut ring, &lens, |piece, done| {
+    run(ring, &lens, |piece, done| {
         let offset = pieces[piece].0;
         let rest = &mut pieces[piece].1[done..];
         opcode::Read::new(fd, rest.as_mut_ptr(), rest.len().min(1 << 30) as u32).offset(offset + done as u64).build()
