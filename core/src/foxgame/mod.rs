@@ -20,7 +20,7 @@ mod unmoves;
 pub use index::{bmi2_available, select_bit, select_bit_portable, TierIndex};
 pub use key::FoxTier;
 
-use crate::board::{Bits, RANK_WIDTH};
+use crate::board::{BitIter, Bits, PEN, RANK_WIDTH};
 use crate::position::{Position, Side};
 use crate::rules::Rules;
 use crate::tier::TierGame;
@@ -151,9 +151,44 @@ impl TierGame for FoxGame {
         }
     }
 
+    /// The children of `rules.play` for every piece move, built with bit
+    /// operations and in the order the kernel wants them: captures before
+    /// fox steps, so that a winning capture ends the search early. (Tests
+    /// check that this is the multiset of `play` over `moves`.)
     #[inline]
     fn for_each_child(&self, pos: &Position, mut f: impl FnMut(Position)) {
-        self.rules.for_each_piece_move(pos, &mut |m| f(self.rules.play(pos, m)));
+        let board = self.rules.board;
+        let (sheep, foxes, empty) = (pos.sheep(), pos.foxes(), pos.empty());
+        match pos.side() {
+            Side::Fox => {
+                for from in BitIter(foxes) {
+                    let rest = foxes ^ (1 << from);
+                    for j in board.jumps_from(from) {
+                        if sheep & (1 << j.over) != 0 && empty & (1 << j.to) != 0 {
+                            f(Position::from_parts_unchecked(sheep ^ (1 << j.over), rest | (1 << j.to), Side::Sheep));
+                        }
+                    }
+                }
+                for from in BitIter(foxes) {
+                    let rest = foxes ^ (1 << from);
+                    for to in BitIter(board.neighbours[from as usize] & empty) {
+                        f(Position::from_parts_unchecked(sheep, rest | (1 << to), Side::Sheep));
+                    }
+                }
+            }
+            Side::Sheep => {
+                for from in BitIter(sheep) {
+                    for to in BitIter(board.sheep_steps[from as usize] & empty) {
+                        let moved = sheep ^ (1 << from) ^ (1 << to);
+                        let mut left = foxes;
+                        if (moved & PEN).count_ones() < self.rules.pen_target {
+                            left &= !self.rules.trapped_foxes(moved, foxes);
+                        }
+                        f(Position::from_parts_unchecked(moved, left, Side::Fox));
+                    }
+                }
+            }
+        }
     }
 
     fn for_each_parent_in_tier(&self, pos: &Position, f: impl FnMut(Position)) {
@@ -164,4 +199,39 @@ impl TierGame for FoxGame {
 /// Sheep and fox sets as a tuple, for tests and debugging.
 pub fn parts(pos: &Position) -> (Bits, Bits, Side) {
     (pos.sheep(), pos.foxes(), pos.side())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::parse_position;
+
+    /// `for_each_child` is `play` over `moves`, as multisets.
+    #[test]
+    fn children_are_the_played_moves() {
+        let cases = [
+            ("F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS f", 9),
+            ("F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS s", 9),
+            ("S.S/SFS/SSS.S../..F..S./SS.S.SS/S.S/... s", 3),
+            ("..S/S.S/.S.F.S./SSSS.SS/.S.F.../.S./S.S f", 4),
+            (".F./SSS/.SS.SS./..S.S../......./.../... s", 7),
+        ];
+        for geometry in crate::board::Geometry::ALL {
+            for (text, k) in cases {
+                let pos = parse_position(text).unwrap();
+                let game = FoxGame::new(
+                    Variant::new(geometry, k, parse_position("F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS f").unwrap())
+                        .unwrap(),
+                );
+                let mut want: Vec<Position> = Vec::new();
+                game.rules.for_each_piece_move(&pos, &mut |m| want.push(game.rules.play(&pos, m)));
+                let mut got = Vec::new();
+                game.for_each_child(&pos, |c| got.push(c));
+                want.sort();
+                got.sort();
+                assert!(!want.is_empty());
+                assert_eq!(got, want, "{text} {geometry} K={k}");
+            }
+        }
+    }
 }
