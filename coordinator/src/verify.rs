@@ -76,6 +76,13 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
             .parse_tier_name(&entry.name)
             .ok_or_else(|| problem(file, format!("manifest names an unknown tier '{}'", entry.name)))?;
         let path = dir.join(&entry.file);
+        let real_slots = game.tier_size(&game.tier_index(tier));
+        if entry.slots != real_slots {
+            return Err(problem(
+                file,
+                format!("the manifest says {} slots, tier {} has {real_slots}", entry.slots, entry.name),
+            ));
+        }
         // Header first (a swapped file is named as such), then blocks (a
         // damaged block is named), then the whole-file length and checksum.
         // TableFile's messages start with the full path; the problem names the file already.
@@ -117,14 +124,17 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
                         return;
                     }
                     count += 1;
-                    let stored = values[tier].value(i).expect("tables on disk hold no unused code");
-                    let derived = derive(game, &pos, &values, &indexes);
                     let fail = |message: String| Problem {
                         file: Some(file.clone()),
                         block: Some(i / block_slots[tier]),
                         position: Some(format_position(&pos)),
                         message,
                     };
+                    let Some(stored) = values[tier].value(i) else {
+                        first = Err(fail(format!("slot {i} holds the unused code 3, but a position belongs there")));
+                        return;
+                    };
+                    let derived = derive(game, &pos, &values, &indexes);
                     first = match derived {
                         Err(e) => Err(fail(e)),
                         Ok(d) if d != stored => Err(fail(format!(
@@ -157,13 +167,20 @@ fn derive(
     }
     let (mut any_loss, mut any_draw) = (false, false);
     let mut missing = None;
+    let mut bad_child = None;
     game.for_each_child(pos, |child| {
         let v = match game.primitive(&child) {
             Some(v) => v,
             None => {
                 let t = game.tier_of(&child);
                 match (values.get(&t), indexes.get(&t)) {
-                    (Some(vals), Some(index)) => vals.value(index.canonical_rank(&child)).unwrap_or(Value::Draw),
+                    (Some(vals), Some(index)) => match vals.value(index.canonical_rank(&child)) {
+                        Some(v) => v,
+                        None => {
+                            bad_child = Some(child);
+                            return;
+                        }
+                    },
                     _ => {
                         missing = Some(t);
                         return;
@@ -174,6 +191,9 @@ fn derive(
         any_loss |= v == Value::Loss;
         any_draw |= v == Value::Draw;
     });
+    if let Some(child) = bad_child {
+        return Err(format!("its child {} holds the unused code 3", format_position(&child)));
+    }
     if let Some(t) = missing {
         return Err(format!("a child is in tier {}, which the directory does not hold", t.name()));
     }

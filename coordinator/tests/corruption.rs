@@ -343,8 +343,6 @@ fn manifest_problems_are_named() {
 /// A well-formed table (stored codec, good block and file CRCs) that holds
 /// code 3 in a used slot: verify must report it, not panic.
 #[test]
-#[ignore = "bug: verify panics ('tables on disk hold no unused code', verify.rs) on a table whose CRCs are right \
-            but which holds code 3 in a slot of a canonical position"]
 fn an_unused_code_in_a_used_slot_is_reported_not_a_panic() {
     let mut s = Solved::new("code3");
     let game = game();
@@ -377,9 +375,6 @@ fn an_unused_code_in_a_used_slot_is_reported_not_a_panic() {
 /// A table whose header and manifest agree on a slot count that is not the
 /// tier's: verify must say so, not index past the table.
 #[test]
-#[ignore = "bug: verify trusts the manifest's slot count (table_header(game, tier, entry.slots)) instead of the \
-            tier's size, then panics indexing past the values (PackedValues::code out of bounds) when a table \
-            and its manifest entry agree on fewer slots than the tier has"]
 fn a_table_with_the_wrong_slot_count_is_reported_not_a_panic() {
     let mut s = Solved::new("slots");
     let game = game();
@@ -400,8 +395,6 @@ fn a_table_with_the_wrong_slot_count_is_reported_not_a_panic() {
 
 /// A table with more slots than its tier, agreed by header and manifest.
 #[test]
-#[ignore = "bug: verify accepts a table with more slots than its tier has when header and manifest agree \
-            (it checks entry.slots against the header only, never against the tier's size)"]
 fn a_table_with_extra_slots_is_reported() {
     let mut s = Solved::new("extra");
     let game = game();

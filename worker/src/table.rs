@@ -30,6 +30,9 @@ pub const ZSTD_LEVEL: i32 = 9;
 const MAX_JSON: u32 = 1 << 16;
 /// Largest block accepted when reading: 16 MiB of raw codes.
 const MAX_BLOCK_SLOTS: u32 = 1 << 26;
+/// Largest tier accepted when reading: the ranking holds 32-bit offsets, so
+/// no tier has more slots, and a whole table is at most 1 GiB of codes.
+const MAX_SLOTS: u64 = 1 << 32;
 /// Codec ids.
 pub const CODEC_STORED: u32 = 0;
 pub const CODEC_ZSTD: u32 = 1;
@@ -229,6 +232,12 @@ impl TableFile {
         if codec != CODEC_ZSTD && codec != CODEC_STORED {
             return Err(format!("{p}: unknown codec {codec}"));
         }
+        if slots >= MAX_SLOTS {
+            return Err(format!("{p}: implausible slot count {slots} (fewer than {MAX_SLOTS} expected)"));
+        }
+        if le32(&fixed, 36) != 0 || fixed[52..].iter().any(|&b| b != 0) {
+            return Err(format!("{p}: reserved header fields are not zero (a newer format, or corrupt)"));
+        }
         let index_len = block_count * INDEX_ENTRY as u64 + 4;
         if index_offset.checked_add(index_len) != Some(file_len) {
             return Err(format!(
@@ -293,7 +302,9 @@ impl TableFile {
         {
             let mut pieces: Vec<(u64, &mut [u8])> =
                 range.clone().zip(stored.iter_mut()).map(|(b, buf)| (self.blocks[b].offset, &mut buf[..])).collect();
-            Backend::get().read_exact_at(&self.file, &mut pieces).map_err(|e| format!("read: {e}"))?;
+            Backend::get()
+                .read_exact_at(&self.file, &mut pieces)
+                .map_err(|e| format!("block {}: read: {e}", range.start))?;
         }
         range.zip(stored).map(|(b, s)| self.decode_block(b, &s)).collect()
     }
@@ -316,7 +327,8 @@ impl TableFile {
 
     /// All values, with several block reads in flight.
     pub fn read_all(&self) -> Result<PackedValues, String> {
-        let mut bytes = Vec::with_capacity(self.header.slots.div_ceil(4) as usize);
+        // Grows with what was actually read and checked, never ahead of it.
+        let mut bytes = Vec::new();
         let step = crate::uring::QUEUE_DEPTH as usize * 4;
         let mut b = 0;
         while b < self.blocks.len() {

@@ -117,7 +117,7 @@ fn uring_write_on(ring: &mut IoUring, file: &File, pieces: &[(u64, &[u8])]) -> s
     let sqe = opcode::Fsync::new(fd).build().user_data(u64::MAX);
     // SAFETY: fsync takes no buffer.
     unsafe { ring.submission().push(&sqe).map_err(std::io::Error::other)? };
-    ring.submit_and_wait(1)?;
+    wait(ring)?;
     let result = ring.completion().next().map(|c| c.result()).unwrap_or(-libc::EIO);
     if result < 0 {
         return Err(std::io::Error::from_raw_os_error(-result));
@@ -166,14 +166,21 @@ fn run(
         if busy == 0 {
             return Ok(());
         }
-        ring.submit_and_wait(1)?;
+        if let Err(e) = wait(ring) {
+            drain(ring, busy);
+            return Err(e);
+        }
         let completed: Vec<(u64, i32)> = ring.completion().map(|c| (c.user_data(), c.result())).collect();
+        // Account for every completion of this round before reacting to a failure,
+        // so that `busy` counts exactly the entries still in the kernel.
+        let mut failure = None;
         for (slot, result) in completed {
-            let mut p = in_flight[slot as usize].take().unwrap();
+            let Some(mut p) = in_flight.get_mut(slot as usize).and_then(Option::take) else {
+                continue;
+            };
             busy -= 1;
             if result <= 0 {
-                drain(ring, busy)?;
-                return Err(if result < 0 {
+                failure.get_or_insert(if result < 0 {
                     std::io::Error::from_raw_os_error(-result)
                 } else {
                     std::io::Error::new(
@@ -181,20 +188,40 @@ fn run(
                         "io_uring transferred nothing (end of file?)",
                     )
                 });
+                continue;
             }
             p.done += result as usize;
             if p.done < lens[p.piece] {
                 todo.push(p);
             }
         }
+        if let Some(e) = failure {
+            drain(ring, busy);
+            return Err(e);
+        }
     }
 }
 
-/// Waits for the `busy` entries still in flight, so no buffer is freed under the kernel.
-fn drain(ring: &mut IoUring, mut busy: usize) -> std::io::Result<()> {
+/// Submits and waits for at least one completion, retrying when a signal interrupts the wait.
+fn wait(ring: &mut IoUring) -> std::io::Result<()> {
+    loop {
+        match ring.submit_and_wait(1) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => return other.map(|_| ()),
+        }
+    }
+}
+
+/// Waits for the `busy` entries still in flight and discards their results,
+/// so no buffer is freed while the kernel may still use it. If the ring
+/// itself fails meanwhile, the process cannot know when those buffers are
+/// free again and aborts rather than risk memory corruption.
+fn drain(ring: &mut IoUring, mut busy: usize) {
     while busy > 0 {
-        ring.submit_and_wait(1)?;
+        if let Err(e) = wait(ring) {
+            eprintln!("foxbase: io_uring failed with {busy} requests in flight ({e}); aborting");
+            std::process::abort();
+        }
         busy -= ring.completion().count();
     }
-    Ok(())
 }
