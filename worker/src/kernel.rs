@@ -23,7 +23,11 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Per-position solver state: a pending-child counter below `MAX_COUNTER`,
 /// or one of the decided states.
-const MAX_COUNTER: u8 = 250;
+const MAX_COUNTER: u8 = 248;
+/// Decided by the initial pass and not yet propagated; becomes LOSS or WIN
+/// when the first level walks back from it.
+const LOSS_AT_START: u8 = 249;
+const WIN_AT_START: u8 = 250;
 const DRAW: u8 = 252;
 const WIN: u8 = 253;
 const LOSS: u8 = 254;
@@ -47,7 +51,7 @@ pub struct TierStats {
     pub draws: u64,
     pub losses: u64,
     pub unused: u64,
-    /// Propagation levels until nothing changed.
+    /// Propagation levels until nothing changed (the initial pass's decisions are level 1).
     pub levels: u32,
 }
 
@@ -83,68 +87,82 @@ fn solve_in_pool<G: TierGame>(game: &G, tier: G::Tier, children: &[ChildTable<G>
     }
     let state: Vec<AtomicU8> = (0..size).map(|_| AtomicU8::new(EMPTY)).collect();
 
-    // Initial pass: primitive values, child lookups and counters.
+    // Initial pass: primitive values, child lookups and counters. The
+    // positions it decides are marked, not listed, so that no list as long
+    // as the tier is ever held.
     let chunks: Vec<u64> = (0..size.div_ceil(CHUNK as u64)).collect();
-    let frontier_parts: Vec<Result<Vec<u32>, String>> = chunks
+    chunks.par_iter().try_for_each(|&c| {
+        let mut in_tier: Vec<u64> = Vec::with_capacity(128);
+        let mut result = Ok(());
+        let (lo, hi) = (c * CHUNK as u64, ((c + 1) * CHUNK as u64).min(size));
+        game.for_each_slot(&index, lo..hi, |i, pos| {
+            if result.is_err() {
+                return;
+            }
+            let s = match pos {
+                None => EMPTY,
+                Some(pos) => match init_position(game, tier, &index, children, &pos, &mut in_tier) {
+                    Ok(WIN) => WIN_AT_START,
+                    Ok(LOSS) => LOSS_AT_START,
+                    Ok(s) => s,
+                    Err(e) => {
+                        result = Err(e);
+                        return;
+                    }
+                },
+            };
+            state[i as usize].store(s, Ordering::Relaxed);
+        });
+        result
+    })?;
+
+    // Level 1 walks back from the positions the initial pass decided, found
+    // by a scan of the state; later levels from the list the level before
+    // made, kept in its per-chunk parts rather than copied into one list.
+    let walk_back = |c: u64, next: &mut Vec<u32>, parents: &mut Vec<u64>| {
+        let decided = state[c as usize].load(Ordering::Relaxed);
+        let pos = game.unrank(&index, c).expect("decided slot holds a position");
+        parents.clear();
+        game.for_each_parent_in_tier(&pos, |q| parents.push(game.canonical_rank(&index, &q)));
+        parents.sort_unstable();
+        parents.dedup();
+        for &p in parents.iter() {
+            if update_parent(&state[p as usize], decided) {
+                next.push(p as u32);
+            }
+        }
+    };
+    let mut frontier: Vec<Vec<u32>> = chunks
         .par_iter()
         .map(|&c| {
-            let mut decided = Vec::new();
-            let mut in_tier: Vec<u64> = Vec::with_capacity(128);
-            let mut result = Ok(());
-            let (lo, hi) = (c * CHUNK as u64, ((c + 1) * CHUNK as u64).min(size));
-            game.for_each_slot(&index, lo..hi, |i, pos| {
-                if result.is_err() {
-                    return;
-                }
-                let s = match pos {
-                    None => EMPTY,
-                    Some(pos) => match init_position(game, tier, &index, children, &pos, &mut in_tier) {
-                        Ok(s) => s,
-                        Err(e) => {
-                            result = Err(e);
-                            return;
-                        }
-                    },
+            let (mut next, mut parents) = (Vec::new(), Vec::with_capacity(128));
+            for i in c * CHUNK as u64..((c + 1) * CHUNK as u64).min(size) {
+                let decided = match state[i as usize].load(Ordering::Relaxed) {
+                    WIN_AT_START => WIN,
+                    LOSS_AT_START => LOSS,
+                    _ => continue,
                 };
-                state[i as usize].store(s, Ordering::Relaxed);
-                if s == WIN || s == LOSS {
-                    decided.push(i as u32);
-                }
-            });
-            result.map(|_| decided)
+                // Only this thread touches this slot now: updates never change a decided state.
+                state[i as usize].store(decided, Ordering::Relaxed);
+                walk_back(i, &mut next, &mut parents);
+            }
+            next
         })
         .collect();
-    let mut frontier = Vec::new();
-    for part in frontier_parts {
-        frontier.extend(part?);
-    }
-
-    // Propagation, level by level.
-    let mut levels = 0;
-    while !frontier.is_empty() {
+    let mut levels = 1;
+    while frontier.iter().any(|part| !part.is_empty()) {
         levels += 1;
-        let next_parts: Vec<Vec<u32>> = frontier
-            .par_chunks(CHUNK)
+        frontier = frontier
+            .par_iter()
+            .flat_map(|part| part.par_chunks(CHUNK))
             .map(|chunk| {
-                let mut next = Vec::new();
-                let mut parents: Vec<u64> = Vec::with_capacity(128);
+                let (mut next, mut parents) = (Vec::new(), Vec::with_capacity(128));
                 for &c in chunk {
-                    let decided = state[c as usize].load(Ordering::Relaxed);
-                    let pos = game.unrank(&index, c as u64).expect("decided slot holds a position");
-                    parents.clear();
-                    game.for_each_parent_in_tier(&pos, |q| parents.push(game.canonical_rank(&index, &q)));
-                    parents.sort_unstable();
-                    parents.dedup();
-                    for &p in &parents {
-                        if update_parent(&state[p as usize], decided) {
-                            next.push(p as u32);
-                        }
-                    }
+                    walk_back(c as u64, &mut next, &mut parents);
                 }
                 next
             })
             .collect();
-        frontier = next_parts.concat();
     }
 
     // Undecided positions are draws.
