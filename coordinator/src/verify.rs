@@ -17,7 +17,7 @@ use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
 use foxbase_worker::job::table_header;
 use foxbase_worker::packed::PackedValues;
-use foxbase_worker::table::TableFile;
+use foxbase_worker::table::{read_table, TableFile};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
@@ -50,6 +50,13 @@ fn problem(file: Option<&str>, message: impl Into<String>) -> Problem {
     Problem { file: file.map(String::from), block: None, position: None, message: message.into() }
 }
 
+/// A tier's values with its layout.
+struct Loaded {
+    tier: FoxTier,
+    index: TierIndex,
+    values: PackedValues,
+}
+
 /// Figures from a successful verification.
 #[derive(Debug, Clone, Default)]
 pub struct Verified {
@@ -66,8 +73,9 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
     let manifest = Manifest::read(dir).map_err(|e| problem(None, e))?;
     let tables = FoxTables::open(dir).map_err(|e| problem(None, e))?;
     let game = &tables.game;
-    // 1 and 2: files, checksums, headers, blocks.
-    let mut values: HashMap<FoxTier, PackedValues> = HashMap::new();
+    // 1 and 2: files, checksums, headers, blocks. Values are not kept: step
+    // 3 loads each tier with its children, as a solve does, so memory stays
+    // that of one tier however large the directory.
     let mut block_slots: HashMap<FoxTier, u64> = HashMap::new();
     let mut tiers = Vec::new();
     for entry in &manifest.tiers {
@@ -102,15 +110,29 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
         if crc != entry.crc32 {
             return Err(problem(file, format!("file checksum {crc}, the manifest says {}", entry.crc32)));
         }
-        values.insert(tier, v);
+        drop(v);
         block_slots.insert(tier, t.block_slots as u64);
         tiers.push((tier, entry.file.clone()));
     }
     // 3: one forward step from every position.
-    let indexes: HashMap<FoxTier, TierIndex> = tiers.iter().map(|&(t, _)| (t, game.tier_index(t))).collect();
+    let files: HashMap<FoxTier, &str> = tiers.iter().map(|(t, f)| (*t, f.as_str())).collect();
+    let load = |t: FoxTier| -> Result<Loaded, Problem> {
+        let file = files[&t];
+        let index = game.tier_index(t);
+        let header = table_header(game, t, game.tier_size(&index));
+        let values = read_table(&dir.join(file), &header).map_err(|e| problem(Some(file), e))?;
+        Ok(Loaded { tier: t, index, values })
+    };
     let mut checked = 0;
     for (n, (tier, file)) in tiers.iter().enumerate() {
-        let index = &indexes[tier];
+        let mut loaded = vec![load(*tier)?];
+        for child in game.child_tiers(*tier) {
+            if files.contains_key(&child) {
+                loaded.push(load(child)?);
+            }
+        }
+        let index = &loaded[0].index;
+        let own = &loaded[0].values;
         let size = game.tier_size(index);
         let chunk = 1u64 << 16;
         let results: Vec<Result<u64, Problem>> = (0..size.div_ceil(chunk))
@@ -130,11 +152,11 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
                         position: Some(format_position(&pos)),
                         message,
                     };
-                    let Some(stored) = values[tier].value(i) else {
+                    let Some(stored) = own.value(i) else {
                         first = Err(fail(format!("slot {i} holds the unused code 3, but a position belongs there")));
                         return;
                     };
-                    let derived = derive(game, &pos, &values, &indexes);
+                    let derived = derive(game, &pos, &loaded);
                     first = match derived {
                         Err(e) => Err(fail(e)),
                         Ok(d) if d != stored => Err(fail(format!(
@@ -156,12 +178,7 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
 }
 
 /// The value one forward step gives, from the stored values of the children.
-fn derive(
-    game: &FoxGame,
-    pos: &foxbase_core::Position,
-    values: &HashMap<FoxTier, PackedValues>,
-    indexes: &HashMap<FoxTier, TierIndex>,
-) -> Result<Value, String> {
+fn derive(game: &FoxGame, pos: &foxbase_core::Position, loaded: &[Loaded]) -> Result<Value, String> {
     if let Some(v) = game.primitive(pos) {
         return Ok(v);
     }
@@ -173,15 +190,15 @@ fn derive(
             Some(v) => v,
             None => {
                 let t = game.tier_of(&child);
-                match (values.get(&t), indexes.get(&t)) {
-                    (Some(vals), Some(index)) => match vals.value(index.canonical_rank(&child)) {
+                match loaded.iter().find(|l| l.tier == t) {
+                    Some(l) => match l.values.value(l.index.canonical_rank(&child)) {
                         Some(v) => v,
                         None => {
                             bad_child = Some(child);
                             return;
                         }
                     },
-                    _ => {
+                    None => {
                         missing = Some(t);
                         return;
                     }
