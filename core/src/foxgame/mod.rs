@@ -20,7 +20,7 @@ mod unmoves;
 pub use index::{bmi2_available, select_bit, select_bit_portable, TierIndex};
 pub use key::FoxTier;
 
-use crate::board::{BitIter, Bits, PEN, RANK_WIDTH};
+use crate::board::{BitIter, PEN, RANK_WIDTH};
 use crate::position::{Position, Side};
 use crate::rules::Rules;
 use crate::tier::TierGame;
@@ -194,11 +194,6 @@ impl TierGame for FoxGame {
     fn for_each_parent_in_tier(&self, pos: &Position, f: impl FnMut(Position)) {
         unmoves::for_each_parent(&self.rules, pos, true, f)
     }
-}
-
-/// Sheep and fox sets as a tuple, for tests and debugging.
-pub fn parts(pos: &Position) -> (Bits, Bits, Side) {
-    (pos.sheep(), pos.foxes(), pos.side())
 }
 
 #[cfg(test)]
