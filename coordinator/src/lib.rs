@@ -2,9 +2,11 @@
 //! writes the manifest, and answers probes. The `foxbase` binary is a thin
 //! command-line layer over this library.
 
+pub mod loaded;
 pub mod local;
 pub mod manifest;
 pub mod plan;
 pub mod probe;
+pub mod publish;
 pub mod survey;
 pub mod verify;

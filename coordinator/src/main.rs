@@ -156,6 +156,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Turn the tables a solve wrote into the distributable tablebase in a new directory: fox-to-move
+    /// values left out (derived by one fox move when read), harder compression, checked value by value.
+    Publish {
+        /// Directory written by `foxbase solve`.
+        src: std::path::PathBuf,
+        /// New directory for the published tablebase (must not exist; it appears only when complete).
+        out: std::path::PathBuf,
+        /// zstd level of the published blocks, 1..=22 (higher: smaller and slower; docs/format.md).
+        #[arg(long, default_value_t = foxbase_worker::table::PUBLISH_ZSTD_LEVEL)]
+        level: i32,
+        /// Print one JSON object: {"tiers", "positions", "source_bytes", "bytes", "bits_per_position", "seconds"}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Value every arrangement of N sheep on ranks 1..4 against the tables' foxes, from solved tables.
     Survey {
         /// Directory written by `foxbase solve`.
@@ -351,6 +365,38 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     }
                     return Err(Failure { message: format!("verify failed: {p}"), code: 1 });
                 }
+            }
+        }
+        Command::Publish { src, out, level, json } => {
+            if !(1..=22).contains(&level) {
+                return Err(bad_input(format!("--level {level}: zstd levels run from 1 to 22")));
+            }
+            let started = std::time::Instant::now();
+            let bar = (!json && std::io::stderr().is_terminal()).then(|| indicatif::ProgressBar::new(0));
+            let on_tier = |done: usize, total: usize| {
+                if let Some(b) = &bar {
+                    b.set_length(total as u64);
+                    b.set_position(done as u64);
+                }
+            };
+            let result = foxbase_coordinator::publish::publish(&src, &out, level, &on_tier);
+            if let Some(b) = &bar {
+                b.finish_and_clear();
+            }
+            let p = result.map_err(|e| Failure { message: format!("publish failed: {e}"), code: 1 })?;
+            let bits = p.bytes as f64 * 8.0 / p.slots as f64;
+            let seconds = started.elapsed().as_secs_f64();
+            if json {
+                println!(
+                    "{}",
+                    json!({"tiers": p.tiers, "positions": p.slots, "source_bytes": p.source_bytes, "bytes": p.bytes,
+                           "bits_per_position": bits, "seconds": seconds})
+                );
+            } else {
+                println!(
+                    "published {} tiers, {} positions: {} bytes ({bits:.3} bit per position; the solve's tables: {} bytes) in {seconds:.1} s",
+                    p.tiers, p.slots, p.bytes, p.source_bytes
+                );
             }
         }
         Command::Survey { tables, sheep, foxes, side, list, json } => {

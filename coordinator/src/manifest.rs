@@ -31,6 +31,19 @@ pub struct StartValue {
     pub value: String,
 }
 
+/// What the tables of a directory store.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// Every slot holds its value: what a solve writes, and what a solve
+    /// can read back as child tables.
+    #[default]
+    Solved,
+    /// Written by `foxbase publish`: fox-to-move values are derived by one
+    /// fox move from the stored sheep-to-move values (docs/format.md).
+    Published,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
     pub format: u32,
@@ -38,6 +51,9 @@ pub struct Manifest {
     pub game: String,
     /// The variant as JSON text (see the game's `variant_json`).
     pub variant: String,
+    /// Absent in manifests written before publishing existed: `solved`.
+    #[serde(default)]
+    pub layout: Layout,
     pub tiers: Vec<TierEntry>,
     pub start: Option<StartValue>,
     pub solve_seconds: f64,
@@ -50,6 +66,7 @@ impl Manifest {
             tool: format!("foxbase {}", env!("CARGO_PKG_VERSION")),
             game: game.game_name().into(),
             variant: game.variant_json(),
+            layout: Layout::Solved,
             tiers,
             start: None,
             solve_seconds,

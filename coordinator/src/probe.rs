@@ -3,9 +3,9 @@
 use crate::manifest::Manifest;
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::tier::TierGame;
-use foxbase_core::{Move, Position, Value, Variant};
+use foxbase_core::{Move, Position, Side, Value, Variant};
 use foxbase_worker::job::table_header;
-use foxbase_worker::table::read_code;
+use foxbase_worker::table::{SlotLayout, TableFile};
 use std::path::{Path, PathBuf};
 
 /// A table directory of the Fox Game, opened for probing.
@@ -42,7 +42,25 @@ impl FoxTables {
         let index = self.game.tier_index(tier);
         let i = self.game.rank(&index, &pos.canonical());
         let header = table_header(&self.game, tier, entry.slots);
-        let code = read_code(&self.dir.join(&entry.file), &header, i)?;
+        let path = self.dir.join(&entry.file);
+        let table = TableFile::open(&path)?;
+        table.expect(&path, &header)?;
+        if table.layout == SlotLayout::EvenDerived && pos.side() == Side::Fox {
+            // Published tables store no fox-to-move values: one fox move
+            // reaches sheep-to-move positions, whose values are stored.
+            let mut children = Vec::new();
+            self.game.for_each_child(pos, |c| children.push(c));
+            let mut best = Value::Loss;
+            for child in children {
+                match self.value(&child)? {
+                    Value::Loss => return Ok(Value::Win),
+                    Value::Draw => best = Value::Draw,
+                    Value::Win => {}
+                }
+            }
+            return Ok(best);
+        }
+        let code = table.code(i).map_err(|e| format!("{}: {e}", path.display()))?;
         Value::from_code(code).ok_or_else(|| format!("{}: slot {i} is marked unused but holds a position", entry.file))
     }
 

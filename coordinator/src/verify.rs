@@ -8,16 +8,18 @@
 //!    forward step: a game-over position holds its game-over value; a win has
 //!    a child lost for the opponent; a loss has only children won for the
 //!    opponent; a draw has no losing child and at least one drawn child.
+//!    Published tables store no fox-to-move values: those are derived by
+//!    this same step from the sheep-to-move values, which are then checked.
 
-use crate::manifest::Manifest;
+use crate::loaded::{value_by_one_step, Loaded, TierCache};
+use crate::manifest::Layout;
 use crate::probe::FoxTables;
-use foxbase_core::foxgame::{FoxGame, FoxTier, TierIndex};
+use foxbase_core::foxgame::FoxTier;
 use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
-use foxbase_core::Value;
+use foxbase_core::Side;
 use foxbase_worker::job::table_header;
-use foxbase_worker::packed::PackedValues;
-use foxbase_worker::table::{read_table, TableFile};
+use foxbase_worker::table::{SlotLayout, TableFile};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
@@ -50,13 +52,6 @@ fn problem(file: Option<&str>, message: impl Into<String>) -> Problem {
     Problem { file: file.map(String::from), block: None, position: None, message: message.into() }
 }
 
-/// A tier's values with its layout.
-struct Loaded {
-    tier: FoxTier,
-    index: TierIndex,
-    values: PackedValues,
-}
-
 /// Figures from a successful verification.
 #[derive(Debug, Clone, Default)]
 pub struct Verified {
@@ -65,18 +60,28 @@ pub struct Verified {
     pub positions_checked: u64,
 }
 
+/// Tables kept in memory between tiers (a child is read by each of its parents).
+const CACHE_BYTES: u64 = 1 << 30;
+
 /// Called after each tier with (tiers done, tiers in all).
 pub type OnTier<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
-/// Verifies a table directory; the error is the first problem found.
-pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
-    let manifest = Manifest::read(dir).map_err(|e| problem(None, e))?;
+/// What steps 1 and 2 found: each tier, its file and its block size.
+pub struct CheckedFiles {
+    pub tables: FoxTables,
+    pub tiers: Vec<(FoxTier, String, u64)>,
+}
+
+/// Steps 1 and 2: the manifest, every file's length, checksum and header,
+/// every block's CRC. Values are not kept.
+pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
     let tables = FoxTables::open(dir).map_err(|e| problem(None, e))?;
+    let manifest = &tables.manifest;
     let game = &tables.game;
-    // 1 and 2: files, checksums, headers, blocks. Values are not kept: step
-    // 3 loads each tier with its children, as a solve does, so memory stays
-    // that of one tier however large the directory.
-    let mut block_slots: HashMap<FoxTier, u64> = HashMap::new();
+    let want_layout = match manifest.layout {
+        Layout::Solved => SlotLayout::AllStored,
+        Layout::Published => SlotLayout::EvenDerived,
+    };
     let mut tiers = Vec::new();
     for entry in &manifest.tiers {
         let file = Some(entry.file.as_str());
@@ -111,26 +116,41 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
             return Err(problem(file, format!("file checksum {crc}, the manifest says {}", entry.crc32)));
         }
         drop(v);
-        block_slots.insert(tier, t.block_slots as u64);
-        tiers.push((tier, entry.file.clone()));
+        if t.layout != want_layout {
+            return Err(problem(
+                file,
+                format!("table layout {:?}, but the manifest says the directory is {:?}", t.layout, manifest.layout),
+            ));
+        }
+        tiers.push((tier, entry.file.clone(), t.block_slots as u64));
     }
+    Ok(CheckedFiles { tables, tiers })
+}
+
+/// Verifies a table directory; the error is the first problem found.
+pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
+    let CheckedFiles { tables, tiers } = check_files(dir)?;
+    let game = &tables.game;
+    let manifest = &tables.manifest;
+    // Step 3 loads each tier with its children, as a solve does, so memory
+    // stays that of a few tiers however large the directory.
     // 3: one forward step from every position.
-    let files: HashMap<FoxTier, &str> = tiers.iter().map(|(t, f)| (*t, f.as_str())).collect();
-    let load = |t: FoxTier| -> Result<Loaded, Problem> {
-        let file = files[&t];
-        let index = game.tier_index(t);
-        let header = table_header(game, t, game.tier_size(&index));
-        let values = read_table(&dir.join(file), &header).map_err(|e| problem(Some(file), e))?;
-        Ok(Loaded { tier: t, index, values })
-    };
+    let files: HashMap<FoxTier, String> = tiers.iter().map(|(t, f, _)| (*t, f.clone())).collect();
+    let mut cache = TierCache::new(game, dir, files, CACHE_BYTES);
     let mut checked = 0;
-    for (n, (tier, file)) in tiers.iter().enumerate() {
-        let mut loaded = vec![load(*tier)?];
+    for (n, (tier, file, block_slots)) in tiers.iter().enumerate() {
+        let load = |cache: &mut TierCache, t: FoxTier| {
+            let f = cache.file(t).to_string();
+            cache.complete(t).map_err(|e| problem(Some(&f), e))
+        };
+        let derived_fox_side = cache.stored(*tier).map_err(|e| problem(Some(file), e))?.layout != SlotLayout::AllStored;
+        let mut loaded = vec![load(&mut cache, *tier)?];
         for child in game.child_tiers(*tier) {
-            if files.contains_key(&child) {
-                loaded.push(load(child)?);
+            if cache.holds(child) {
+                loaded.push(load(&mut cache, child)?);
             }
         }
+        let refs: Vec<&Loaded> = loaded.iter().map(|l| l.as_ref()).collect();
         let index = &loaded[0].index;
         let own = &loaded[0].values;
         let size = game.tier_size(index);
@@ -142,13 +162,14 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
                 let mut first: Result<(), Problem> = Ok(());
                 game.for_each_slot(index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
                     let Some(pos) = pos else { return };
-                    if first.is_err() {
+                    // A published table's fox-to-move values were just derived by this very step.
+                    if first.is_err() || (derived_fox_side && pos.side() == Side::Fox) {
                         return;
                     }
                     count += 1;
                     let fail = |message: String| Problem {
                         file: Some(file.clone()),
-                        block: Some(i / block_slots[tier]),
+                        block: Some(i / block_slots),
                         position: Some(format_position(&pos)),
                         message,
                     };
@@ -156,8 +177,7 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
                         first = Err(fail(format!("slot {i} holds the unused code 3, but a position belongs there")));
                         return;
                     };
-                    let derived = derive(game, &pos, &loaded);
-                    first = match derived {
+                    first = match value_by_one_step(game, &pos, &refs) {
                         Err(e) => Err(fail(e)),
                         Ok(d) if d != stored => Err(fail(format!(
                             "stored {stored}, but its children say {d} (slot {i} of tier {})",
@@ -175,50 +195,4 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
         on_tier(n + 1, tiers.len());
     }
     Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked })
-}
-
-/// The value one forward step gives, from the stored values of the children.
-fn derive(game: &FoxGame, pos: &foxbase_core::Position, loaded: &[Loaded]) -> Result<Value, String> {
-    if let Some(v) = game.primitive(pos) {
-        return Ok(v);
-    }
-    let (mut any_loss, mut any_draw) = (false, false);
-    let mut missing = None;
-    let mut bad_child = None;
-    game.for_each_child(pos, |child| {
-        let v = match game.primitive(&child) {
-            Some(v) => v,
-            None => {
-                let t = game.tier_of(&child);
-                match loaded.iter().find(|l| l.tier == t) {
-                    Some(l) => match l.values.value(l.index.canonical_rank(&child)) {
-                        Some(v) => v,
-                        None => {
-                            bad_child = Some(child);
-                            return;
-                        }
-                    },
-                    None => {
-                        missing = Some(t);
-                        return;
-                    }
-                }
-            }
-        };
-        any_loss |= v == Value::Loss;
-        any_draw |= v == Value::Draw;
-    });
-    if let Some(child) = bad_child {
-        return Err(format!("its child {} holds the unused code 3", format_position(&child)));
-    }
-    if let Some(t) = missing {
-        return Err(format!("a child is in tier {}, which the directory does not hold", t.name()));
-    }
-    Ok(if any_loss {
-        Value::Win
-    } else if any_draw {
-        Value::Draw
-    } else {
-        Value::Loss
-    })
 }

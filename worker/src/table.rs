@@ -36,6 +36,25 @@ const MAX_SLOTS: u64 = 1 << 32;
 /// Codec ids.
 pub const CODEC_STORED: u32 = 0;
 pub const CODEC_ZSTD: u32 = 1;
+/// Header flag: even slots hold no stored value (see [`SlotLayout::EvenDerived`]).
+pub const FLAG_EVEN_DERIVED: u32 = 1;
+/// zstd level of published tables (docs/format.md has the measurements behind it).
+pub const PUBLISH_ZSTD_LEVEL: i32 = 15;
+
+/// Which slots of a table hold stored values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotLayout {
+    /// Every slot holds its value: what a solve writes and reads back.
+    AllStored,
+    /// Even slots hold a copy of the next odd slot's code instead of their
+    /// own value; a reader derives an even slot's value by one move from
+    /// stored odd slots. For the Fox Game even slots are fox to move, odd
+    /// slots sheep to move, and every fox move leads to a sheep-to-move
+    /// position, so one move always reaches stored values. Published tables
+    /// use this layout: the copy costs almost nothing after compression,
+    /// which roughly halves the size (docs/format.md).
+    EvenDerived,
+}
 
 /// What a table file says about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +80,7 @@ pub struct TableFile {
     pub header: TableHeader,
     pub block_slots: u32,
     pub codec: u32,
+    pub layout: SlotLayout,
     pub blocks: Vec<BlockEntry>,
     pub file_len: u64,
     file: File,
@@ -83,28 +103,61 @@ fn write_pieces_atomic(path: &Path, pieces: &[(u64, &[u8])]) -> std::io::Result<
     File::open(dir)?.sync_all()
 }
 
-/// Raw bytes of block `b`: its codes, four to a byte, lowest bits first;
-/// unused slots take the code of the slot before them (a don't-care that
-/// lengthens runs). Storing the two sides apart was measured and compresses
-/// worse (docs/format.md).
+/// Raw bytes of block `b` of a table whose every slot is stored:
+/// `raw_block_with(values, block_slots, b, SlotLayout::AllStored)`.
 pub fn raw_block(values: &PackedValues, block_slots: u32, b: u64) -> Vec<u8> {
+    raw_block_with(values, block_slots, b, SlotLayout::AllStored)
+}
+
+/// Raw bytes of block `b`: its codes, four to a byte, lowest bits first.
+/// Unused slots take the code of the stored slot before them (a don't-care
+/// that lengthens runs). With [`SlotLayout::EvenDerived`] an even slot takes
+/// the code the next odd slot is written with. Storing the two sides apart
+/// was measured and compresses worse (docs/format.md).
+pub fn raw_block_with(values: &PackedValues, block_slots: u32, b: u64, layout: SlotLayout) -> Vec<u8> {
     let start = b * block_slots as u64;
     let n = (start + block_slots as u64).min(values.len()) - start;
     let mut raw = vec![0u8; n.div_ceil(4) as usize];
     let mut last = 0u8;
-    for j in 0..n {
-        let mut code = values.code(start + j);
-        if code == UNUSED {
-            code = last;
+    let mut put = |j: u64, code: u8| raw[(j / 4) as usize] |= code << ((j % 4) * 2);
+    match layout {
+        SlotLayout::AllStored => {
+            for j in 0..n {
+                let mut code = values.code(start + j);
+                if code == UNUSED {
+                    code = last;
+                }
+                last = code;
+                put(j, code);
+            }
         }
-        last = code;
-        raw[(j / 4) as usize] |= code << ((j % 4) * 2);
+        SlotLayout::EvenDerived => {
+            // Blocks hold a multiple of 4 slots, so start is even and pairs
+            // (even, odd) never straddle two blocks.
+            for j in (0..n).step_by(2) {
+                let mut code = if j + 1 < n { values.code(start + j + 1) } else { last };
+                if code == UNUSED {
+                    code = last;
+                }
+                last = code;
+                put(j, code);
+                if j + 1 < n {
+                    put(j + 1, code);
+                }
+            }
+        }
     }
     raw
 }
 
 /// The bytes of a table file, as pieces at offsets, and the file's length.
-fn encode(header: &TableHeader, values: &PackedValues, block_slots: u32, level: i32) -> (Vec<Vec<u8>>, u64) {
+fn encode(
+    header: &TableHeader,
+    values: &PackedValues,
+    block_slots: u32,
+    level: i32,
+    layout: SlotLayout,
+) -> (Vec<Vec<u8>>, u64) {
     assert_eq!(header.slots, values.len(), "header and values disagree on the slot count");
     assert!(block_slots > 0 && block_slots.is_multiple_of(4), "block size must be a positive multiple of 4");
     let json =
@@ -113,7 +166,7 @@ fn encode(header: &TableHeader, values: &PackedValues, block_slots: u32, level: 
     let blocks: Vec<(Vec<u8>, u32)> = (0..block_count)
         .into_par_iter()
         .map(|b| {
-            let raw = raw_block(values, block_slots, b);
+            let raw = raw_block_with(values, block_slots, b, layout);
             let crc = crc32fast::hash(&raw);
             (zstd::bulk::compress(&raw, level).expect("zstd compression of a memory buffer"), crc)
         })
@@ -137,7 +190,11 @@ fn encode(header: &TableHeader, values: &PackedValues, block_slots: u32, level: 
     head.extend_from_slice(&block_slots.to_le_bytes());
     head.extend_from_slice(&(block_count as u32).to_le_bytes());
     head.extend_from_slice(&CODEC_ZSTD.to_le_bytes());
-    head.extend_from_slice(&0u32.to_le_bytes());
+    let flags = match layout {
+        SlotLayout::AllStored => 0,
+        SlotLayout::EvenDerived => FLAG_EVEN_DERIVED,
+    };
+    head.extend_from_slice(&flags.to_le_bytes());
     head.extend_from_slice(&index_offset.to_le_bytes());
     let mut crc = crc32fast::Hasher::new();
     crc.update(&head);
@@ -165,7 +222,20 @@ pub fn write_table_with(
     block_slots: u32,
     level: i32,
 ) -> std::io::Result<(u32, u64)> {
-    let (pieces, file_len) = encode(header, values, block_slots, level);
+    write_table_layout(path, header, values, block_slots, level, SlotLayout::AllStored)
+}
+
+/// [`write_table_with`] with a chosen slot layout; published tables use
+/// [`SlotLayout::EvenDerived`] at [`PUBLISH_ZSTD_LEVEL`].
+pub fn write_table_layout(
+    path: &Path,
+    header: &TableHeader,
+    values: &PackedValues,
+    block_slots: u32,
+    level: i32,
+    layout: SlotLayout,
+) -> std::io::Result<(u32, u64)> {
+    let (pieces, file_len) = encode(header, values, block_slots, level, layout);
     let mut crc = crc32fast::Hasher::new();
     let mut at = 0u64;
     let mut placed = Vec::with_capacity(pieces.len());
@@ -235,9 +305,11 @@ impl TableFile {
         if slots >= MAX_SLOTS {
             return Err(format!("{p}: implausible slot count {slots} (fewer than {MAX_SLOTS} expected)"));
         }
-        if le32(&fixed, 36) != 0 || fixed[52..].iter().any(|&b| b != 0) {
+        let flags = le32(&fixed, 36);
+        if flags & !FLAG_EVEN_DERIVED != 0 || fixed[52..].iter().any(|&b| b != 0) {
             return Err(format!("{p}: reserved header fields are not zero (a newer format, or corrupt)"));
         }
+        let layout = if flags & FLAG_EVEN_DERIVED != 0 { SlotLayout::EvenDerived } else { SlotLayout::AllStored };
         let index_len = block_count * INDEX_ENTRY as u64 + 4;
         if index_offset.checked_add(index_len) != Some(file_len) {
             return Err(format!(
@@ -271,7 +343,7 @@ impl TableFile {
         if expected_offset != index_offset {
             return Err(format!("{p}: blocks end at {expected_offset}, the index starts at {index_offset}"));
         }
-        Ok(TableFile { header, block_slots, codec, blocks, file_len, file })
+        Ok(TableFile { header, block_slots, codec, layout, blocks, file_len, file })
     }
 
     /// Checks that this is the expected table.
@@ -353,21 +425,22 @@ impl TableFile {
     }
 }
 
-/// Reads a whole table file and checks that it is the expected one.
+/// Reads a whole table file with every slot stored (what a solve writes)
+/// and checks that it is the expected one. A published table, whose
+/// fox-to-move values are derived rather than stored, is refused.
 pub fn read_table(path: &Path, expect: &TableHeader) -> Result<PackedValues, String> {
     let t = TableFile::open(path)?;
     t.expect(path, expect)?;
+    if t.layout != SlotLayout::AllStored {
+        return Err(format!(
+            "{}: a published table (fox-to-move values not stored); a solve needs the tables a solve wrote",
+            path.display()
+        ));
+    }
     t.read_all().map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Reads the header of a table file.
 pub fn read_header(path: &Path) -> Result<TableHeader, String> {
     Ok(TableFile::open(path)?.header)
-}
-
-/// Reads one value code, decompressing only the block that holds it.
-pub fn read_code(path: &Path, expect: &TableHeader, i: u64) -> Result<u8, String> {
-    let t = TableFile::open(path)?;
-    t.expect(path, expect)?;
-    t.code(i).map_err(|e| format!("{}: {e}", path.display()))
 }

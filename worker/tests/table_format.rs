@@ -1141,3 +1141,61 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// The published layout: odd slots stored, even slots a copy of the next odd one.
+
+#[test]
+fn even_derived_tables_keep_every_odd_slot_and_say_so() {
+    use foxbase_worker::table::{raw_block_with, write_table_layout, SlotLayout, FLAG_EVEN_DERIVED};
+    let dir = TempDir::new("derived");
+    for (len, block_slots) in [(1u64, 4u32), (2, 4), (7, 4), (8, 4), (1001, 8), (4099, 1024), (300_000, 1 << 18)] {
+        let what = format!("{len} slots in blocks of {block_slots}");
+        let path = dir.path(&format!("derived-{len}-{block_slots}.fxt"));
+        let values = random_values(len, len ^ 0xabc);
+        write_table_layout(&path, &header(len), &values, block_slots, 3, SlotLayout::EvenDerived).unwrap();
+        let file = std::fs::read(&path).unwrap();
+        assert_eq!(u32::from_le_bytes(file[36..40].try_into().unwrap()), FLAG_EVEN_DERIVED, "{what}");
+        let t = TableFile::open(&path).unwrap();
+        assert_eq!(t.layout, SlotLayout::EvenDerived, "{what}");
+        let read = t.read_all().unwrap();
+        // Unused slots become the stored code before them in their block
+        // (0 at a block's start); even slots copy the odd slot after them,
+        // the last even slot of an odd length the last code before it.
+        let mut last = 0u8;
+        for i in (0..len).step_by(2) {
+            if i % block_slots as u64 == 0 {
+                last = 0;
+            }
+            let odd = if i + 1 < len { values.code(i + 1) } else { last };
+            let odd = if odd == UNUSED { last } else { odd };
+            last = odd;
+            assert_eq!(read.code(i), odd, "{what}: even slot {i}");
+            if i + 1 < len {
+                assert_eq!(read.code(i + 1), odd, "{what}: odd slot {}", i + 1);
+            }
+        }
+        for b in 0..t.blocks.len() {
+            let raw = raw_block_with(&values, block_slots, b as u64, SlotLayout::EvenDerived);
+            assert_eq!(t.blocks[b].crc32, crc32fast::hash(&raw), "{what}: block {b}");
+        }
+        // A solve reads only tables that store every slot.
+        let err = read_table(&path, &header(len)).unwrap_err();
+        assert!(err.contains("a published table"), "{what}: {err}");
+    }
+    // Other flag bits stay reserved.
+    let path = dir.path("derived-flags.fxt");
+    write_table_layout(&path, &header(16), &random_values(16, 1), 8, 3, SlotLayout::EvenDerived).unwrap();
+    let mut file = std::fs::read(&path).unwrap();
+    file[36] = 3;
+    // With the header checksum made good again, so the flag check itself is what refuses it.
+    let json_len = u32::from_le_bytes(file[12..16].try_into().unwrap()) as usize;
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&file[..48]);
+    crc.update(&file[FIXED_HEADER..FIXED_HEADER + json_len]);
+    let crc = crc.finalize().to_le_bytes();
+    file[48..52].copy_from_slice(&crc);
+    std::fs::write(&path, &file).unwrap();
+    let err = TableFile::open(&path).unwrap_err();
+    assert!(err.contains("reserved header fields"), "{err}");
+}

@@ -1,0 +1,92 @@
+//! Bits per position of other ways to store a solved directory's tables,
+//! over a sample of its tiers (docs/format.md, "Published tables"):
+//!
+//! ```text
+//! cargo run --release -p foxbase-benches --example layouts -- DIR [EVERY_NTH_TIER]
+//! ```
+//!
+//! Each way is a stream of 2-bit codes per table, cut into blocks of 2^18
+//! codes, each block compressed alone with zstd; 16 index bytes per block
+//! are counted as in the real format.
+
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::tier::TierGame;
+use foxbase_core::Variant;
+use foxbase_worker::packed::UNUSED;
+use foxbase_worker::table::TableFile;
+use rayon::prelude::*;
+
+fn compressed_bits(codes: &[u8], level: i32) -> u64 {
+    let block_bytes = |block: &[u8]| {
+        let mut raw = vec![0u8; block.len().div_ceil(4)];
+        for (j, &c) in block.iter().enumerate() {
+            raw[j / 4] |= c << ((j % 4) * 2);
+        }
+        zstd::bulk::compress(&raw, level).unwrap().len() as u64 + 16
+    };
+    codes.chunks(1 << 18).map(block_bytes).sum::<u64>() * 8
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let dir = std::path::Path::new(args.get(1).expect("usage: layouts DIR [EVERY_NTH_TIER]"));
+    let every: usize = args.get(2).map_or(1, |n| n.parse().expect("EVERY_NTH_TIER is a number"));
+    let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let game = FoxGame::new(Variant::from_json(manifest["variant"].as_str().unwrap()).unwrap());
+    let names: Vec<&str> = manifest["tiers"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let sample: Vec<&str> = names.iter().copied().step_by(every).collect();
+    let ways: [(&str, i32); 9] = [
+        ("both sides (solve)", 9),
+        ("both sides (solve)", 19),
+        ("game-over also don't-care", 9),
+        ("sheep-to-move only, dense", 9),
+        ("sheep-to-move only, dense", 19),
+        ("fox-to-move only, dense", 9),
+        ("published (even = copy)", 9),
+        ("published (even = copy)", 15),
+        ("published (even = copy)", 19),
+    ];
+    let per_tier: Vec<(u64, Vec<u64>)> = sample
+        .par_iter()
+        .map(|name| {
+            let values = TableFile::open(&dir.join(format!("tiers/{name}.fxt"))).unwrap().read_all().unwrap();
+            let index = game.tier_index(game.parse_tier_name(name).unwrap());
+            let n = values.len() as usize;
+            // Don't-care slots take the code before them, as the writer does.
+            let (mut solve, mut no_game_over) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            let (mut last, mut last_g) = (0u8, 0u8);
+            game.for_each_slot(&index, 0..n as u64, |i, pos| {
+                let code = values.code(i);
+                last = if pos.is_none() || code == UNUSED { last } else { code };
+                last_g = match pos {
+                    Some(p) if game.primitive(&p).is_none() => code,
+                    _ => last_g,
+                };
+                solve.push(last);
+                no_game_over.push(last_g);
+            });
+            let sheep: Vec<u8> = solve.iter().skip(1).step_by(2).copied().collect();
+            let fox: Vec<u8> = solve.iter().step_by(2).copied().collect();
+            let published: Vec<u8> = (0..n).map(|i| solve[(i | 1).min(n - 1)]).collect();
+            let bits = ways
+                .iter()
+                .enumerate()
+                .map(|(k, &(_, level))| match k {
+                    0 | 1 => compressed_bits(&solve, level),
+                    2 => compressed_bits(&no_game_over, level),
+                    3 | 4 => compressed_bits(&sheep, level),
+                    5 => compressed_bits(&fox, level),
+                    _ => compressed_bits(&published, level),
+                })
+                .collect();
+            (n as u64, bits)
+        })
+        .collect();
+    let slots: u64 = per_tier.iter().map(|t| t.0).sum();
+    println!("{} of {} tiers, {slots} slots", sample.len(), names.len());
+    for (k, (way, level)) in ways.iter().enumerate() {
+        let bits: u64 = per_tier.iter().map(|t| t.1[k]).sum();
+        println!("{way:28} zstd {level:2}: {:.3} bit per position", bits as f64 / slots as f64);
+    }
+}

@@ -1,0 +1,183 @@
+//! `foxbase publish`: the published tablebase gives back every solved value
+//! (probing derives fox-to-move values by one move), is smaller, verifies,
+//! and a damaged or mis-published one is caught.
+
+mod common;
+
+use common::TempDir;
+use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
+use foxbase_coordinator::manifest::{Layout, Manifest};
+use foxbase_coordinator::plan::TierPlan;
+use foxbase_coordinator::probe::FoxTables;
+use foxbase_coordinator::publish::publish;
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::notation::{format_position, parse_position};
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Geometry, Side, Value, Variant};
+use foxbase_worker::job::{table_header, table_path};
+use foxbase_worker::table::{read_table, write_table_layout, SlotLayout, TableFile, DEFAULT_BLOCK_SLOTS};
+use std::path::Path;
+use std::process::Command;
+
+struct Quiet;
+impl Progress for Quiet {
+    fn planned(&self, _: usize, _: u64) {}
+    fn tier_done(&self, _: &foxbase_worker::job::TierReport, _: usize, _: u64) {}
+}
+
+/// Two foxes against three sheep, K = 2: wins, draws and losses, captures and fox removals.
+fn game() -> FoxGame {
+    let start = parse_position("F.F/.../......./......./SSS..../.../... f").unwrap();
+    FoxGame::new(Variant::new(Geometry::Classic, 2, start).unwrap())
+}
+
+fn solve(dir: &Path) -> Manifest {
+    let game = game();
+    let m = solve_local(&game, &TierPlan::new(&game), dir, LocalOptions { workers: 1, threads_per_worker: 2 }, &Quiet)
+        .unwrap();
+    m.write(dir).unwrap();
+    m
+}
+
+fn foxbase(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_foxbase")).args(args).output().expect("run foxbase")
+}
+
+#[test]
+fn published_tables_give_back_every_solved_value() {
+    let root = TempDir::new("publish");
+    let src = root.0.join("solved");
+    let out = root.0.join("published");
+    let manifest = solve(&src);
+    let p = publish(&src, &out, 15, &|_, _| {}).unwrap();
+    assert_eq!(p.tiers, manifest.tiers.len());
+    assert_eq!(p.slots, manifest.total_slots());
+    assert!(p.bytes < p.source_bytes, "{p:?}");
+    assert!(!root.0.join(".published.partial").exists(), "the staging directory is renamed away");
+
+    let published = Manifest::read(&out).unwrap();
+    assert_eq!(published.layout, Layout::Published);
+    assert_eq!(published.start, manifest.start);
+    assert_eq!(published.total_bytes(), p.bytes);
+
+    // Every position of every tier: the published tables' probe (which
+    // derives fox-to-move values) equals the solved table.
+    let game = game();
+    let full = FoxTables::open(&src).unwrap();
+    let thin = FoxTables::open(&out).unwrap();
+    let (mut fox, mut counts) = (0, [0u64; 3]);
+    for entry in &manifest.tiers {
+        let tier = game.parse_tier_name(&entry.name).unwrap();
+        let index = game.tier_index(tier);
+        let solved = read_table(&table_path(&game, &src, tier), &table_header(&game, tier, entry.slots)).unwrap();
+        let stored = TableFile::open(&out.join(&entry.file)).unwrap();
+        assert_eq!(stored.layout, SlotLayout::EvenDerived);
+        for i in 0..entry.slots {
+            let Some(pos) = game.unrank(&index, i) else { continue };
+            let want = solved.value(i).unwrap();
+            // Probing every position through the CLI path is slow; sample the
+            // fox-to-move ones through FoxTables and check all through tables.
+            if i % 199 == 0 {
+                assert_eq!(thin.value(&pos).unwrap(), want, "{}", format_position(&pos));
+                assert_eq!(full.value(&pos).unwrap(), want, "{}", format_position(&pos));
+            }
+            if pos.side() == Side::Fox {
+                fox += 1;
+            } else {
+                assert_eq!(stored.code(i).unwrap(), want.code(), "{}", format_position(&pos));
+            }
+            counts[want.code() as usize] += 1;
+        }
+    }
+    assert!(fox > 0 && counts.iter().all(|&c| c > 0), "{fox} {counts:?}");
+
+    // The CLI verifies the published directory, and refuses to publish over it.
+    let v = foxbase(&["verify", out.to_str().unwrap(), "--json"]);
+    assert_eq!(v.status.code(), Some(0), "{}", String::from_utf8_lossy(&v.stderr));
+    let again = foxbase(&["publish", src.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already exists"), "{again:?}");
+    assert_eq!(Manifest::read(&out).unwrap(), published, "a refused publish leaves the old tablebase");
+}
+
+#[test]
+fn a_published_table_with_a_changed_sheep_value_fails_verify() {
+    let root = TempDir::new("publish-edit");
+    let src = root.0.join("solved");
+    let out = root.0.join("published");
+    solve(&src);
+    publish(&src, &out, 3, &|_, _| {}).unwrap();
+    let game = game();
+    let mut manifest = Manifest::read(&out).unwrap();
+    let entry = manifest.tiers.iter().max_by_key(|t| t.slots).unwrap().clone();
+    let tier = game.parse_tier_name(&entry.name).unwrap();
+    let index = game.tier_index(tier);
+    let path = out.join(&entry.file);
+    let mut values = TableFile::open(&path).unwrap().read_all().unwrap();
+    let (slot, pos) = (0..entry.slots)
+        .find_map(|i| {
+            let pos = game.unrank(&index, i)?;
+            (pos.side() == Side::Sheep && values.value(i) == Some(Value::Loss) && game.primitive(&pos).is_none())
+                .then_some((i, pos))
+        })
+        .expect("a lost sheep-to-move position");
+    values.set_code(slot, Value::Win.code());
+    let (crc, bytes) = write_table_layout(
+        &path,
+        &table_header(&game, tier, entry.slots),
+        &values,
+        DEFAULT_BLOCK_SLOTS,
+        3,
+        SlotLayout::EvenDerived,
+    )
+    .unwrap();
+    let e = manifest.tiers.iter_mut().find(|t| t.name == entry.name).unwrap();
+    e.crc32 = format!("{crc:08x}");
+    e.bytes = bytes;
+    manifest.write(&out).unwrap();
+
+    let v = foxbase(&["verify", out.to_str().unwrap(), "--json"]);
+    assert_eq!(v.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
+    let reported = json["problem"]["position"].as_str().expect("a position is named").to_string();
+    // The edited position itself, or a sheep-to-move position whose fox-to-move
+    // child derives its value through the edited one.
+    let edited = format_position(&pos);
+    assert!(reported == edited || parse_position(&reported).unwrap().side() == Side::Sheep, "{json}");
+    assert!(json["problem"]["message"].as_str().unwrap().contains("but its children say"), "{json}");
+}
+
+#[test]
+fn the_solver_and_verify_refuse_mixed_layouts() {
+    let root = TempDir::new("publish-mixed");
+    let src = root.0.join("solved");
+    let out = root.0.join("published");
+    let manifest = solve(&src);
+    publish(&src, &out, 3, &|_, _| {}).unwrap();
+    let game = game();
+    let entry = manifest.tiers.iter().max_by_key(|t| t.slots).unwrap();
+    let tier = game.parse_tier_name(&entry.name).unwrap();
+    // A solve cannot use a published table as a child table.
+    let err = read_table(&out.join(&entry.file), &table_header(&game, tier, entry.slots)).unwrap_err();
+    assert!(err.contains("a published table"), "{err}");
+    // A published table copied into a solved directory is named by verify.
+    std::fs::copy(out.join(&entry.file), src.join(&entry.file)).unwrap();
+    let mut m = manifest.clone();
+    let published = Manifest::read(&out).unwrap();
+    let e = m.tiers.iter_mut().find(|t| t.name == entry.name).unwrap();
+    *e = published.tiers.iter().find(|t| t.name == entry.name).unwrap().clone();
+    m.write(&src).unwrap();
+    let v = foxbase(&["verify", src.to_str().unwrap(), "--json"]);
+    assert_eq!(v.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
+    assert_eq!(json["problem"]["file"], entry.file.as_str(), "{json}");
+    assert!(json["problem"]["message"].as_str().unwrap().contains("layout EvenDerived"), "{json}");
+    // Publishing a published directory, or with a bad level, is refused.
+    let again = foxbase(&["publish", out.to_str().unwrap(), root.0.join("twice").to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already a published tablebase"), "{again:?}");
+    let bad = foxbase(&["publish", src.to_str().unwrap(), root.0.join("x").to_str().unwrap(), "--level", "0"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--level 0"), "{bad:?}");
+    assert!(!root.0.join("x").exists() && !root.0.join("twice").exists());
+}
