@@ -1,12 +1,20 @@
 //! The local solve: an embedded coordinator with in-process workers.
 
-use crate::manifest::{Manifest, TierEntry};
-use crate::plan::{Scheduler, TierPlan};
+use crate::manifest::Manifest;
+use crate::plan::TierPlan;
+use crate::run::{Refusal, RunOptions, RunState};
 use foxbase_core::tier::TierGame;
-use foxbase_worker::job::{solve_and_store, table_path, TierReport, TABLE_EXT};
+use foxbase_proto::v1::{
+    CompleteRequest, CompleteResponse, HeartbeatRequest, LeaseRequest, LeaseResponse, RegisterResponse, ReleaseRequest,
+};
+use foxbase_worker::job::TierReport;
+use foxbase_worker::kernel::TierStats;
+use foxbase_worker::lease_loop::{run_worker, Link, LinkError, WorkerOptions};
+use foxbase_worker::store::DirStore;
 use std::path::Path;
-use std::sync::{Condvar, Mutex};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// How to run a local solve.
 #[derive(Clone, Copy, Debug)]
@@ -23,7 +31,10 @@ pub trait Progress: Sync {
     fn tier_done(&self, report: &TierReport, tiers_done: usize, slots_done: u64);
 }
 
-/// Solves every tier of `plan` into `store` and returns the manifest (not yet written).
+/// Solves every tier of `plan` into `store` and returns the manifest (not
+/// yet written). The embedded coordinator is [`RunState`], the workers run
+/// [`run_worker`] on threads of this process, calling it directly: the
+/// same code as `foxbase coordinator` and `foxbase worker`, without gRPC.
 pub fn solve_local<G: TierGame>(
     game: &G,
     plan: &TierPlan<G>,
@@ -33,76 +44,97 @@ pub fn solve_local<G: TierGame>(
 ) -> Result<Manifest, String> {
     std::fs::create_dir_all(store.join("tiers")).map_err(|e| format!("{}: {e}", store.display()))?;
     progress.planned(plan.order.len(), plan.total_slots());
-    let started = Instant::now();
-    struct Shared<T: Ord + Copy + std::hash::Hash> {
-        scheduler: Scheduler<T>,
-        reports: Vec<(T, TierReport)>,
-        slots_done: u64,
-        error: Option<String>,
-    }
-    let shared = Mutex::new(Shared {
-        scheduler: Scheduler::new(&plan.order, &plan.children, &[]),
-        reports: Vec::new(),
-        slots_done: 0,
-        error: None,
+    let dir_store = DirStore::new(store);
+    let run_options = RunOptions { lease: Duration::from_secs(3600), retry_after: Duration::from_millis(2) };
+    let state = RunState::new(game, plan, &dir_store, None, Vec::new(), run_options)?;
+    let link = LocalLink { state: Mutex::new(state), progress, slots_done: Mutex::new(0) };
+    let stop = AtomicBool::new(false);
+    let worker_options = WorkerOptions {
+        name: "local".into(),
+        threads: options.threads_per_worker,
+        cache: store.to_path_buf(),
+        give_up_after: Duration::from_secs(1),
+        hold_before_solving: Duration::ZERO,
+    };
+    let errors: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..options.workers.max(1))
+            .map(|_| {
+                scope.spawn(|| {
+                    let result = run_worker(game, &link, &dir_store, &worker_options, None, &stop, &|_| {});
+                    if result.is_err() {
+                        // One failure ends the solve: the others stop at their next lease.
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    result
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().expect("a worker thread panicked").err()).collect()
     });
-    let wake = Condvar::new();
-    std::thread::scope(|scope| {
-        for _ in 0..options.workers.max(1) {
-            scope.spawn(|| loop {
-                let tier = {
-                    let mut s = shared.lock().unwrap();
-                    loop {
-                        if s.error.is_some() || s.scheduler.is_finished() {
-                            return;
-                        }
-                        if let Some(t) = s.scheduler.lease() {
-                            break t;
-                        }
-                        s = wake.wait(s).unwrap();
-                    }
-                };
-                let result = solve_and_store(game, store, tier, options.threads_per_worker);
-                let mut s = shared.lock().unwrap();
-                match result {
-                    Ok(report) => {
-                        s.scheduler.complete(tier);
-                        s.slots_done += report.stats.slots;
-                        progress.tier_done(&report, s.scheduler.done(), s.slots_done);
-                        s.reports.push((tier, report));
-                    }
-                    Err(e) => {
-                        s.error.get_or_insert(format!("tier {}: {e}", game.tier_name(tier)));
-                    }
-                }
-                wake.notify_all();
-            });
-        }
-    });
-    let shared = shared.into_inner().unwrap();
-    if let Some(e) = shared.error {
+    if let Some(e) = errors.into_iter().next() {
         return Err(e);
     }
-    let mut reports = shared.reports;
-    // The manifest lists tiers in plan order, whatever order they finished in.
-    let position: std::collections::HashMap<G::Tier, usize> =
-        plan.order.iter().enumerate().map(|(i, &t)| (t, i)).collect();
-    reports.sort_by_key(|(t, _)| position[t]);
-    let tiers = reports
-        .into_iter()
-        .map(|(t, r)| TierEntry {
-            name: r.tier_name.clone(),
-            file: format!("tiers/{}.{TABLE_EXT}", game.tier_name(t)),
-            slots: r.stats.slots,
-            bytes: r.bytes,
-            crc32: format!("{:08x}", r.crc32),
-            wins: r.stats.wins,
-            draws: r.stats.draws,
-            losses: r.stats.losses,
-            unused: r.stats.unused,
-            children: plan.children[&t].iter().map(|&c| game.tier_name(c)).collect(),
-        })
-        .collect();
-    debug_assert!(plan.order.iter().all(|&t| table_path(game, store, t).exists()));
-    Ok(Manifest::new(game, tiers, started.elapsed().as_secs_f64()))
+    let state = link.state.into_inner().unwrap();
+    if !state.is_finished() {
+        return Err("the solve stopped before every tier was solved".into());
+    }
+    let _ = std::fs::remove_dir(store.join("incoming"));
+    Ok(state.manifest())
+}
+
+/// The protocol's calls made directly on the embedded coordinator.
+struct LocalLink<'a, 'g, G: TierGame> {
+    state: Mutex<RunState<'g, G>>,
+    progress: &'a dyn Progress,
+    slots_done: Mutex<u64>,
+}
+
+fn link_error(r: Refusal) -> LinkError {
+    match r {
+        Refusal::UnknownWorker(m) => LinkError::UnknownWorker(m),
+        Refusal::Invalid(m) | Refusal::Conflict(m) | Refusal::Internal(m) => LinkError::Refused(m),
+    }
+}
+
+impl<G: TierGame> Link for LocalLink<'_, '_, G> {
+    fn register(&self, worker_name: &str, threads: u32) -> Result<RegisterResponse, LinkError> {
+        Ok(self.state.lock().unwrap().register(worker_name, threads, Instant::now()))
+    }
+
+    fn lease(&self, req: LeaseRequest) -> Result<LeaseResponse, LinkError> {
+        self.state.lock().unwrap().lease(&req.worker_id, Instant::now()).map_err(link_error)
+    }
+
+    fn heartbeat(&self, req: HeartbeatRequest) -> Result<bool, LinkError> {
+        self.state.lock().unwrap().heartbeat(&req.worker_id, req.lease_id, Instant::now()).map_err(link_error)
+    }
+
+    fn release(&self, req: ReleaseRequest) -> Result<(), LinkError> {
+        self.state.lock().unwrap().release(&req.worker_id, req.lease_id, Instant::now()).map_err(link_error)
+    }
+
+    fn complete(&self, req: CompleteRequest) -> Result<CompleteResponse, LinkError> {
+        let mut state = self.state.lock().unwrap();
+        let response = state.complete(&req, Instant::now()).map_err(link_error)?;
+        if !response.duplicate {
+            let mut slots_done = self.slots_done.lock().unwrap();
+            *slots_done += req.slots;
+            let report = TierReport {
+                tier_name: req.tier.clone(),
+                stats: TierStats {
+                    slots: req.slots,
+                    wins: req.wins,
+                    draws: req.draws,
+                    losses: req.losses,
+                    unused: req.unused,
+                    ..Default::default()
+                },
+                crc32: req.crc32,
+                bytes: req.bytes,
+                seconds: req.seconds,
+            };
+            self.progress.tier_done(&report, state.status(Instant::now(), None).tiers_done as usize, *slots_done);
+        }
+        Ok(response)
+    }
 }

@@ -7,6 +7,7 @@ use foxbase_core::perft::{divide, perft};
 use foxbase_core::reference::ReferenceSolution;
 use foxbase_core::{Geometry, Position, Rules, Status, Variant};
 
+mod cluster;
 mod solve;
 use serde_json::json;
 use std::io::IsTerminal;
@@ -153,6 +154,70 @@ enum Command {
         /// Directory written by `foxbase solve`.
         dir: std::path::PathBuf,
         /// Print one JSON object: {"ok", "tiers", "positions", "problem"}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the coordinator of a distributed solve: hand tiers to `foxbase worker`s over gRPC until done.
+    Coordinator {
+        /// Start position in RULES.md notation (as for `solve`).
+        #[arg(long, default_value = DEFAULT_SOLVE_START)]
+        start: String,
+        #[command(flatten)]
+        rules: SolveRuleArgs,
+        /// Shared store directory for the tables and manifest.json (every worker must reach it).
+        #[arg(long)]
+        store: std::path::PathBuf,
+        /// Address to listen on (port 0 picks a free port; the chosen address is logged).
+        #[arg(long, default_value = "127.0.0.1:7341")]
+        listen: std::net::SocketAddr,
+        /// Continue the run journaled in the store instead of starting a new one.
+        #[arg(long)]
+        resume: bool,
+        /// Journal of finished tiers (default: STORE/journal.log).
+        #[arg(long)]
+        journal: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        auth: cluster::ServerAuthArgs,
+        /// Seconds a lease lasts without a heartbeat before its tier is handed to another worker.
+        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(2..=86400))]
+        lease_seconds: u64,
+        /// Print one JSON summary object at the end instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a worker of a distributed solve: lease tiers from a coordinator, solve them, upload the tables.
+    Worker {
+        /// The coordinator's URL, e.g. http://10.0.0.5:7341 (https://… with --tls-ca).
+        #[arg(long)]
+        coordinator: String,
+        #[command(flatten)]
+        auth: cluster::ClientAuthArgs,
+        /// Kernel threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Local directory for fetched child tables and tables before upload.
+        #[arg(long, default_value = "foxbase-cache")]
+        cache: std::path::PathBuf,
+        /// The shared store as mounted on this machine (default: where the coordinator says it is).
+        #[arg(long)]
+        store: Option<std::path::PathBuf>,
+        /// Name shown by `foxbase status` (default: host name and process id).
+        #[arg(long)]
+        name: Option<String>,
+        /// Give up after the coordinator has been unreachable this many seconds.
+        #[arg(long, default_value_t = 600)]
+        give_up_after: u64,
+        /// Hold each lease this many milliseconds before solving (for tests of failures mid-tier).
+        #[arg(long, default_value_t = 0, hide = true)]
+        hold_ms: u64,
+    },
+    /// Show a running coordinator's progress: tiers done/running/pending, positions/s, ETA, workers and leases.
+    Status {
+        /// The coordinator's URL, e.g. http://10.0.0.5:7341.
+        url: String,
+        #[command(flatten)]
+        auth: cluster::ClientAuthArgs,
+        /// Print the status as one JSON object.
         #[arg(long)]
         json: bool,
     },
@@ -366,6 +431,32 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     return Err(Failure { message: format!("verify failed: {p}"), code: 1 });
                 }
             }
+        }
+        Command::Coordinator { start, rules, store, listen, resume, journal, auth, lease_seconds, json } => {
+            let pos = position_arg(&start)?;
+            let variant = Variant::new(rules.geometry, rules.pen_target, pos).map_err(bad_input)?;
+            let config = cluster::coordinator_config(store, listen, resume, journal, &auth, lease_seconds)
+                .map_err(bad_input)?;
+            cluster::run_coordinator(variant, &config, json).map_err(|e| Failure { message: e, code: 1 })?;
+        }
+        Command::Worker { coordinator, auth, threads, cache, store, name, give_up_after, hold_ms } => {
+            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            if threads == 0 {
+                return Err(bad_input("--threads must be at least 1"));
+            }
+            let link = cluster::connect(&coordinator, &auth).map_err(bad_input)?;
+            let options = foxbase_worker::lease_loop::WorkerOptions {
+                name: name.unwrap_or_else(cluster::default_worker_name),
+                threads,
+                cache,
+                give_up_after: std::time::Duration::from_secs(give_up_after),
+                hold_before_solving: std::time::Duration::from_millis(hold_ms),
+            };
+            cluster::run_worker(&link, store, &options).map_err(|e| Failure { message: e, code: 1 })?;
+        }
+        Command::Status { url, auth, json } => {
+            let link = cluster::connect(&url, &auth).map_err(bad_input)?;
+            cluster::print_status(&link, json).map_err(|e| Failure { message: e, code: 1 })?;
         }
         Command::Publish { src, out, level, json } => {
             if !(1..=22).contains(&level) {

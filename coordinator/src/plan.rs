@@ -100,6 +100,23 @@ impl<T: Ord + Copy + std::hash::Hash + std::fmt::Debug> Scheduler<T> {
         Some(t)
     }
 
+    /// Puts a leased tier back (its lease expired or was released).
+    pub fn requeue(&mut self, tier: T) {
+        self.running -= 1;
+        self.ready.insert(tier, ());
+    }
+
+    /// Leases `tier` if it is ready (for a completion that arrives after its
+    /// lease was requeued); false if it is not ready.
+    pub fn take(&mut self, tier: T) -> bool {
+        if self.ready.remove(&tier).is_some() {
+            self.running += 1;
+            true
+        } else {
+            false
+        }
+    }
+
     /// Marks a leased tier done, making parents ready when their last child finishes.
     pub fn complete(&mut self, tier: T) {
         self.running -= 1;
@@ -127,5 +144,10 @@ impl<T: Ord + Copy + std::hash::Hash + std::fmt::Debug> Scheduler<T> {
 
     pub fn running(&self) -> usize {
         self.running
+    }
+
+    /// Tiers ready to be leased now.
+    pub fn ready(&self) -> usize {
+        self.ready.len()
     }
 }

@@ -39,20 +39,33 @@ pub fn solve_and_store<G: TierGame>(
     tier: G::Tier,
     threads: usize,
 ) -> Result<TierReport, String> {
+    solve_to_file(game, tier, &|child| table_path(game, store, child), &table_path(game, store, tier), threads)
+}
+
+/// Solves `tier` with `threads` threads from the child tables at
+/// `child_path(child)` and writes its table durably to `out`.
+pub fn solve_to_file<G: TierGame>(
+    game: &G,
+    tier: G::Tier,
+    child_path: &dyn Fn(G::Tier) -> PathBuf,
+    out: &Path,
+    threads: usize,
+) -> Result<TierReport, String> {
     let started = Instant::now();
     let mut children = Vec::new();
     for child in game.child_tiers(tier) {
         let index = game.tier_index(child);
         let header = table_header(game, child, game.tier_size(&index));
-        let values = read_table(&table_path(game, store, child), &header)?;
+        let values = read_table(&child_path(child), &header)?;
         children.push(ChildTable { tier: child, index, values });
     }
     let solved = solve_tier(game, tier, &children, threads)?;
     drop(children);
-    let path = table_path(game, store, tier);
-    std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
     let header = table_header(game, tier, solved.values.len());
-    let (crc32, bytes) = write_table(&path, &header, &solved.values).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (crc32, bytes) = write_table(out, &header, &solved.values).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(TierReport {
         tier_name: game.tier_name(tier),
         stats: solved.stats,

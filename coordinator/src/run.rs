@@ -1,0 +1,417 @@
+//! The coordinator's state of one solve: which tiers are done, leased or
+//! waiting, which workers hold which leases, and the journal. Plain data
+//! behind the five calls of the protocol: the gRPC server
+//! ([`crate::server`]) and the local solve ([`crate::local`]) drive this
+//! same code.
+//!
+//! A completion is judged by what it claims about the store, never by who
+//! sends it: the uploaded file must exist under its upload key with the
+//! claimed length, CRC32, tier, variant and slot count. Accepted tables are
+//! renamed to their final key and journaled (fsync'd) before the call
+//! returns. A second completion of a finished tier is a duplicate if its
+//! checksum matches and a conflict otherwise; either way the first result
+//! stays and the upload is deleted.
+
+use crate::journal::Journal;
+use crate::manifest::{Manifest, TierEntry};
+use crate::plan::{Scheduler, TierPlan};
+use foxbase_core::tier::TierGame;
+use foxbase_proto::v1::{
+    Assignment, CompleteRequest, CompleteResponse, LeaseResponse, RegisterResponse, StatusResponse, TableRef,
+    WorkerStatus,
+};
+use foxbase_worker::job::{table_header, TABLE_EXT};
+use foxbase_worker::store::Store;
+use foxbase_worker::table::TableFile;
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Why a call was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The worker id is not one this coordinator gave out (it restarted): register again.
+    UnknownWorker(String),
+    /// The request names something that does not exist or does not match the store.
+    Invalid(String),
+    /// A finished tier was completed again with another checksum; the first result stands.
+    Conflict(String),
+    /// The store or journal failed; the request may be retried.
+    Internal(String),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::UnknownWorker(m) | Refusal::Invalid(m) | Refusal::Conflict(m) | Refusal::Internal(m) => {
+                f.write_str(m)
+            }
+        }
+    }
+}
+
+/// Settings of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    /// How long a lease lasts without a heartbeat.
+    pub lease: Duration,
+    /// How long a worker waits before asking again when no tier is ready.
+    pub retry_after: Duration,
+}
+
+struct Lease<T> {
+    tier: T,
+    worker: String,
+    expires: Instant,
+}
+
+struct WorkerInfo {
+    name: String,
+    threads: u32,
+    last_seen: Instant,
+}
+
+/// Counters for `foxbase status` and for tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunCounters {
+    pub leases_issued: u64,
+    pub leases_expired: u64,
+    pub completions_rejected: u64,
+    pub duplicates: u64,
+}
+
+/// The state of one solve. See the module documentation.
+pub struct RunState<'g, G: TierGame> {
+    game: &'g G,
+    plan: &'g TierPlan<G>,
+    store: &'g dyn Store,
+    journal: Option<Journal>,
+    options: RunOptions,
+    scheduler: Scheduler<G::Tier>,
+    finished: HashMap<G::Tier, TierEntry>,
+    leases: BTreeMap<u64, Lease<G::Tier>>,
+    workers: BTreeMap<String, WorkerInfo>,
+    /// Distinguishes this coordinator's ids from those of a previous run.
+    run_id: u32,
+    next_lease: u32,
+    next_worker: u32,
+    resumed: usize,
+    started: Instant,
+    slots_done_here: u64,
+    counters: RunCounters,
+}
+
+/// The store key of a tier's final table.
+pub fn table_key<G: TierGame>(game: &G, tier: G::Tier) -> String {
+    format!("tiers/{}.{TABLE_EXT}", game.tier_name(tier))
+}
+
+impl<'g, G: TierGame> RunState<'g, G> {
+    /// A run over `plan`, with `finished` tiers (from a journal) already done.
+    ///
+    /// Fails if a finished tier is not in the plan, or its table is missing
+    /// from the store or has another length than journaled.
+    pub fn new(
+        game: &'g G,
+        plan: &'g TierPlan<G>,
+        store: &'g dyn Store,
+        journal: Option<Journal>,
+        finished: Vec<TierEntry>,
+        options: RunOptions,
+    ) -> Result<RunState<'g, G>, String> {
+        let mut done = HashMap::new();
+        for entry in finished {
+            let tier = game
+                .parse_tier_name(&entry.name)
+                .filter(|t| plan.slots.contains_key(t))
+                .ok_or_else(|| format!("the journal names tier '{}', which this run does not have", entry.name))?;
+            let size = store.size(&entry.file).map_err(|e| format!("{}: {e}", entry.file))?;
+            if size != Some(entry.bytes) {
+                return Err(format!(
+                    "the journal says {} is finished ({} bytes), but the store holds {}",
+                    entry.file,
+                    entry.bytes,
+                    size.map_or("nothing".to_string(), |s| format!("{s} bytes"))
+                ));
+            }
+            done.insert(tier, entry);
+        }
+        let finished_tiers: Vec<G::Tier> = done.keys().copied().collect();
+        let scheduler = Scheduler::new(&plan.order, &plan.children, &finished_tiers);
+        let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        Ok(RunState {
+            game,
+            plan,
+            store,
+            journal,
+            options,
+            scheduler,
+            resumed: done.len(),
+            finished: done,
+            leases: BTreeMap::new(),
+            workers: BTreeMap::new(),
+            run_id: (nanos as u32) | 1,
+            next_lease: 0,
+            next_worker: 0,
+            started: Instant::now(),
+            slots_done_here: 0,
+            counters: RunCounters::default(),
+        })
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.scheduler.is_finished()
+    }
+
+    pub fn counters(&self) -> RunCounters {
+        self.counters
+    }
+
+    /// Workers heard from within `within` of `now`.
+    pub fn active_workers(&self, now: Instant, within: Duration) -> Vec<String> {
+        self.workers
+            .iter()
+            .filter(|(_, w)| now.saturating_duration_since(w.last_seen) <= within)
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// Tiers that were already finished when the run started.
+    pub fn resumed(&self) -> usize {
+        self.resumed
+    }
+
+    pub fn register(&mut self, name: &str, threads: u32, now: Instant) -> RegisterResponse {
+        self.next_worker += 1;
+        let worker_id = format!("{:08x}-{}", self.run_id, self.next_worker);
+        self.workers.insert(worker_id.clone(), WorkerInfo { name: name.to_string(), threads, last_seen: now });
+        RegisterResponse {
+            worker_id,
+            game: self.game.game_name().into(),
+            variant: self.game.variant_json(),
+            lease_seconds: self.options.lease.as_secs().max(1) as u32,
+            store_url: self.store.url(),
+        }
+    }
+
+    fn seen(&mut self, worker: &str, now: Instant) -> Result<(), Refusal> {
+        match self.workers.get_mut(worker) {
+            Some(w) => {
+                w.last_seen = now;
+                Ok(())
+            }
+            None => Err(Refusal::UnknownWorker(format!("unknown worker '{worker}': register again"))),
+        }
+    }
+
+    /// Puts tiers whose leases ran out back in the queue.
+    pub fn expire(&mut self, now: Instant) {
+        let expired: Vec<u64> = self.leases.iter().filter(|(_, l)| l.expires <= now).map(|(&id, _)| id).collect();
+        for id in expired {
+            let lease = self.leases.remove(&id).unwrap();
+            self.scheduler.requeue(lease.tier);
+            self.counters.leases_expired += 1;
+        }
+    }
+
+    pub fn lease(&mut self, worker: &str, now: Instant) -> Result<LeaseResponse, Refusal> {
+        self.seen(worker, now)?;
+        self.expire(now);
+        if self.is_finished() {
+            return Ok(LeaseResponse { done: true, ..Default::default() });
+        }
+        let Some(tier) = self.scheduler.lease() else {
+            return Ok(LeaseResponse { retry_after_ms: self.options.retry_after.as_millis() as u32, ..Default::default() });
+        };
+        self.next_lease += 1;
+        let lease_id = ((self.run_id as u64) << 32) | self.next_lease as u64;
+        self.leases.insert(lease_id, Lease { tier, worker: worker.to_string(), expires: now + self.options.lease });
+        self.counters.leases_issued += 1;
+        let children = self.plan.children[&tier]
+            .iter()
+            .map(|c| {
+                let e = &self.finished[c];
+                TableRef {
+                    tier: e.name.clone(),
+                    file: e.file.clone(),
+                    crc32: u32::from_str_radix(&e.crc32, 16).unwrap_or(0),
+                    bytes: e.bytes,
+                }
+            })
+            .collect();
+        let name = self.game.tier_name(tier);
+        Ok(LeaseResponse {
+            assignment: Some(Assignment {
+                tier: name.clone(),
+                lease_id,
+                upload_key: format!("incoming/{name}.{lease_id:016x}.{TABLE_EXT}"),
+                children,
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// Extends a lease; false if it is not (or no longer) this worker's.
+    pub fn heartbeat(&mut self, worker: &str, lease_id: u64, now: Instant) -> Result<bool, Refusal> {
+        self.seen(worker, now)?;
+        self.expire(now);
+        match self.leases.get_mut(&lease_id) {
+            Some(l) if l.worker == worker => {
+                l.expires = now + self.options.lease;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Gives a lease back before it is finished (a worker shutting down).
+    pub fn release(&mut self, worker: &str, lease_id: u64, now: Instant) -> Result<(), Refusal> {
+        self.seen(worker, now)?;
+        if self.leases.get(&lease_id).is_some_and(|l| l.worker == worker) {
+            let lease = self.leases.remove(&lease_id).unwrap();
+            self.scheduler.requeue(lease.tier);
+        }
+        Ok(())
+    }
+
+    pub fn complete(&mut self, req: &CompleteRequest, now: Instant) -> Result<CompleteResponse, Refusal> {
+        self.seen(&req.worker_id, now)?;
+        let result = self.judge(req);
+        if result.is_err() {
+            self.counters.completions_rejected += 1;
+        }
+        if !matches!(result, Ok(CompleteResponse { duplicate: false })) && is_upload_key(&req.upload_key) {
+            // Rejected or duplicate: the upload is never used.
+            let _ = self.store.delete(&req.upload_key);
+        }
+        result
+    }
+
+    fn judge(&mut self, req: &CompleteRequest) -> Result<CompleteResponse, Refusal> {
+        let invalid = |m: String| Err(Refusal::Invalid(format!("completion of tier '{}' refused: {m}", req.tier)));
+        let Some(tier) = self.game.parse_tier_name(&req.tier).filter(|t| self.plan.slots.contains_key(t)) else {
+            return invalid("no such tier in this run".into());
+        };
+        if let Some(done) = self.finished.get(&tier) {
+            let crc = format!("{:08x}", req.crc32);
+            if done.crc32 == crc && done.bytes == req.bytes {
+                self.counters.duplicates += 1;
+                return Ok(CompleteResponse { duplicate: true });
+            }
+            return Err(Refusal::Conflict(format!(
+                "tier {} was completed before with checksum {} ({} bytes); this completion says {crc} ({} bytes): the first result is kept",
+                req.tier, done.crc32, done.bytes, req.bytes
+            )));
+        }
+        if let Some(c) = self.plan.children[&tier].iter().find(|c| !self.finished.contains_key(c)) {
+            return invalid(format!("its child tier {} is not finished", self.game.tier_name(*c)));
+        }
+        if !is_upload_key(&req.upload_key) {
+            return invalid(format!("'{}' is not an upload key (incoming/...)", req.upload_key));
+        }
+        let slots = self.plan.slots[&tier];
+        if req.slots != slots {
+            return invalid(format!("{} slots claimed, the tier has {slots}", req.slots));
+        }
+        if req.wins + req.draws + req.losses + req.unused != slots {
+            return invalid("wins, draws, losses and unused do not add up to the slots".into());
+        }
+        let stored = self.store.size(&req.upload_key).map_err(|e| Refusal::Internal(format!("{}: {e}", req.upload_key)))?;
+        if stored != Some(req.bytes) {
+            let what = stored.map_or("no upload".to_string(), |s| format!("{s} bytes"));
+            return invalid(format!("{} bytes claimed, the store holds {what} under {}", req.bytes, req.upload_key));
+        }
+        let bytes =
+            self.store.get_bytes(&req.upload_key).map_err(|e| Refusal::Internal(format!("{}: {e}", req.upload_key)))?;
+        let crc = crc32fast::hash(&bytes);
+        if crc != req.crc32 {
+            return invalid(format!("checksum {:08x} claimed, the upload's is {crc:08x}", req.crc32));
+        }
+        drop(bytes);
+        if let Some(path) = self.store.local_path(&req.upload_key) {
+            let table = TableFile::open(&path).map_err(|e| Refusal::Invalid(e.to_string()))?;
+            table
+                .expect(&path, &table_header(self.game, tier, slots))
+                .map_err(|e| Refusal::Invalid(format!("completion of tier '{}' refused: {e}", req.tier)))?;
+        }
+        let key = table_key(self.game, tier);
+        self.store.rename(&req.upload_key, &key).map_err(|e| Refusal::Internal(format!("{key}: {e}")))?;
+        let entry = TierEntry {
+            name: req.tier.clone(),
+            file: key,
+            slots,
+            bytes: req.bytes,
+            crc32: format!("{:08x}", req.crc32),
+            wins: req.wins,
+            draws: req.draws,
+            losses: req.losses,
+            unused: req.unused,
+            children: self.plan.children[&tier].iter().map(|&c| self.game.tier_name(c)).collect(),
+        };
+        if let Some(j) = &mut self.journal {
+            j.append(&entry).map_err(Refusal::Internal)?;
+        }
+        self.finished.insert(tier, entry);
+        let held: Vec<u64> = self.leases.iter().filter(|(_, l)| l.tier == tier).map(|(&id, _)| id).collect();
+        if held.is_empty() {
+            // Its lease had expired and the tier was back in the queue.
+            let taken = self.scheduler.take(tier);
+            debug_assert!(taken, "a tier neither leased nor ready cannot be completed");
+        }
+        for id in held {
+            self.leases.remove(&id);
+        }
+        self.scheduler.complete(tier);
+        self.slots_done_here += slots;
+        Ok(CompleteResponse { duplicate: false })
+    }
+
+    pub fn status(&self, now: Instant, start_value: Option<&str>) -> StatusResponse {
+        let mut leased: HashMap<&str, Vec<String>> = HashMap::new();
+        for l in self.leases.values() {
+            leased.entry(l.worker.as_str()).or_default().push(self.game.tier_name(l.tier));
+        }
+        let slots_done: u64 = self.finished.values().map(|e| e.slots).sum();
+        let slots_total = self.plan.total_slots();
+        let secs = now.duration_since(self.started).as_secs_f64();
+        let rate = if secs > 0.0 { self.slots_done_here as f64 / secs } else { 0.0 };
+        let eta = if rate > 0.0 { (slots_total - slots_done) as f64 / rate } else { -1.0 };
+        StatusResponse {
+            variant: self.game.variant_json(),
+            tiers_total: self.plan.order.len() as u32,
+            tiers_done: self.scheduler.done() as u32,
+            tiers_running: self.leases.len() as u32,
+            tiers_pending: (self.plan.order.len() - self.scheduler.done() - self.leases.len()) as u32,
+            slots_total,
+            slots_done,
+            positions_per_second: rate,
+            eta_seconds: eta,
+            workers: self
+                .workers
+                .iter()
+                .map(|(id, w)| WorkerStatus {
+                    worker_id: id.clone(),
+                    name: w.name.clone(),
+                    threads: w.threads,
+                    leased_tiers: leased.get(id.as_str()).cloned().unwrap_or_default(),
+                    seconds_since_seen: now.saturating_duration_since(w.last_seen).as_secs_f64(),
+                })
+                .collect(),
+            tiers_resumed: self.resumed as u32,
+            leases_issued: self.counters.leases_issued,
+            leases_expired: self.counters.leases_expired,
+            completions_rejected: self.counters.completions_rejected,
+            finished: self.is_finished(),
+            start_value: start_value.unwrap_or("").to_string(),
+        }
+    }
+
+    /// The manifest of a finished run: tiers in plan order (not yet written).
+    pub fn manifest(&self) -> Manifest {
+        let tiers = self.plan.order.iter().map(|t| self.finished[t].clone()).collect();
+        Manifest::new(self.game, tiers, self.started.elapsed().as_secs_f64())
+    }
+}
+
+fn is_upload_key(key: &str) -> bool {
+    key.strip_prefix("incoming/").is_some_and(|rest| !rest.is_empty() && !rest.contains('/') && !rest.starts_with('.'))
+}

@@ -1,0 +1,394 @@
+//! The distributed solve on loopback, with real processes: a coordinator
+//! and workers solve a small variant to the same tables as `foxbase solve`;
+//! a worker killed with SIGKILL mid-tier loses its lease and the tier is
+//! redone elsewhere; a coordinator killed with SIGKILL resumes from its
+//! journal without redoing finished tiers; calls without the token, with a
+//! wrong one or another protocol version are refused; malformed
+//! completions are rejected without harming the run; TLS works.
+
+mod common;
+
+use common::TempDir;
+use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
+use foxbase_coordinator::manifest::Manifest;
+use foxbase_coordinator::plan::TierPlan;
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::notation::parse_position;
+use foxbase_core::{Geometry, Variant};
+use foxbase_proto::v1::coordinator_client::CoordinatorClient;
+use foxbase_proto::v1::{CompleteRequest, LeaseRequest, RegisterRequest};
+use foxbase_worker::grpc_link::{Credentials, GrpcLink};
+use foxbase_worker::lease_loop::{Link, LinkError};
+use serde_json::Value as Json;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Two foxes against three sheep, K = 2: 100 tiers, 1,574,862 positions.
+const START: &str = "F.F/.../......./......./SSS..../.../... f";
+const K: &str = "2";
+const TOKEN: &str = "s3cret-token";
+
+struct Quiet;
+impl Progress for Quiet {
+    fn planned(&self, _: usize, _: u64) {}
+    fn tier_done(&self, _: &foxbase_worker::job::TierReport, _: usize, _: u64) {}
+}
+
+fn game() -> FoxGame {
+    FoxGame::new(Variant::new(Geometry::Classic, 2, parse_position(START).unwrap()).unwrap())
+}
+
+/// (tier, crc32) of `foxbase solve`'s tables for the variant, in manifest order.
+fn local_checksums(root: &Path) -> Vec<(String, String)> {
+    let dir = root.join("local");
+    let game = game();
+    let m = solve_local(&game, &TierPlan::new(&game), &dir, LocalOptions { workers: 1, threads_per_worker: 1 }, &Quiet)
+        .unwrap();
+    m.tiers.into_iter().map(|t| (t.name, t.crc32)).collect()
+}
+
+fn checksums(store: &Path) -> Vec<(String, String)> {
+    Manifest::read(store).unwrap().tiers.into_iter().map(|t| (t.name, t.crc32)).collect()
+}
+
+fn foxbase() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_foxbase"))
+}
+
+fn token_file(root: &Path, token: &str) -> PathBuf {
+    let p = root.join(format!("token-{}", token.len()));
+    std::fs::write(&p, format!("{token}\n")).unwrap();
+    p
+}
+
+/// A running process whose stderr lines are collected.
+struct Proc {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Proc {
+    fn spawn(mut cmd: Command) -> Proc {
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let err = child.stderr.take().unwrap();
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        Proc { child, lines }
+    }
+
+    /// Waits for a stderr line containing `needle` and returns it.
+    fn wait_for_line(&self, needle: &str, limit: Duration) -> String {
+        let until = Instant::now() + limit;
+        loop {
+            if let Some(l) = self.lines.lock().unwrap().iter().find(|l| l.contains(needle)) {
+                return l.clone();
+            }
+            assert!(Instant::now() < until, "no line with '{needle}' in {limit:?}: {:?}", self.lines.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for exit; returns (status code, stdout).
+    fn finish(mut self, limit: Duration) -> (Option<i32>, String) {
+        let until = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let mut out = String::new();
+                std::io::Read::read_to_string(self.child.stdout.as_mut().unwrap(), &mut out).unwrap();
+                return (status.code(), out);
+            }
+            if Instant::now() > until {
+                let _ = self.child.kill();
+                panic!("still running after {limit:?}: {:?}", self.lines.lock().unwrap());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn kill9(mut self) {
+        self.child.kill().unwrap(); // SIGKILL
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+fn coordinator(root: &Path, store: &Path, listen: &str, lease_seconds: u32, extra: &[&str]) -> (Proc, String) {
+    let mut cmd = foxbase();
+    cmd.args(["coordinator", "--start", START, "--pen-target", K, "--listen", listen, "--json"])
+        .arg("--store")
+        .arg(store)
+        .arg("--token-file")
+        .arg(token_file(root, TOKEN))
+        .args(["--lease-seconds", &lease_seconds.to_string()])
+        .args(extra);
+    let p = Proc::spawn(cmd);
+    let line = p.wait_for_line("listening on ", Duration::from_secs(20));
+    let addr = line.split("listening on ").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+    (p, addr)
+}
+
+fn worker(root: &Path, url: &str, name: &str, extra: &[&str]) -> Proc {
+    let mut cmd = foxbase();
+    cmd.args(["worker", "--coordinator", url, "--threads", "1", "--name", name])
+        .arg("--token-file")
+        .arg(token_file(root, TOKEN))
+        .arg("--cache")
+        .arg(root.join(format!("cache-{name}")))
+        .args(extra);
+    Proc::spawn(cmd)
+}
+
+fn link(url: &str, token: &str) -> GrpcLink {
+    GrpcLink::new(url, Credentials::new(token).unwrap(), None).unwrap()
+}
+
+fn summary(out: &str) -> Json {
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out:?}"))
+}
+
+#[test]
+fn a_coordinator_and_two_workers_make_the_tables_of_a_local_solve() {
+    let root = TempDir::new("dist-two");
+    let expected = local_checksums(&root.0);
+    let store = root.0.join("store");
+    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 30, &[]);
+    let url = format!("http://{addr}");
+    let w1 = worker(&root.0, &url, "one", &[]);
+    let w2 = worker(&root.0, &url, "two", &[]);
+    let (code, out) = c.finish(Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{out}");
+    let s = summary(&out);
+    assert_eq!(s["tiers"], 100);
+    assert_eq!(s["value"], "win");
+    assert_eq!(s["leases_issued"], 100);
+    assert_eq!(checksums(&store), expected);
+    assert!(!store.join("incoming").exists(), "uploads are all moved or deleted");
+    for w in [w1, w2] {
+        let (code, _) = w.finish(Duration::from_secs(20));
+        assert_eq!(code, Some(0));
+    }
+    // The store publishes like a local solve's directory.
+    let v = foxbase().arg("verify").arg(&store).output().unwrap();
+    assert_eq!(v.status.code(), Some(0), "{}", String::from_utf8_lossy(&v.stderr));
+}
+
+#[test]
+fn a_worker_killed_mid_tier_loses_its_lease_and_the_tier_is_redone() {
+    let root = TempDir::new("dist-kill-worker");
+    let expected = local_checksums(&root.0);
+    let store = root.0.join("store");
+    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 2, &[]);
+    let url = format!("http://{addr}");
+    // This worker takes a lease and sits on it, heartbeating, until killed.
+    let stuck = worker(&root.0, &url, "stuck", &["--hold-ms", "600000"]);
+    let status = link(&url, TOKEN);
+    let until = Instant::now() + Duration::from_secs(20);
+    let held = loop {
+        let s = status.status().unwrap();
+        if let Some(w) = s.workers.iter().find(|w| !w.leased_tiers.is_empty()) {
+            break w.leased_tiers[0].clone();
+        }
+        assert!(Instant::now() < until, "the worker never leased a tier");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Heartbeats keep the 2 s lease alive past its first expiry.
+    std::thread::sleep(Duration::from_millis(3000));
+    let s = status.status().unwrap();
+    assert_eq!(s.leases_expired, 0, "a heartbeating worker keeps its lease");
+    assert!(s.workers.iter().any(|w| w.leased_tiers == vec![held.clone()]));
+    stuck.kill9();
+    let helper = worker(&root.0, &url, "helper", &[]);
+    let (code, out) = c.finish(Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{out}");
+    let s = summary(&out);
+    assert_eq!(s["leases_expired"], 1, "{s}");
+    assert_eq!(s["leases_issued"], 101, "the held tier was leased twice: {s}");
+    assert_eq!(checksums(&store), expected);
+    assert_eq!(helper.finish(Duration::from_secs(20)).0, Some(0));
+}
+
+#[test]
+fn a_coordinator_killed_mid_run_resumes_without_redoing_finished_tiers() {
+    let root = TempDir::new("dist-kill-coordinator");
+    let expected = local_checksums(&root.0);
+    let store = root.0.join("store");
+    // A fixed port, so the worker finds the restarted coordinator.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let listen = format!("127.0.0.1:{port}");
+    let url = format!("http://{listen}");
+    let (c1, _) = coordinator(&root.0, &store, &listen, 10, &[]);
+    // 150 ms per tier: the run takes about 15 s, plenty of time to kill it.
+    let w = worker(&root.0, &url, "patient", &["--hold-ms", "150"]);
+    let journal = store.join("journal.log");
+    // Whole lines only: a kill can leave a last line without its newline, which resume drops.
+    let entries = || std::fs::read_to_string(&journal).map_or(0, |t| t.matches('\n').count().saturating_sub(1));
+    let until = Instant::now() + Duration::from_secs(30);
+    while entries() < 20 {
+        assert!(Instant::now() < until, "the run did not get going");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    c1.kill9();
+    let journaled = entries();
+    assert!((20..100).contains(&journaled), "{journaled}");
+    // Without --resume the journal is not touched.
+    let (code, _) = {
+        let mut cmd = foxbase();
+        cmd.args(["coordinator", "--start", START, "--pen-target", K, "--listen", "127.0.0.1:0"])
+            .arg("--store")
+            .arg(&store)
+            .arg("--token-file")
+            .arg(token_file(&root.0, TOKEN));
+        let p = Proc::spawn(cmd);
+        p.wait_for_line("pass --resume", Duration::from_secs(20));
+        p.finish(Duration::from_secs(10))
+    };
+    assert_eq!(code, Some(1));
+    assert_eq!(entries(), journaled);
+
+    let (c2, _) = coordinator(&root.0, &store, &listen, 10, &["--resume"]);
+    c2.wait_for_line(&format!("resumed: {journaled} of 100 tiers were finished"), Duration::from_secs(5));
+    let (code, out) = c2.finish(Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{out}");
+    let s = summary(&out);
+    assert_eq!(s["tiers_resumed"], journaled);
+    // Journaled tiers are never leased again; the tier in the worker's hands
+    // when the first coordinator died may be completed without a new lease.
+    let issued = s["leases_issued"].as_u64().unwrap() as usize;
+    assert!(issued <= 100 - journaled && issued + 1 >= 100 - journaled, "{issued} leases after {journaled} journaled");
+    assert_eq!(checksums(&store), expected);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let mut names: Vec<&str> = text.lines().skip(1).map(|l| l.split("\"name\":\"").nth(1).unwrap()).collect();
+    assert_eq!(names.len(), 100);
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), 100, "each tier journaled once");
+    assert_eq!(w.finish(Duration::from_secs(20)).0, Some(0));
+}
+
+#[test]
+fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refused() {
+    let root = TempDir::new("dist-refuse");
+    let expected = local_checksums(&root.0);
+    let store = root.0.join("store");
+    // A short lease: at the end the coordinator waits at most that long for
+    // mallory, who never asks for work again, to hear that the run is over.
+    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 3, &[]);
+    let url = format!("http://{addr}");
+
+    // A wrong token, no token, another protocol version.
+    match link(&url, "not-the-token").register("x", 1) {
+        Err(LinkError::Refused(m)) => assert!(m.contains("wrong token"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let code = rt.block_on(async {
+        let mut raw = CoordinatorClient::connect(url.clone()).await.unwrap();
+        let bare = raw.register(RegisterRequest { worker_name: "x".into(), threads: 1 }).await.unwrap_err();
+        assert_eq!(bare.message(), "protocol version missing, this coordinator speaks 1");
+        let mut req = tonic::Request::new(RegisterRequest { worker_name: "x".into(), threads: 1 });
+        req.metadata_mut().insert("foxbase-protocol", "1".parse().unwrap());
+        let e = raw.register(req).await.unwrap_err();
+        assert_eq!(e.message(), "no token");
+        let mut req = tonic::Request::new(RegisterRequest { worker_name: "x".into(), threads: 1 });
+        req.metadata_mut().insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
+        req.metadata_mut().insert("foxbase-protocol", "999".parse().unwrap());
+        let v = raw.register(req).await.unwrap_err();
+        assert!(v.message().contains("protocol version 999, this coordinator speaks 1"), "{v:?}");
+        (e.code(), v.code())
+    });
+    assert_eq!(code, (tonic::Code::Unauthenticated, tonic::Code::FailedPrecondition));
+
+    // Malformed completions from a registered worker holding a lease.
+    let l = link(&url, TOKEN);
+    let me = l.register("mallory", 1).unwrap();
+    let lease = l.lease(LeaseRequest { worker_id: me.worker_id.clone() }).unwrap();
+    let a = lease.assignment.expect("a tier is ready");
+    let good = CompleteRequest {
+        worker_id: me.worker_id.clone(),
+        lease_id: a.lease_id,
+        tier: a.tier.clone(),
+        upload_key: a.upload_key.clone(),
+        crc32: 0,
+        bytes: 0,
+        slots: 0,
+        ..Default::default()
+    };
+    let refused = |req: CompleteRequest, want: &str| match l.complete(req) {
+        Err(LinkError::Refused(m)) => assert!(m.contains(want), "'{m}' should say '{want}'"),
+        other => panic!("{other:?}"),
+    };
+    refused(CompleteRequest { tier: "f9-9.9.9.9.9.9.9".into(), ..good.clone() }, "no such tier in this run");
+    let slots = a.tier.len() as u64; // anything but the tier's size
+    refused(CompleteRequest { slots, ..good.clone() }, "slots claimed, the tier has");
+    // Garbage uploaded under the key: a wrong checksum, then a right checksum of a non-table.
+    let upload = store.join(&a.upload_key);
+    let game = game();
+    let plan = TierPlan::new(&game);
+    let tier = foxbase_core::tier::TierGame::parse_tier_name(&game, &a.tier).unwrap();
+    let size = plan.slots[&tier];
+    let good = CompleteRequest { slots: size, wins: size, ..good };
+    refused(good.clone(), "0 bytes claimed, the store holds no upload");
+    std::fs::create_dir_all(upload.parent().unwrap()).unwrap();
+    std::fs::write(&upload, b"not a table at all").unwrap();
+    refused(CompleteRequest { bytes: 18, crc32: 1, ..good.clone() }, "checksum 00000001 claimed");
+    std::fs::write(&upload, b"not a table at all").unwrap();
+    let crc = crc32fast::hash(b"not a table at all");
+    refused(CompleteRequest { bytes: 18, crc32: crc, ..good.clone() }, "too short for a table header");
+    std::fs::write(&upload, b"x").unwrap();
+    refused(CompleteRequest { upload_key: "tiers/x.fxt".into(), bytes: 1, ..good.clone() }, "not an upload key");
+    let s = l.status().unwrap();
+    assert_eq!(s.completions_rejected, 6);
+    assert_eq!(s.tiers_done, 0, "nothing was accepted");
+
+    // The run goes on and ends with the right tables.
+    let w = worker(&root.0, &url, "honest", &[]);
+    l.release(foxbase_proto::v1::ReleaseRequest { worker_id: me.worker_id.clone(), lease_id: a.lease_id }).unwrap();
+    let (code, out) = c.finish(Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(summary(&out)["completions_rejected"], 6);
+    assert_eq!(checksums(&store), expected);
+    assert_eq!(w.finish(Duration::from_secs(20)).0, Some(0));
+}
+
+#[test]
+fn tls_solves_the_same_and_a_plain_client_is_turned_away() {
+    let root = TempDir::new("dist-tls");
+    let expected = local_checksums(&root.0);
+    let store = root.0.join("store");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let cert = data.join("server.pem");
+    let key = data.join("server.key");
+    let (c, addr) = coordinator(
+        &root.0,
+        &store,
+        "127.0.0.1:0",
+        30,
+        &["--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()],
+    );
+    c.wait_for_line("(TLS)", Duration::from_secs(5));
+    let port = addr.rsplit(':').next().unwrap();
+    // Plain HTTP/2 to a TLS port never gets an answer it can use.
+    match link(&format!("http://127.0.0.1:{port}"), TOKEN).register("plain", 1) {
+        Err(LinkError::Unavailable(_)) | Err(LinkError::Refused(_)) => {}
+        other => panic!("{other:?}"),
+    }
+    let ca = data.join("ca.pem");
+    let w = worker(&root.0, &format!("https://localhost:{port}"), "tls", &["--tls-ca", ca.to_str().unwrap()]);
+    let (code, out) = c.finish(Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(checksums(&store), expected);
+    assert_eq!(w.finish(Duration::from_secs(20)).0, Some(0));
+}

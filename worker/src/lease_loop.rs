@@ -1,0 +1,301 @@
+//! The worker's loop: lease a tier whose children are done, fetch the child
+//! tables, solve, upload, report, repeat until the coordinator says the
+//! solve is over. The same loop runs in `foxbase worker` (over gRPC, see
+//! [`crate::grpc_link`]) and inside `foxbase solve` (calling the embedded
+//! coordinator directly).
+
+use crate::job::{solve_to_file, TierReport};
+use crate::store::Store;
+use foxbase_core::tier::TierGame;
+use foxbase_proto::v1::{
+    Assignment, CompleteRequest, CompleteResponse, HeartbeatRequest, LeaseRequest, LeaseResponse, RegisterResponse,
+    ReleaseRequest,
+};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Why a call to the coordinator failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkError {
+    /// The coordinator does not know this worker (it restarted): register again.
+    UnknownWorker(String),
+    /// Refused for good (bad token, other protocol version, rejected completion).
+    Refused(String),
+    /// Not reachable or failed for now: retry with backoff.
+    Unavailable(String),
+}
+
+impl std::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LinkError::UnknownWorker(m) | LinkError::Refused(m) | LinkError::Unavailable(m) => f.write_str(m),
+        }
+    }
+}
+
+/// The protocol's calls, as a worker makes them (gRPC or in-process).
+pub trait Link: Send + Sync {
+    fn register(&self, worker_name: &str, threads: u32) -> Result<RegisterResponse, LinkError>;
+    fn lease(&self, req: LeaseRequest) -> Result<LeaseResponse, LinkError>;
+    fn heartbeat(&self, req: HeartbeatRequest) -> Result<bool, LinkError>;
+    fn release(&self, req: ReleaseRequest) -> Result<(), LinkError>;
+    fn complete(&self, req: CompleteRequest) -> Result<CompleteResponse, LinkError>;
+}
+
+/// How a worker runs.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// Shown in `foxbase status`.
+    pub name: String,
+    /// Kernel threads.
+    pub threads: usize,
+    /// Local directory for child tables fetched from a remote store and for
+    /// tables before upload. Unused when the store is a local directory.
+    pub cache: PathBuf,
+    /// Give up when the coordinator has been unreachable this long.
+    pub give_up_after: Duration,
+    /// Hold each lease this long before solving (tests use it to stop a
+    /// worker in the middle of a tier); zero otherwise.
+    pub hold_before_solving: Duration,
+}
+
+/// What a worker did.
+#[derive(Clone, Debug, Default)]
+pub struct WorkerSummary {
+    pub tiers: usize,
+    pub slots: u64,
+    pub duplicates: usize,
+    /// True when it stopped because `stop` was set, not because the solve was over.
+    pub stopped: bool,
+}
+
+/// Calls `f` until it succeeds or fails for good, backing off from 100 ms
+/// to 5 s between attempts; [`LinkError::Unavailable`] for longer than
+/// `give_up_after` is failure for good.
+fn with_retry<T>(
+    give_up_after: Duration,
+    log: &(dyn Fn(&str) + Sync),
+    mut f: impl FnMut() -> Result<T, LinkError>,
+) -> Result<T, LinkError> {
+    let first_failure = Instant::now();
+    let mut wait = Duration::from_millis(100);
+    let mut said = false;
+    loop {
+        match f() {
+            Err(LinkError::Unavailable(m)) => {
+                if first_failure.elapsed() >= give_up_after {
+                    return Err(LinkError::Unavailable(format!("{m} (gave up after {:.0?})", give_up_after)));
+                }
+                if !said {
+                    log(&format!("coordinator unavailable ({m}); retrying"));
+                    said = true;
+                }
+                std::thread::sleep(wait);
+                wait = (wait * 2).min(Duration::from_secs(5));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Registers with the coordinator, retrying while it is unavailable.
+pub fn register(
+    link: &dyn Link,
+    options: &WorkerOptions,
+    log: &(dyn Fn(&str) + Sync),
+) -> Result<RegisterResponse, String> {
+    with_retry(options.give_up_after, log, || link.register(&options.name, options.threads as u32))
+        .map_err(|e| format!("register: {e}"))
+}
+
+/// The worker's loop. Registers (unless `registered` holds this worker's
+/// first registration), then leases and solves tiers until the coordinator
+/// says the solve is over or `stop` is set; a tier being solved when `stop`
+/// is set is finished and reported first, one not yet started is released.
+/// `log` receives one line per event worth telling a person.
+pub fn run_worker<G: TierGame>(
+    game: &G,
+    link: &dyn Link,
+    store: &dyn Store,
+    options: &WorkerOptions,
+    registered: Option<RegisterResponse>,
+    stop: &AtomicBool,
+    log: &(dyn Fn(&str) + Sync),
+) -> Result<WorkerSummary, String> {
+    let check = |r: RegisterResponse| -> Result<RegisterResponse, String> {
+        if r.game != game.game_name() || r.variant != game.variant_json() {
+            return Err(format!(
+                "the coordinator solves {} {}, this worker was started for {} {}",
+                r.game,
+                r.variant,
+                game.game_name(),
+                game.variant_json()
+            ));
+        }
+        Ok(r)
+    };
+    let register = || check(register(link, options, log)?);
+    let mut me = match registered {
+        Some(r) => check(r)?,
+        None => register()?,
+    };
+    let mut summary = WorkerSummary::default();
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            summary.stopped = true;
+            return Ok(summary);
+        }
+        let lease = with_retry(options.give_up_after, log, || {
+            link.lease(LeaseRequest { worker_id: me.worker_id.clone() })
+        });
+        let lease = match lease {
+            Ok(l) => l,
+            Err(LinkError::UnknownWorker(_)) => {
+                log("the coordinator restarted; registering again");
+                me = register()?;
+                continue;
+            }
+            Err(e) => return Err(format!("lease: {e}")),
+        };
+        if lease.done {
+            return Ok(summary);
+        }
+        let Some(assignment) = lease.assignment else {
+            std::thread::sleep(Duration::from_millis(lease.retry_after_ms.clamp(1, 5000) as u64));
+            continue;
+        };
+        let Some(report) = work_on(game, link, store, options, &me, &assignment, stop, log)? else {
+            // Stopped before solving: the lease was given back.
+            summary.stopped = true;
+            return Ok(summary);
+        };
+        let req = CompleteRequest {
+            worker_id: me.worker_id.clone(),
+            lease_id: assignment.lease_id,
+            tier: assignment.tier.clone(),
+            upload_key: assignment.upload_key.clone(),
+            crc32: report.crc32,
+            bytes: report.bytes,
+            slots: report.stats.slots,
+            wins: report.stats.wins,
+            draws: report.stats.draws,
+            losses: report.stats.losses,
+            unused: report.stats.unused,
+            seconds: report.seconds,
+        };
+        let done = loop {
+            match with_retry(options.give_up_after, log, || link.complete(req.clone())) {
+                Err(LinkError::UnknownWorker(_)) => {
+                    log("the coordinator restarted; registering again");
+                    me = register()?;
+                    // The completion is judged by the upload, not by who sends it.
+                    let mut again = req.clone();
+                    again.worker_id = me.worker_id.clone();
+                    match with_retry(options.give_up_after, log, || link.complete(again.clone())) {
+                        Err(LinkError::UnknownWorker(e)) => return Err(format!("complete: {e}")),
+                        other => break other,
+                    }
+                }
+                other => break other,
+            }
+        };
+        match done {
+            Ok(r) => {
+                summary.tiers += 1;
+                summary.slots += report.stats.slots;
+                summary.duplicates += r.duplicate as usize;
+            }
+            // A coordinator that restarted without this tier's children
+            // journaled, or that finished the tier meanwhile, refuses it:
+            // the tier is solved again from its journal, nothing is lost.
+            Err(LinkError::Refused(e)) => log(&format!("completion of {} refused: {e}", assignment.tier)),
+            Err(e) => return Err(format!("complete: {e}")),
+        }
+    }
+}
+
+/// Fetches children, solves and uploads one leased tier, beating the lease
+/// meanwhile. `None` if `stop` was set before solving began: the lease is
+/// released instead.
+#[allow(clippy::too_many_arguments)]
+fn work_on<G: TierGame>(
+    game: &G,
+    link: &dyn Link,
+    store: &dyn Store,
+    options: &WorkerOptions,
+    me: &RegisterResponse,
+    assignment: &Assignment,
+    stop: &AtomicBool,
+    log: &(dyn Fn(&str) + Sync),
+) -> Result<Option<TierReport>, String> {
+    let tier = game
+        .parse_tier_name(&assignment.tier)
+        .ok_or_else(|| format!("the coordinator leased an unknown tier '{}'", assignment.tier))?;
+    let beat_every = Duration::from_secs(me.lease_seconds.max(1) as u64) / 4;
+    // Dropping `finished` wakes the heartbeat thread at once.
+    let (finished, beats_end) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = beats_end.recv_timeout(beat_every) {
+                let req = HeartbeatRequest { worker_id: me.worker_id.clone(), lease_id: assignment.lease_id };
+                if let Ok(false) = link.heartbeat(req) {
+                    log(&format!("lease of {} lost; finishing it anyway", assignment.tier));
+                }
+            }
+        });
+        let result = (|| {
+            let mut child_paths = HashMap::new();
+            for child in &assignment.children {
+                let t = game
+                    .parse_tier_name(&child.tier)
+                    .ok_or_else(|| format!("the coordinator named an unknown child tier '{}'", child.tier))?;
+                child_paths.insert(t, fetch(store, options, &child.file, child.crc32, child.bytes)?);
+            }
+            let hold_until = Instant::now() + options.hold_before_solving;
+            while Instant::now() < hold_until && !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if stop.load(Ordering::Relaxed) {
+                let req = ReleaseRequest { worker_id: me.worker_id.clone(), lease_id: assignment.lease_id };
+                if let Err(e) = link.release(req) {
+                    log(&format!("release of {}: {e} (the lease will expire instead)", assignment.tier));
+                }
+                return Ok(None);
+            }
+            let local_out = store.local_path(&assignment.upload_key);
+            let out = local_out.clone().unwrap_or_else(|| options.cache.join(&assignment.upload_key));
+            let child_path = |c: G::Tier| child_paths[&c].clone();
+            let report = solve_to_file(game, tier, &child_path, &out, options.threads)?;
+            if local_out.is_none() {
+                store.put_file(&assignment.upload_key, &out).map_err(|e| format!("upload {}: {e}", assignment.upload_key))?;
+                let _ = std::fs::remove_file(&out);
+            }
+            Ok(Some(report))
+        })();
+        drop(finished);
+        result
+    })
+}
+
+/// A local path holding the store's `key` with the given CRC32 and length:
+/// the store's own file when it is local, else a checked copy in the cache.
+fn fetch(store: &dyn Store, options: &WorkerOptions, key: &str, crc32: u32, bytes: u64) -> Result<PathBuf, String> {
+    if let Some(p) = store.local_path(key) {
+        return Ok(p);
+    }
+    let path = options.cache.join(key);
+    if matches_record(&path, crc32, bytes) {
+        return Ok(path);
+    }
+    store.get_file(key, &path).map_err(|e| format!("fetch {key} from {}: {e}", store.describe()))?;
+    if !matches_record(&path, crc32, bytes) {
+        return Err(format!("{key}: the copy fetched from {} does not match the coordinator's record", store.describe()));
+    }
+    Ok(path)
+}
+
+fn matches_record(path: &Path, crc32: u32, bytes: u64) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.len() as u64 == bytes && crc32fast::hash(&b) == crc32)
+}
