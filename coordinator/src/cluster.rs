@@ -172,7 +172,11 @@ pub fn run_worker(link: &GrpcLink, store: Option<PathBuf>, options: &WorkerOptio
         if summary.stopped { "stopped" } else { "the solve is over" },
         summary.tiers,
         summary.slots,
-        if summary.duplicates > 0 { format!(" ({} already done elsewhere)", summary.duplicates) } else { String::new() }
+        if summary.duplicates > 0 {
+            format!(" ({} already done elsewhere)", summary.duplicates)
+        } else {
+            String::new()
+        }
     ));
     Ok(())
 }
@@ -183,8 +187,10 @@ pub fn print_status(link: &GrpcLink, json_out: bool) -> Result<(), String> {
         let workers: Vec<_> = s
             .workers
             .iter()
-            .map(|w| json!({"id": w.worker_id, "name": w.name, "threads": w.threads, "leases": w.leased_tiers,
-                            "seconds_since_seen": w.seconds_since_seen}))
+            .map(|w| {
+                json!({"id": w.worker_id, "name": w.name, "threads": w.threads, "leases": w.leased_tiers,
+                            "seconds_since_seen": w.seconds_since_seen})
+            })
             .collect();
         let out = json!({"variant": s.variant, "tiers": {"total": s.tiers_total, "done": s.tiers_done,
             "running": s.tiers_running, "pending": s.tiers_pending, "resumed": s.tiers_resumed},
@@ -202,10 +208,7 @@ pub fn print_status(link: &GrpcLink, json_out: bool) -> Result<(), String> {
         s.tiers_done, s.tiers_resumed, s.tiers_running, s.tiers_pending, s.tiers_total
     );
     let eta = if s.eta_seconds >= 0.0 { format!("{:.0} s", s.eta_seconds) } else { "unknown".into() };
-    println!(
-        "positions: {} of {} ({:.0} per second), ETA {eta}",
-        s.slots_done, s.slots_total, s.positions_per_second
-    );
+    println!("positions: {} of {} ({:.0} per second), ETA {eta}", s.slots_done, s.slots_total, s.positions_per_second);
     println!(
         "leases: {} issued, {} expired; completions rejected: {}",
         s.leases_issued, s.leases_expired, s.completions_rejected

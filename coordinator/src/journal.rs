@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 const MAGIC: &str = "foxbase-journal 1";
 
 /// An open journal, positioned for appending.
+#[derive(Debug)]
 pub struct Journal {
     path: PathBuf,
     file: File,

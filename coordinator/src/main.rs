@@ -435,8 +435,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Coordinator { start, rules, store, listen, resume, journal, auth, lease_seconds, json } => {
             let pos = position_arg(&start)?;
             let variant = Variant::new(rules.geometry, rules.pen_target, pos).map_err(bad_input)?;
-            let config = cluster::coordinator_config(store, listen, resume, journal, &auth, lease_seconds)
-                .map_err(bad_input)?;
+            let config =
+                cluster::coordinator_config(store, listen, resume, journal, &auth, lease_seconds).map_err(bad_input)?;
             cluster::run_coordinator(variant, &config, json).map_err(|e| Failure { message: e, code: 1 })?;
         }
         Command::Worker { coordinator, auth, threads, cache, store, name, give_up_after, hold_ms } => {

@@ -85,7 +85,11 @@ fn build(
             let bytes = fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             let crc = format!("{:08x}", crc32fast::hash(&bytes));
             if crc != entry.crc32 || bytes.len() as u64 != entry.bytes {
-                return Err(format!("{}: does not match the manifest (checksum {crc}, {} bytes)", path.display(), bytes.len()));
+                return Err(format!(
+                    "{}: does not match the manifest (checksum {crc}, {} bytes)",
+                    path.display(),
+                    bytes.len()
+                ));
             }
             drop(bytes);
             let values = read_table(&path, &table_header(game, *tier, entry.slots))?;

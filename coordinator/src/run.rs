@@ -220,7 +220,10 @@ impl<'g, G: TierGame> RunState<'g, G> {
             return Ok(LeaseResponse { done: true, ..Default::default() });
         }
         let Some(tier) = self.scheduler.lease() else {
-            return Ok(LeaseResponse { retry_after_ms: self.options.retry_after.as_millis() as u32, ..Default::default() });
+            return Ok(LeaseResponse {
+                retry_after_ms: self.options.retry_after.as_millis() as u32,
+                ..Default::default()
+            });
         };
         self.next_lease += 1;
         let lease_id = ((self.run_id as u64) << 32) | self.next_lease as u64;
@@ -315,7 +318,8 @@ impl<'g, G: TierGame> RunState<'g, G> {
         if req.wins + req.draws + req.losses + req.unused != slots {
             return invalid("wins, draws, losses and unused do not add up to the slots".into());
         }
-        let stored = self.store.size(&req.upload_key).map_err(|e| Refusal::Internal(format!("{}: {e}", req.upload_key)))?;
+        let stored =
+            self.store.size(&req.upload_key).map_err(|e| Refusal::Internal(format!("{}: {e}", req.upload_key)))?;
         if stored != Some(req.bytes) {
             let what = stored.map_or("no upload".to_string(), |s| format!("{s} bytes"));
             return invalid(format!("{} bytes claimed, the store holds {what} under {}", req.bytes, req.upload_key));

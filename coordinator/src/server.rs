@@ -188,11 +188,12 @@ async fn serve(
     ));
     let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(
-        builder
-            .add_service(CoordinatorServer::with_interceptor(service, gate))
-            .serve_with_incoming_shutdown(incoming, async {
+        builder.add_service(CoordinatorServer::with_interceptor(service, gate)).serve_with_incoming_shutdown(
+            incoming,
+            async {
                 let _ = shutdown_rx.await;
-            }),
+            },
+        ),
     );
     // Expire leases and watch for the end.
     let lease = config.lease;
@@ -226,12 +227,14 @@ async fn serve(
     let _ = std::fs::remove_dir(store.root().join("incoming"));
     // Let the workers that are still around hear that the solve is over.
     loop {
-        let active = state.lock().unwrap().active_workers(Instant::now(), lease);
-        let told = told_done.lock().unwrap();
-        if active.iter().all(|w| told.contains(w)) || finished_at.elapsed() > lease.min(Duration::from_secs(10)) {
+        let everyone_told = {
+            let active = state.lock().unwrap().active_workers(Instant::now(), lease);
+            let told = told_done.lock().unwrap();
+            active.iter().all(|w| told.contains(w))
+        };
+        if everyone_told || finished_at.elapsed() > lease.min(Duration::from_secs(10)) {
             break;
         }
-        drop(told);
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let _ = shutdown.send(());

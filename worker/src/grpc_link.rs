@@ -86,7 +86,8 @@ impl GrpcLink {
             .connect_timeout(Duration::from_secs(5))
             .timeout(Duration::from_secs(300));
         if let Some(tls) = tls {
-            let config = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(tls.ca_pem)).domain_name(tls.domain);
+            let config =
+                ClientTlsConfig::new().ca_certificate(Certificate::from_pem(tls.ca_pem)).domain_name(tls.domain);
             endpoint = endpoint.tls_config(config).map_err(|e| format!("TLS: {e}"))?;
         } else if url.starts_with("https:") {
             return Err(format!("{url}: an https URL needs --tls-ca"));

@@ -147,9 +147,8 @@ pub fn run_worker<G: TierGame>(
             summary.stopped = true;
             return Ok(summary);
         }
-        let lease = with_retry(options.give_up_after, log, || {
-            link.lease(LeaseRequest { worker_id: me.worker_id.clone() })
-        });
+        let lease =
+            with_retry(options.give_up_after, log, || link.lease(LeaseRequest { worker_id: me.worker_id.clone() }));
         let lease = match lease {
             Ok(l) => l,
             Err(LinkError::UnknownWorker(_)) => {
@@ -185,21 +184,18 @@ pub fn run_worker<G: TierGame>(
             unused: report.stats.unused,
             seconds: report.seconds,
         };
-        let done = loop {
-            match with_retry(options.give_up_after, log, || link.complete(req.clone())) {
-                Err(LinkError::UnknownWorker(_)) => {
-                    log("the coordinator restarted; registering again");
-                    me = register()?;
-                    // The completion is judged by the upload, not by who sends it.
-                    let mut again = req.clone();
-                    again.worker_id = me.worker_id.clone();
-                    match with_retry(options.give_up_after, log, || link.complete(again.clone())) {
-                        Err(LinkError::UnknownWorker(e)) => return Err(format!("complete: {e}")),
-                        other => break other,
-                    }
+        let done = match with_retry(options.give_up_after, log, || link.complete(req.clone())) {
+            Err(LinkError::UnknownWorker(_)) => {
+                log("the coordinator restarted; registering again");
+                me = register()?;
+                // The completion is judged by the upload, not by who sends it.
+                let again = CompleteRequest { worker_id: me.worker_id.clone(), ..req.clone() };
+                match with_retry(options.give_up_after, log, || link.complete(again.clone())) {
+                    Err(LinkError::UnknownWorker(e)) => return Err(format!("complete: {e}")),
+                    other => other,
                 }
-                other => break other,
             }
+            other => other,
         };
         match done {
             Ok(r) => {
@@ -269,7 +265,9 @@ fn work_on<G: TierGame>(
             let child_path = |c: G::Tier| child_paths[&c].clone();
             let report = solve_to_file(game, tier, &child_path, &out, options.threads)?;
             if local_out.is_none() {
-                store.put_file(&assignment.upload_key, &out).map_err(|e| format!("upload {}: {e}", assignment.upload_key))?;
+                store
+                    .put_file(&assignment.upload_key, &out)
+                    .map_err(|e| format!("upload {}: {e}", assignment.upload_key))?;
                 let _ = std::fs::remove_file(&out);
             }
             Ok(Some(report))
@@ -291,7 +289,10 @@ fn fetch(store: &dyn Store, options: &WorkerOptions, key: &str, crc32: u32, byte
     }
     store.get_file(key, &path).map_err(|e| format!("fetch {key} from {}: {e}", store.describe()))?;
     if !matches_record(&path, crc32, bytes) {
-        return Err(format!("{key}: the copy fetched from {} does not match the coordinator's record", store.describe()));
+        return Err(format!(
+            "{key}: the copy fetched from {} does not match the coordinator's record",
+            store.describe()
+        ));
     }
     Ok(path)
 }

@@ -3,8 +3,8 @@
 
 pub mod grpc_link;
 pub mod job;
-pub mod lease_loop;
 pub mod kernel;
+pub mod lease_loop;
 pub mod packed;
 pub mod store;
 pub mod table;

@@ -193,7 +193,11 @@ mod tests {
         }
         assert_eq!(open_store(&store.url()).unwrap().get_bytes("tiers/a.fxt").unwrap(), b"abc");
         assert!(open_store("s3://bucket/x").err().unwrap().contains("scheme 's3' is not supported"));
-        assert!(!root.join("tiers").read_dir().unwrap().any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
+        assert!(!root.join("tiers").read_dir().unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .ends_with(".tmp")));
         fs::remove_dir_all(&root).unwrap();
     }
 }
