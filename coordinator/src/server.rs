@@ -225,10 +225,11 @@ async fn serve(
     *start_value.lock().unwrap() = Some(value.name().to_string());
     log(&format!("finished: start {} is a {} for the side to move", format_position(&start), value.name()));
     let _ = std::fs::remove_dir(store.root().join("incoming"));
-    // Let the workers that are still around hear that the solve is over.
+    // Let the workers that are still around hear that the solve is over:
+    // with nothing left to lease, a live worker asks every 200 ms.
     loop {
         let everyone_told = {
-            let active = state.lock().unwrap().active_workers(Instant::now(), lease);
+            let active = state.lock().unwrap().active_workers(Instant::now(), Duration::from_secs(2));
             let told = told_done.lock().unwrap();
             active.iter().all(|w| told.contains(w))
         };

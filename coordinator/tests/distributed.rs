@@ -58,9 +58,14 @@ fn foxbase() -> Command {
     Command::new(env!("CARGO_BIN_EXE_foxbase"))
 }
 
+/// A file holding `token`, written once (processes read it while others start).
 fn token_file(root: &Path, token: &str) -> PathBuf {
     let p = root.join(format!("token-{}", token.len()));
-    std::fs::write(&p, format!("{token}\n")).unwrap();
+    if !p.exists() {
+        let tmp = root.join(format!(".token-{}-{:?}", token.len(), std::thread::current().id()));
+        std::fs::write(&tmp, format!("{token}\n")).unwrap();
+        std::fs::rename(&tmp, &p).unwrap();
+    }
     p
 }
 
@@ -96,13 +101,18 @@ impl Proc {
         }
     }
 
-    /// Waits for exit; returns (status code, stdout).
+    /// Waits for exit; returns (status code, stdout). Stdout ends with the
+    /// stderr lines when the process failed, for the test's message.
     fn finish(mut self, limit: Duration) -> (Option<i32>, String) {
         let until = Instant::now() + limit;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 let mut out = String::new();
                 std::io::Read::read_to_string(self.child.stdout.as_mut().unwrap(), &mut out).unwrap();
+                if !status.success() {
+                    std::thread::sleep(Duration::from_millis(100));
+                    out += &format!("\nstderr: {:?}", self.lines.lock().unwrap());
+                }
                 return (status.code(), out);
             }
             if Instant::now() > until {
@@ -177,8 +187,8 @@ fn a_coordinator_and_two_workers_make_the_tables_of_a_local_solve() {
     assert_eq!(checksums(&store), expected);
     assert!(!store.join("incoming").exists(), "uploads are all moved or deleted");
     for w in [w1, w2] {
-        let (code, _) = w.finish(Duration::from_secs(20));
-        assert_eq!(code, Some(0));
+        let (code, out) = w.finish(Duration::from_secs(20));
+        assert_eq!(code, Some(0), "{out}");
     }
     // The store publishes like a local solve's directory.
     let v = foxbase().arg("verify").arg(&store).output().unwrap();
@@ -217,7 +227,8 @@ fn a_worker_killed_mid_tier_loses_its_lease_and_the_tier_is_redone() {
     assert_eq!(s["leases_expired"], 1, "{s}");
     assert_eq!(s["leases_issued"], 101, "the held tier was leased twice: {s}");
     assert_eq!(checksums(&store), expected);
-    assert_eq!(helper.finish(Duration::from_secs(20)).0, Some(0));
+    let (code, out) = helper.finish(Duration::from_secs(20));
+    assert_eq!(code, Some(0), "{out}");
 }
 
 #[test]
@@ -275,7 +286,8 @@ fn a_coordinator_killed_mid_run_resumes_without_redoing_finished_tiers() {
     names.sort();
     names.dedup();
     assert_eq!(names.len(), 100, "each tier journaled once");
-    assert_eq!(w.finish(Duration::from_secs(20)).0, Some(0));
+    let (code, out) = w.finish(Duration::from_secs(20));
+    assert_eq!(code, Some(0), "{out}");
 }
 
 #[test]
@@ -360,7 +372,8 @@ fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refu
     assert_eq!(code, Some(0), "{out}");
     assert_eq!(summary(&out)["completions_rejected"], 6);
     assert_eq!(checksums(&store), expected);
-    assert_eq!(w.finish(Duration::from_secs(20)).0, Some(0));
+    let (code, out) = w.finish(Duration::from_secs(20));
+    assert_eq!(code, Some(0), "{out}");
 }
 
 #[test]
@@ -390,5 +403,44 @@ fn tls_solves_the_same_and_a_plain_client_is_turned_away() {
     let (code, out) = c.finish(Duration::from_secs(60));
     assert_eq!(code, Some(0), "{out}");
     assert_eq!(checksums(&store), expected);
-    assert_eq!(w.finish(Duration::from_secs(20)).0, Some(0));
+    let (code, out) = w.finish(Duration::from_secs(20));
+    assert_eq!(code, Some(0), "{out}");
+}
+
+#[test]
+fn sigterm_makes_a_worker_give_its_lease_back_and_status_shows_it() {
+    let root = TempDir::new("dist-sigterm");
+    let store = root.0.join("store");
+    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 30, &[]);
+    let url = format!("http://{addr}");
+    let holder = worker(&root.0, &url, "holder", &["--hold-ms", "600000"]);
+    let status = || {
+        let out = foxbase().args(["status", &url, "--json", "--token-file"]).arg(token_file(&root.0, TOKEN)).output();
+        let out = out.unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        summary(&String::from_utf8(out.stdout).unwrap())
+    };
+    let until = Instant::now() + Duration::from_secs(20);
+    while status()["tiers"]["running"] != 1 {
+        assert!(Instant::now() < until, "no lease taken");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let s = status();
+    assert_eq!(s["tiers"]["total"], 100);
+    assert_eq!(s["workers"][0]["name"], "holder");
+    assert_eq!(s["workers"][0]["leases"].as_array().unwrap().len(), 1, "{s}");
+    let pid = holder.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let (code, out) = holder.finish(Duration::from_secs(10));
+    assert_eq!(code, Some(0), "{out}");
+    let s = status();
+    assert_eq!(s["tiers"]["running"], 0, "released, not left to expire: {s}");
+    assert_eq!(s["leases_expired"], 0);
+    let helper = worker(&root.0, &url, "helper", &[]);
+    let (code, out) = c.finish(Duration::from_secs(60));
+    assert_eq!(code, Some(0), "{out}");
+    let s = summary(&out);
+    assert_eq!((s["leases_issued"].as_u64(), s["leases_expired"].as_u64()), (Some(101), Some(0)), "{s}");
+    let (code, out) = helper.finish(Duration::from_secs(20));
+    assert_eq!(code, Some(0), "{out}");
 }

@@ -883,22 +883,25 @@ fn huge_claims_in_a_valid_header_are_refused_without_allocating() {
 }
 
 /// Bytes 0..48 say what the file is; the fixed header and each block are
-/// checked before anything is trusted, so a flags field other than 0 (the
-/// only value docs/format.md allows) is refused.
+/// checked before anything is trusted, so flags other than bit 0 (the only
+/// one docs/format.md defines) are refused.
 #[test]
-fn nonzero_flags_are_refused() {
+fn unknown_flags_are_refused() {
     let dir = TempDir::new("flags");
     let values = random_values(100, 3);
-    let mut bytes = craft_valid(&values, 16, CODEC_ZSTD);
-    bytes[36] = 1;
-    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(&bytes[..48]);
-    crc.update(&bytes[FIXED_HEADER..FIXED_HEADER + json_len]);
-    let crc = crc.finalize().to_le_bytes();
-    bytes[48..52].copy_from_slice(&crc);
-    let path = write_file(&dir, "f.fxt", &bytes);
-    assert!(TableFile::open(&path).is_err(), "flags 1 accepted");
+    for flags in [2u32, 4, 1 << 31, 3] {
+        let mut bytes = craft_valid(&values, 16, CODEC_ZSTD);
+        bytes[36..40].copy_from_slice(&flags.to_le_bytes());
+        let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&bytes[..48]);
+        crc.update(&bytes[FIXED_HEADER..FIXED_HEADER + json_len]);
+        let crc = crc.finalize().to_le_bytes();
+        bytes[48..52].copy_from_slice(&crc);
+        let path = write_file(&dir, &format!("f{flags}.fxt"), &bytes);
+        let e = TableFile::open(&path).expect_err("unknown flags accepted");
+        assert!(e.contains("reserved header fields"), "flags {flags}: {e}");
+    }
 }
 
 /// A small file (about 4 KiB here) whose header claims 256 blocks of 2^26

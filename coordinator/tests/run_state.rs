@@ -1,0 +1,134 @@
+//! The coordinator's state machine without the network: leases expire and
+//! are re-issued, heartbeats extend them, a late completion is accepted
+//! once, a repeat with the same checksum is a duplicate, one with another
+//! checksum is a conflict that never replaces the first result, and resume
+//! skips journaled tiers.
+
+mod common;
+
+use common::TempDir;
+use foxbase_coordinator::journal::Journal;
+use foxbase_coordinator::plan::TierPlan;
+use foxbase_coordinator::run::{table_key, Refusal, RunOptions, RunState};
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::notation::parse_position;
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Geometry, Variant};
+use foxbase_proto::v1::{Assignment, CompleteRequest};
+use foxbase_worker::job::solve_to_file;
+use foxbase_worker::store::{DirStore, Store};
+use std::time::{Duration, Instant};
+
+fn game() -> FoxGame {
+    let start = parse_position(".F./.../......./......./SS...../.../... f").unwrap();
+    FoxGame::new(Variant::new(Geometry::Classic, 1, start).unwrap())
+}
+
+const OPTIONS: RunOptions = RunOptions { lease: Duration::from_secs(10), retry_after: Duration::from_millis(5) };
+
+/// Solves an assignment into its upload key and returns the completion to send.
+fn solve(game: &FoxGame, store: &DirStore, worker: &str, a: &Assignment) -> CompleteRequest {
+    let tier = game.parse_tier_name(&a.tier).unwrap();
+    let out = store.local_path(&a.upload_key).unwrap();
+    let r = solve_to_file(game, tier, &|c| store.local_path(&table_key(game, c)).unwrap(), &out, 1).unwrap();
+    CompleteRequest {
+        worker_id: worker.into(),
+        lease_id: a.lease_id,
+        tier: a.tier.clone(),
+        upload_key: a.upload_key.clone(),
+        crc32: r.crc32,
+        bytes: r.bytes,
+        slots: r.stats.slots,
+        wins: r.stats.wins,
+        draws: r.stats.draws,
+        losses: r.stats.losses,
+        unused: r.stats.unused,
+        seconds: r.seconds,
+    }
+}
+
+#[test]
+fn leases_expire_late_completions_count_once_and_conflicts_never_replace() {
+    let dir = TempDir::new("run-state");
+    let game = game();
+    let plan = TierPlan::new(&game);
+    assert!(plan.order.len() >= 3, "{}", plan.order.len());
+    let store = DirStore::new(&dir.0);
+    let journal_path = dir.0.join("journal.log");
+    let journal = Journal::create(&journal_path, "fox", &game.variant_json()).unwrap();
+    let mut run = RunState::new(&game, &plan, &store, Some(journal), Vec::new(), OPTIONS).unwrap();
+    let t0 = Instant::now();
+    let a = run.register("a", 1, t0).worker_id;
+    let b = run.register("b", 1, t0).worker_id;
+    assert!(matches!(run.lease("nobody", t0), Err(Refusal::UnknownWorker(_))));
+
+    // a leases the first tier; a heartbeat at 8 s carries it past 10 s.
+    let first = run.lease(&a, t0).unwrap().assignment.unwrap();
+    assert!(run.heartbeat(&a, first.lease_id, t0 + Duration::from_secs(8)).unwrap());
+    assert!(!run.heartbeat(&b, first.lease_id, t0).unwrap(), "not b's lease");
+    let t12 = t0 + Duration::from_secs(12);
+    run.expire(t12);
+    assert_eq!(run.counters().leases_expired, 0);
+    // Silent until 19 s: expired, and b gets the same tier.
+    let t19 = t0 + Duration::from_secs(19);
+    let again = loop {
+        let l = run.lease(&b, t19).unwrap().assignment.unwrap();
+        if l.tier == first.tier {
+            break l;
+        }
+        run.release(&b, l.lease_id, t19).unwrap();
+    };
+    assert_eq!(run.counters().leases_expired, 1);
+    assert!(!run.heartbeat(&a, first.lease_id, t19).unwrap(), "a's lease is gone");
+
+    // a finishes late: accepted, journaled, moved to its final key.
+    let from_a = solve(&game, &store, &a, &first);
+    assert!(!run.complete(&from_a, t19).unwrap().duplicate);
+    let key = table_key(&game, game.parse_tier_name(&first.tier).unwrap());
+    let accepted = store.get_bytes(&key).unwrap();
+    assert_eq!(crc32fast::hash(&accepted), from_a.crc32);
+    assert!(store.size(&first.upload_key).unwrap().is_none());
+    // b finishes the same tier: a duplicate, its upload deleted.
+    let from_b = solve(&game, &store, &b, &again);
+    assert!(run.complete(&from_b, t19).unwrap().duplicate);
+    assert!(store.size(&again.upload_key).unwrap().is_none());
+    assert_eq!(run.counters().duplicates, 1);
+
+    // Another result for the finished tier: a conflict; the first one stays.
+    let next = run.lease(&b, t19).unwrap().assignment.unwrap();
+    let mut forged = solve(&game, &store, &b, &next);
+    forged.tier = first.tier.clone();
+    match run.complete(&forged, t19) {
+        Err(Refusal::Conflict(m)) => assert!(m.contains("the first result is kept"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.get_bytes(&key).unwrap(), accepted);
+    assert_eq!(run.counters().completions_rejected, 1);
+
+    // Finish the run with b, then resume from the journal: nothing to lease.
+    let mut pending = Some(next);
+    while !run.is_finished() {
+        let a = match pending.take() {
+            Some(a) => a,
+            None => run.lease(&b, t19).unwrap().assignment.unwrap(),
+        };
+        let done = solve(&game, &store, &b, &a);
+        assert!(!run.complete(&done, t19).unwrap().duplicate);
+    }
+    assert!(run.lease(&b, t19).unwrap().done);
+    let manifest = run.manifest();
+    assert_eq!(manifest.tiers.len(), plan.order.len());
+    drop(run);
+    let (journal, finished) = Journal::resume(&journal_path, "fox", &game.variant_json()).unwrap();
+    assert_eq!(finished.len(), plan.order.len());
+    let resumed = RunState::new(&game, &plan, &store, Some(journal), finished, OPTIONS).unwrap();
+    assert!(resumed.is_finished());
+    assert_eq!(resumed.resumed(), plan.order.len());
+    assert_eq!(resumed.manifest().tiers, manifest.tiers);
+
+    // A journaled table missing from the store refuses to resume.
+    std::fs::remove_file(store.local_path(&key).unwrap()).unwrap();
+    let (journal, finished) = Journal::resume(&journal_path, "fox", &game.variant_json()).unwrap();
+    let err = RunState::new(&game, &plan, &store, Some(journal), finished, OPTIONS).err().unwrap();
+    assert!(err.contains("but the store holds nothing"), "{err}");
+}
