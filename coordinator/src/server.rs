@@ -224,7 +224,9 @@ async fn serve(
     write_manifest(store, &manifest)?;
     *start_value.lock().unwrap() = Some(value.name().to_string());
     log(&format!("finished: start {} is a {} for the side to move", format_position(&start), value.name()));
-    let _ = std::fs::remove_dir(store.root().join("incoming"));
+    // Every tier is done: whatever is left in incoming/ (uploads of workers
+    // that died, or that a crash resurrected) will never be used.
+    let _ = std::fs::remove_dir_all(store.root().join("incoming"));
     // Let the workers that are still around hear that the solve is over:
     // with nothing left to lease, a live worker asks every 200 ms.
     loop {

@@ -138,11 +138,10 @@ impl Store for DirStore {
         let dir = to.parent().unwrap();
         fs::create_dir_all(dir)?;
         fs::rename(&from, &to)?;
-        sync_dir(dir)?;
-        if let Some(from_dir) = from.parent().filter(|d| *d != dir) {
-            sync_dir(from_dir)?;
-        }
-        Ok(())
+        // Only the new name must survive a crash; if the old one comes back
+        // too, it is an upload nobody will use (the coordinator clears
+        // incoming/ when the run is over).
+        sync_dir(dir)
     }
 
     fn delete(&self, key: &str) -> io::Result<()> {
