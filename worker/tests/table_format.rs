@@ -120,6 +120,17 @@ fn header(slots: u64) -> TableHeader {
     }
 }
 
+/// Recomputes the header checksum (bytes 48..52) after an edit of bytes
+/// 0..48, so that what the edit says is what the reader judges.
+fn reseal_header(bytes: &mut [u8]) {
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&bytes[..48]);
+    crc.update(&bytes[FIXED_HEADER..FIXED_HEADER + json_len]);
+    let crc = crc.finalize().to_le_bytes();
+    bytes[48..52].copy_from_slice(&crc);
+}
+
 /// `len` random codes: runs of one code (as real tables have) mixed with
 /// single random codes; code 3 (unused) appears too.
 fn random_values(len: u64, seed: u64) -> PackedValues {
@@ -892,12 +903,7 @@ fn unknown_flags_are_refused() {
     for flags in [2u32, 4, 1 << 31, 3] {
         let mut bytes = craft_valid(&values, 16, CODEC_ZSTD);
         bytes[36..40].copy_from_slice(&flags.to_le_bytes());
-        let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&bytes[..48]);
-        crc.update(&bytes[FIXED_HEADER..FIXED_HEADER + json_len]);
-        let crc = crc.finalize().to_le_bytes();
-        bytes[48..52].copy_from_slice(&crc);
+        reseal_header(&mut bytes);
         let path = write_file(&dir, &format!("f{flags}.fxt"), &bytes);
         let e = TableFile::open(&path).expect_err("unknown flags accepted");
         assert!(e.contains("reserved header fields"), "flags {flags}: {e}");
@@ -1018,11 +1024,7 @@ proptest! {
         if deeper == 2 && bytes.len() >= FIXED_HEADER {
             let json_len = (u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize) % (bytes.len() - FIXED_HEADER + 1);
             bytes[12..16].copy_from_slice(&(json_len as u32).to_le_bytes());
-            let mut crc = crc32fast::Hasher::new();
-            crc.update(&bytes[..48]);
-            crc.update(&bytes[FIXED_HEADER..FIXED_HEADER + json_len]);
-            let crc = crc.finalize().to_le_bytes();
-            bytes[48..52].copy_from_slice(&crc);
+            reseal_header(&mut bytes);
         }
         let (_dir, path) = fuzz_path("arb");
         std::fs::write(&path, &bytes).unwrap();
@@ -1192,12 +1194,7 @@ fn even_derived_tables_keep_every_odd_slot_and_say_so() {
     let mut file = std::fs::read(&path).unwrap();
     file[36] = 3;
     // With the header checksum made good again, so the flag check itself is what refuses it.
-    let json_len = u32::from_le_bytes(file[12..16].try_into().unwrap()) as usize;
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(&file[..48]);
-    crc.update(&file[FIXED_HEADER..FIXED_HEADER + json_len]);
-    let crc = crc.finalize().to_le_bytes();
-    file[48..52].copy_from_slice(&crc);
+    reseal_header(&mut file);
     std::fs::write(&path, &file).unwrap();
     let err = TableFile::open(&path).unwrap_err();
     assert!(err.contains("reserved header fields"), "{err}");
