@@ -195,10 +195,28 @@ async fn serve(
             },
         ),
     );
-    // Expire leases and watch for the end.
+    // Expire leases, log progress every 10 s, and watch for the end.
     let lease = config.lease;
+    let mut last_log = (Instant::now(), u32::MAX);
     let finished_at = loop {
         tokio::time::sleep(Duration::from_millis(100)).await;
+        if last_log.0.elapsed() >= Duration::from_secs(10) {
+            let st = state.lock().unwrap().status(Instant::now(), None);
+            if st.tiers_done != last_log.1 {
+                let eta = if st.eta_seconds >= 0.0 { format!("{:.0} s", st.eta_seconds) } else { "unknown".into() };
+                log(&format!(
+                    "tiers {}/{} ({} running), {} of {} positions, {:.0} positions/s, ETA {eta}, {} workers",
+                    st.tiers_done,
+                    st.tiers_total,
+                    st.tiers_running,
+                    st.slots_done,
+                    st.slots_total,
+                    st.positions_per_second,
+                    st.workers.iter().filter(|w| w.seconds_since_seen < 2.0 * lease.as_secs_f64()).count()
+                ));
+            }
+            last_log = (Instant::now(), st.tiers_done);
+        }
         if server.is_finished() {
             return Err(match server.await {
                 Ok(Err(e)) => format!("server: {e}"),
