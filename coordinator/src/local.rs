@@ -55,6 +55,7 @@ pub fn solve_local<G: TierGame>(
         cache: store.to_path_buf(),
         give_up_after: Duration::from_secs(1),
         hold_before_solving: Duration::ZERO,
+        refusal_is_fatal: true,
     };
     let errors: Vec<String> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..options.workers.max(1))

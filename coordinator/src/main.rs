@@ -451,6 +451,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 cache,
                 give_up_after: std::time::Duration::from_secs(give_up_after),
                 hold_before_solving: std::time::Duration::from_millis(hold_ms),
+                refusal_is_fatal: false,
             };
             cluster::run_worker(&link, store, &options).map_err(|e| Failure { message: e, code: 1 })?;
         }

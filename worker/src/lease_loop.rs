@@ -59,6 +59,11 @@ pub struct WorkerOptions {
     /// Hold each lease this long before solving (tests use it to stop a
     /// worker in the middle of a tier); zero otherwise.
     pub hold_before_solving: Duration,
+    /// Stop with an error when a completion is refused, instead of logging
+    /// it and leasing the next tier. A remote worker logs (the coordinator
+    /// may have restarted or finished the tier elsewhere); in a local solve
+    /// a refusal can only be a failure of the disk, so it ends the solve.
+    pub refusal_is_fatal: bool,
 }
 
 /// What a worker did.
@@ -206,7 +211,9 @@ pub fn run_worker<G: TierGame>(
             // A coordinator that restarted without this tier's children
             // journaled, or that finished the tier meanwhile, refuses it:
             // the tier is solved again from its journal, nothing is lost.
-            Err(LinkError::Refused(e)) => log(&format!("completion of {} refused: {e}", assignment.tier)),
+            Err(LinkError::Refused(e)) if !options.refusal_is_fatal => {
+                log(&format!("completion of {} refused: {e}", assignment.tier))
+            }
             Err(e) => return Err(format!("complete: {e}")),
         }
     }
