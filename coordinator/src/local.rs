@@ -134,7 +134,7 @@ impl<G: TierGame> Link for LocalLink<'_, '_, G> {
                 bytes: req.bytes,
                 seconds: req.seconds,
             };
-            self.progress.tier_done(&report, state.status(Instant::now(), None).tiers_done as usize, *slots_done);
+            self.progress.tier_done(&report, state.tiers_done(), *slots_done);
         }
         Ok(response)
     }

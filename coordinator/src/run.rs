@@ -95,6 +95,8 @@ pub struct RunState<'g, G: TierGame> {
     next_lease: u32,
     next_worker: u32,
     resumed: usize,
+    /// Slots of all finished tiers (kept, not summed, for status calls).
+    slots_finished: u64,
     started: Instant,
     slots_done_here: u64,
     counters: RunCounters,
@@ -146,6 +148,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
             options,
             scheduler,
             resumed: done.len(),
+            slots_finished: done.values().map(|e: &TierEntry| e.slots).sum(),
             finished: done,
             leases: BTreeMap::new(),
             workers: BTreeMap::new(),
@@ -173,6 +176,11 @@ impl<'g, G: TierGame> RunState<'g, G> {
             .filter(|(_, w)| now.saturating_duration_since(w.last_seen) <= within)
             .map(|(id, _)| id.clone())
             .collect()
+    }
+
+    /// Tiers finished so far, including resumed ones.
+    pub fn tiers_done(&self) -> usize {
+        self.scheduler.done()
     }
 
     /// Tiers that were already finished when the run started.
@@ -366,6 +374,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
         }
         self.scheduler.complete(tier);
         self.slots_done_here += slots;
+        self.slots_finished += slots;
         Ok(CompleteResponse { duplicate: false })
     }
 
@@ -374,7 +383,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
         for l in self.leases.values() {
             leased.entry(l.worker.as_str()).or_default().push(self.game.tier_name(l.tier));
         }
-        let slots_done: u64 = self.finished.values().map(|e| e.slots).sum();
+        let slots_done = self.slots_finished;
         let slots_total = self.plan.total_slots();
         let secs = now.duration_since(self.started).as_secs_f64();
         let rate = if secs > 0.0 { self.slots_done_here as f64 / secs } else { 0.0 };
