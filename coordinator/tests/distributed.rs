@@ -123,6 +123,13 @@ impl Proc {
         }
     }
 
+    /// Waits for a successful exit and returns stdout.
+    fn finish_ok(self, limit: Duration) -> String {
+        let (code, out) = self.finish(limit);
+        assert_eq!(code, Some(0), "{out}");
+        out
+    }
+
     fn kill9(mut self) {
         self.child.kill().unwrap(); // SIGKILL
         self.child.wait().unwrap();
@@ -178,8 +185,7 @@ fn a_coordinator_and_two_workers_make_the_tables_of_a_local_solve() {
     let url = format!("http://{addr}");
     let w1 = worker(&root.0, &url, "one", &[]);
     let w2 = worker(&root.0, &url, "two", &[]);
-    let (code, out) = c.finish(Duration::from_secs(60));
-    assert_eq!(code, Some(0), "{out}");
+    let out = c.finish_ok(Duration::from_secs(60));
     let s = summary(&out);
     assert_eq!(s["tiers"], 100);
     assert_eq!(s["value"], "win");
@@ -187,8 +193,7 @@ fn a_coordinator_and_two_workers_make_the_tables_of_a_local_solve() {
     assert_eq!(checksums(&store), expected);
     assert!(!store.join("incoming").exists(), "uploads are all moved or deleted");
     for w in [w1, w2] {
-        let (code, out) = w.finish(Duration::from_secs(20));
-        assert_eq!(code, Some(0), "{out}");
+        w.finish_ok(Duration::from_secs(20));
     }
     // The store publishes like a local solve's directory.
     let v = foxbase().arg("verify").arg(&store).output().unwrap();
@@ -221,14 +226,12 @@ fn a_worker_killed_mid_tier_loses_its_lease_and_the_tier_is_redone() {
     assert!(s.workers.iter().any(|w| w.leased_tiers == vec![held.clone()]));
     stuck.kill9();
     let helper = worker(&root.0, &url, "helper", &[]);
-    let (code, out) = c.finish(Duration::from_secs(60));
-    assert_eq!(code, Some(0), "{out}");
+    let out = c.finish_ok(Duration::from_secs(60));
     let s = summary(&out);
     assert_eq!(s["leases_expired"], 1, "{s}");
     assert_eq!(s["leases_issued"], 101, "the held tier was leased twice: {s}");
     assert_eq!(checksums(&store), expected);
-    let (code, out) = helper.finish(Duration::from_secs(20));
-    assert_eq!(code, Some(0), "{out}");
+    helper.finish_ok(Duration::from_secs(20));
 }
 
 #[test]
@@ -271,8 +274,7 @@ fn a_coordinator_killed_mid_run_resumes_without_redoing_finished_tiers() {
 
     let (c2, _) = coordinator(&root.0, &store, &listen, 10, &["--resume"]);
     c2.wait_for_line(&format!("resumed: {journaled} of 100 tiers were finished"), Duration::from_secs(5));
-    let (code, out) = c2.finish(Duration::from_secs(60));
-    assert_eq!(code, Some(0), "{out}");
+    let out = c2.finish_ok(Duration::from_secs(60));
     let s = summary(&out);
     assert_eq!(s["tiers_resumed"], journaled);
     // Journaled tiers are never leased again; the tier in the worker's hands
@@ -286,8 +288,7 @@ fn a_coordinator_killed_mid_run_resumes_without_redoing_finished_tiers() {
     names.sort();
     names.dedup();
     assert_eq!(names.len(), 100, "each tier journaled once");
-    let (code, out) = w.finish(Duration::from_secs(20));
-    assert_eq!(code, Some(0), "{out}");
+    w.finish_ok(Duration::from_secs(20));
 }
 
 #[test]
@@ -368,12 +369,10 @@ fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refu
     // The run goes on and ends with the right tables.
     let w = worker(&root.0, &url, "honest", &[]);
     l.release(foxbase_proto::v1::ReleaseRequest { worker_id: me.worker_id.clone(), lease_id: a.lease_id }).unwrap();
-    let (code, out) = c.finish(Duration::from_secs(60));
-    assert_eq!(code, Some(0), "{out}");
+    let out = c.finish_ok(Duration::from_secs(60));
     assert_eq!(summary(&out)["completions_rejected"], 6);
     assert_eq!(checksums(&store), expected);
-    let (code, out) = w.finish(Duration::from_secs(20));
-    assert_eq!(code, Some(0), "{out}");
+    w.finish_ok(Duration::from_secs(20));
 }
 
 #[test]
@@ -400,11 +399,9 @@ fn tls_solves_the_same_and_a_plain_client_is_turned_away() {
     }
     let ca = data.join("ca.pem");
     let w = worker(&root.0, &format!("https://localhost:{port}"), "tls", &["--tls-ca", ca.to_str().unwrap()]);
-    let (code, out) = c.finish(Duration::from_secs(60));
-    assert_eq!(code, Some(0), "{out}");
+    c.finish_ok(Duration::from_secs(60));
     assert_eq!(checksums(&store), expected);
-    let (code, out) = w.finish(Duration::from_secs(20));
-    assert_eq!(code, Some(0), "{out}");
+    w.finish_ok(Duration::from_secs(20));
 }
 
 #[test]
@@ -431,16 +428,13 @@ fn sigterm_makes_a_worker_give_its_lease_back_and_status_shows_it() {
     assert_eq!(s["workers"][0]["leases"].as_array().unwrap().len(), 1, "{s}");
     let pid = holder.child.id().to_string();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let (code, out) = holder.finish(Duration::from_secs(10));
-    assert_eq!(code, Some(0), "{out}");
+    holder.finish_ok(Duration::from_secs(10));
     let s = status();
     assert_eq!(s["tiers"]["running"], 0, "released, not left to expire: {s}");
     assert_eq!(s["leases_expired"], 0);
     let helper = worker(&root.0, &url, "helper", &[]);
-    let (code, out) = c.finish(Duration::from_secs(60));
-    assert_eq!(code, Some(0), "{out}");
+    let out = c.finish_ok(Duration::from_secs(60));
     let s = summary(&out);
     assert_eq!((s["leases_issued"].as_u64(), s["leases_expired"].as_u64()), (Some(101), Some(0)), "{s}");
-    let (code, out) = helper.finish(Duration::from_secs(20));
-    assert_eq!(code, Some(0), "{out}");
+    helper.finish_ok(Duration::from_secs(20));
 }

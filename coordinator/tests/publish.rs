@@ -39,6 +39,16 @@ fn solve(dir: &Path) -> Manifest {
     m
 }
 
+/// A solved directory and its publication (zstd `level`) under a fresh root.
+fn solved_and_published(tag: &str, level: i32) -> (TempDir, std::path::PathBuf, std::path::PathBuf, Manifest) {
+    let root = TempDir::new(tag);
+    let src = root.0.join("solved");
+    let out = root.0.join("published");
+    let manifest = solve(&src);
+    publish(&src, &out, level, &|_, _| {}).unwrap();
+    (root, src, out, manifest)
+}
+
 fn foxbase(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_foxbase")).args(args).output().expect("run foxbase")
 }
@@ -102,11 +112,7 @@ fn published_tables_give_back_every_solved_value() {
 
 #[test]
 fn a_published_table_with_a_changed_sheep_value_fails_verify() {
-    let root = TempDir::new("publish-edit");
-    let src = root.0.join("solved");
-    let out = root.0.join("published");
-    solve(&src);
-    publish(&src, &out, 3, &|_, _| {}).unwrap();
+    let (_root, _, out, _) = solved_and_published("publish-edit", 3);
     let game = game();
     let mut manifest = Manifest::read(&out).unwrap();
     let entry = manifest.tiers.iter().max_by_key(|t| t.slots).unwrap().clone();
@@ -149,11 +155,7 @@ fn a_published_table_with_a_changed_sheep_value_fails_verify() {
 
 #[test]
 fn the_solver_and_verify_refuse_mixed_layouts() {
-    let root = TempDir::new("publish-mixed");
-    let src = root.0.join("solved");
-    let out = root.0.join("published");
-    let manifest = solve(&src);
-    publish(&src, &out, 3, &|_, _| {}).unwrap();
+    let (root, src, out, manifest) = solved_and_published("publish-mixed", 3);
     let game = game();
     let entry = manifest.tiers.iter().max_by_key(|t| t.slots).unwrap();
     let tier = game.parse_tier_name(&entry.name).unwrap();
