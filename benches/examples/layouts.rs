@@ -12,8 +12,8 @@
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::tier::TierGame;
 use foxbase_core::Variant;
-use foxbase_worker::packed::UNUSED;
-use foxbase_worker::table::TableFile;
+use foxbase_tables::packed::UNUSED;
+use foxbase_tables::table::TableFile;
 use rayon::prelude::*;
 
 fn compressed_bits(codes: &[u8], level: i32) -> u64 {

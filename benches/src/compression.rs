@@ -1,8 +1,8 @@
 //! Compression measurements: re-encodes the tables of a solved directory
 //! with other block sizes and zstd levels and reports bits per position.
 
-use foxbase_worker::packed::PackedValues;
-use foxbase_worker::table::{raw_block, TableFile};
+use foxbase_tables::packed::PackedValues;
+use foxbase_tables::table::{raw_block, TableFile};
 use rayon::prelude::*;
 use serde_json::json;
 use std::path::Path;

@@ -99,15 +99,8 @@ fn run_phase(phase: &str, v: &Variant, threads: usize, workers: usize) -> Json {
             let m =
                 solve_local(&game, &plan, &dir, LocalOptions { workers, threads_per_worker: threads }, &Quiet).unwrap();
             let secs = t.elapsed().as_secs_f64();
-            let tables = foxbase_coordinator::probe::FoxTables::open(&dir).ok();
-            let value = match tables {
-                Some(t) => t.value(&v.start).unwrap().name(),
-                None => {
-                    // The manifest is written by the CLI; read the start directly.
-                    m.write(&dir).unwrap();
-                    foxbase_coordinator::probe::FoxTables::open(&dir).unwrap().value(&v.start).unwrap().name()
-                }
-            };
+            let (m, value) = foxbase_tables::seal::seal(&dir, m).unwrap();
+            let value = value.name();
             // Memory budget: 3 bytes per slot of the largest tier plus its children's packed tables.
             let (largest, largest_slots) = plan.largest_tier().unwrap();
             let child_bytes: u64 = game.child_tiers(largest).iter().map(|c| plan.slots[c].div_ceil(4)).sum();

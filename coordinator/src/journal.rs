@@ -12,10 +12,34 @@
 //! dropped (the tier is solved again). A bad line before the last is
 //! corruption and refused.
 
-use crate::manifest::TierEntry;
+use foxbase_tables::durable;
+use foxbase_tables::manifest::TierEntry;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// Why a journal cannot be created, resumed or appended to.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("{path}: a journal exists already; pass --resume to continue that run")]
+    Exists { path: String },
+    #[error("{path}: {source} (nothing to resume)")]
+    NothingToResume {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: journal of another run or variant: '{found}' (this run: '{expected}')")]
+    OtherRun { path: String, found: String, expected: String },
+    #[error("{path}: line {line} is corrupt (not a torn last line)")]
+    Corrupt { path: String, line: usize },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 const MAGIC: &str = "foxbase-journal 1";
 
@@ -33,31 +57,36 @@ fn entry_line(entry: &TierEntry) -> String {
 
 impl Journal {
     /// Creates a new journal at `path` for `game`'s `variant`; fails if one exists.
-    pub fn create(path: &Path, game: &str, variant: &str) -> Result<Journal, String> {
-        let p = path.display();
+    pub fn create(path: &Path, game: &str, variant: &str) -> Result<Journal, JournalError> {
+        let p = path.display().to_string();
+        let io = |path: &Path| {
+            let path = path.display().to_string();
+            move |source| JournalError::Io { path, source }
+        };
         if path.exists() {
-            return Err(format!("{p}: a journal exists already; pass --resume to continue that run"));
+            return Err(JournalError::Exists { path: p });
         }
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let mut file = OpenOptions::new().create_new(true).append(true).open(path).map_err(|e| format!("{p}: {e}"))?;
-        file.write_all(format!("{MAGIC} {game} {variant}\n").as_bytes()).map_err(|e| format!("{p}: {e}"))?;
-        file.sync_all().map_err(|e| format!("{p}: {e}"))?;
-        File::open(dir).and_then(|d| d.sync_all()).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let dir = durable::parent_dir(path);
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let mut file = OpenOptions::new().create_new(true).append(true).open(path).map_err(io(path))?;
+        file.write_all(format!("{MAGIC} {game} {variant}\n").as_bytes()).map_err(io(path))?;
+        file.sync_all().map_err(io(path))?;
+        durable::sync_dir(dir).map_err(io(dir))?;
         Ok(Journal { path: path.to_path_buf(), file })
     }
 
     /// Opens an existing journal, checks it is for `game`'s `variant`, and
     /// returns it with its finished tiers in the order they finished. A
     /// torn last line is cut off.
-    pub fn resume(path: &Path, game: &str, variant: &str) -> Result<(Journal, Vec<TierEntry>), String> {
-        let p = path.display();
-        let bytes = std::fs::read(path).map_err(|e| format!("{p}: {e} (nothing to resume)"))?;
+    pub fn resume(path: &Path, game: &str, variant: &str) -> Result<(Journal, Vec<TierEntry>), JournalError> {
+        let p = path.display().to_string();
+        let io = |source| JournalError::Io { path: p.clone(), source };
+        let bytes = std::fs::read(path).map_err(|source| JournalError::NothingToResume { path: p.clone(), source })?;
         let text = String::from_utf8_lossy(&bytes);
         let head = format!("{MAGIC} {game} {variant}\n");
         if !text.starts_with(&head) {
-            let first = text.lines().next().unwrap_or("");
-            return Err(format!("{p}: journal of another run or variant: '{first}' (this run: '{}')", head.trim_end()));
+            let found = text.lines().next().unwrap_or("").to_string();
+            return Err(JournalError::OtherRun { path: p, found, expected: head.trim_end().to_string() });
         }
         let mut entries = Vec::new();
         let mut good_len = head.len();
@@ -76,24 +105,24 @@ impl Journal {
                     good_len += line.len();
                 }
                 None if last => break,
-                None => return Err(format!("{p}: line {} is corrupt (not a torn last line)", n + 2)),
+                None => return Err(JournalError::Corrupt { path: p, line: n + 2 }),
             }
         }
-        let file = OpenOptions::new().write(true).open(path).map_err(|e| format!("{p}: {e}"))?;
+        let file = OpenOptions::new().write(true).open(path).map_err(io)?;
         if good_len < bytes.len() {
-            file.set_len(good_len as u64).map_err(|e| format!("{p}: {e}"))?;
-            file.sync_all().map_err(|e| format!("{p}: {e}"))?;
+            file.set_len(good_len as u64).map_err(io)?;
+            file.sync_all().map_err(io)?;
         }
         drop(file);
-        let file = OpenOptions::new().append(true).open(path).map_err(|e| format!("{p}: {e}"))?;
+        let file = OpenOptions::new().append(true).open(path).map_err(io)?;
         Ok((Journal { path: path.to_path_buf(), file }, entries))
     }
 
     /// Appends a finished tier and waits until it is on disk.
-    pub fn append(&mut self, entry: &TierEntry) -> Result<(), String> {
-        let p = self.path.display();
-        self.file.write_all(entry_line(entry).as_bytes()).map_err(|e| format!("{p}: {e}"))?;
-        self.file.sync_data().map_err(|e| format!("{p}: {e}"))
+    pub fn append(&mut self, entry: &TierEntry) -> Result<(), JournalError> {
+        let io = |source| JournalError::Io { path: self.path.display().to_string(), source };
+        self.file.write_all(entry_line(entry).as_bytes()).map_err(io)?;
+        self.file.sync_data().map_err(io)
     }
 }
 
@@ -125,8 +154,8 @@ mod tests {
         j.append(&entry("a")).unwrap();
         j.append(&entry("b")).unwrap();
         drop(j);
-        assert!(Journal::create(&path, "fox", "{\"v\":1}").unwrap_err().contains("--resume"));
-        let err = Journal::resume(&path, "fox", "{\"v\":2}").err().unwrap();
+        assert!(Journal::create(&path, "fox", "{\"v\":1}").unwrap_err().to_string().contains("--resume"));
+        let err = Journal::resume(&path, "fox", "{\"v\":2}").err().unwrap().to_string();
         assert!(err.contains("another run or variant"), "{err}");
 
         // A torn append: half of a third line.
@@ -148,7 +177,7 @@ mod tests {
         let at = full.len() - 10;
         bad[at] ^= 1;
         std::fs::write(&path, &bad).unwrap();
-        let err = Journal::resume(&path, "fox", "{\"v\":1}").err().unwrap();
+        let err = Journal::resume(&path, "fox", "{\"v\":1}").err().unwrap().to_string();
         assert!(err.contains("line 3 is corrupt"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

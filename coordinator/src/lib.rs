@@ -1,15 +1,15 @@
-//! foxbase-coordinator: plans the tier DAG, schedules tiers onto workers,
-//! writes the manifest, and answers probes. The `foxbase` binary is a thin
-//! command-line layer over this library.
+//! foxbase-coordinator: plans the tier DAG ([`plan`]), keeps a run's
+//! leases, workers and journal ([`run`], [`journal`]), serves them over
+//! gRPC and connects workers to them ([`grpc`]), and runs the local solve
+//! ([`local`]: the same run state and worker loop in one process, without
+//! the network). The `foxbase` binary is a thin command-line layer over this
+//! library, `foxbase-tables` and `foxbase-worker`.
 
+pub mod error;
+pub mod grpc;
 pub mod journal;
-pub mod loaded;
 pub mod local;
-pub mod manifest;
 pub mod plan;
-pub mod probe;
-pub mod publish;
 pub mod run;
-pub mod server;
-pub mod survey;
-pub mod verify;
+
+pub use error::CoordinatorError;

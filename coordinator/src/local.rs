@@ -1,15 +1,14 @@
-//! The local solve: an embedded coordinator with in-process workers.
+//! The local solve: an embedded coordinator with in-process workers, which
+//! call it directly with the protocol's plain types (no protobuf, no network).
 
-use crate::manifest::Manifest;
+use crate::error::CoordinatorError;
 use crate::plan::TierPlan;
 use crate::run::{Refusal, RunOptions, RunState};
 use foxbase_core::tier::TierGame;
-use foxbase_proto::v1::{
-    CompleteRequest, CompleteResponse, HeartbeatRequest, LeaseRequest, LeaseResponse, RegisterResponse, ReleaseRequest,
-};
+use foxbase_tables::manifest::Manifest;
 use foxbase_worker::job::TierReport;
-use foxbase_worker::kernel::TierStats;
-use foxbase_worker::lease_loop::{run_worker, Link, LinkError, WorkerOptions};
+use foxbase_worker::lease_loop::{run_lease_loop, WorkerOptions};
+use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration};
 use foxbase_worker::store::DirStore;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,17 +31,19 @@ pub trait Progress: Sync {
 }
 
 /// Solves every tier of `plan` into `store` and returns the manifest (not
-/// yet written). The embedded coordinator is [`RunState`], the workers run
-/// [`run_worker`] on threads of this process, calling it directly: the
-/// same code as `foxbase coordinator` and `foxbase worker`, without gRPC.
+/// yet written: [`foxbase_tables::seal::seal`] does that). The embedded
+/// coordinator is [`RunState`], the workers run [`run_lease_loop`] on
+/// threads of this process, calling it directly: the same code as
+/// `foxbase coordinator` and `foxbase worker`, without gRPC.
 pub fn solve_local<G: TierGame>(
     game: &G,
     plan: &TierPlan<G>,
     store: &Path,
     options: LocalOptions,
     progress: &dyn Progress,
-) -> Result<Manifest, String> {
-    std::fs::create_dir_all(store.join("tiers")).map_err(|e| format!("{}: {e}", store.display()))?;
+) -> Result<Manifest, CoordinatorError> {
+    std::fs::create_dir_all(store.join("tiers"))
+        .map_err(|source| CoordinatorError::Io { path: store.display().to_string(), source })?;
     progress.planned(plan.order.len(), plan.total_slots());
     let dir_store = DirStore::new(store);
     let run_options = RunOptions { lease: Duration::from_secs(3600), retry_after: Duration::from_millis(2) };
@@ -57,11 +58,11 @@ pub fn solve_local<G: TierGame>(
         hold_before_solving: Duration::ZERO,
         refusal_is_fatal: true,
     };
-    let errors: Vec<String> = std::thread::scope(|scope| {
+    let errors: Vec<foxbase_worker::WorkerError> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..options.workers.max(1))
             .map(|_| {
                 scope.spawn(|| {
-                    let result = run_worker(game, &link, &dir_store, &worker_options, None, &stop, &|_| {});
+                    let result = run_lease_loop(game, &link, &dir_store, &worker_options, None, &stop, &|_| {});
                     if result.is_err() {
                         // One failure ends the solve: the others stop at their next lease.
                         stop.store(true, Ordering::Relaxed);
@@ -73,11 +74,11 @@ pub fn solve_local<G: TierGame>(
         handles.into_iter().filter_map(|h| h.join().expect("a worker thread panicked").err()).collect()
     });
     if let Some(e) = errors.into_iter().next() {
-        return Err(e);
+        return Err(e.into());
     }
     let state = link.state.into_inner().unwrap();
     if !state.is_finished() {
-        return Err("the solve stopped before every tier was solved".into());
+        return Err(CoordinatorError::Unfinished);
     }
     let _ = std::fs::remove_dir(store.join("incoming"));
     Ok(state.manifest())
@@ -98,44 +99,30 @@ fn link_error(r: Refusal) -> LinkError {
 }
 
 impl<G: TierGame> Link for LocalLink<'_, '_, G> {
-    fn register(&self, worker_name: &str, threads: u32) -> Result<RegisterResponse, LinkError> {
+    fn register(&self, worker_name: &str, threads: u32) -> Result<Registration, LinkError> {
         Ok(self.state.lock().unwrap().register(worker_name, threads, Instant::now()))
     }
 
-    fn lease(&self, req: LeaseRequest) -> Result<LeaseResponse, LinkError> {
-        self.state.lock().unwrap().lease(&req.worker_id, Instant::now()).map_err(link_error)
+    fn lease(&self, worker_id: &str) -> Result<LeaseAnswer, LinkError> {
+        self.state.lock().unwrap().lease(worker_id, Instant::now()).map_err(link_error)
     }
 
-    fn heartbeat(&self, req: HeartbeatRequest) -> Result<bool, LinkError> {
-        self.state.lock().unwrap().heartbeat(&req.worker_id, req.lease_id, Instant::now()).map_err(link_error)
+    fn heartbeat(&self, worker_id: &str, lease_id: u64) -> Result<bool, LinkError> {
+        self.state.lock().unwrap().heartbeat(worker_id, lease_id, Instant::now()).map_err(link_error)
     }
 
-    fn release(&self, req: ReleaseRequest) -> Result<(), LinkError> {
-        self.state.lock().unwrap().release(&req.worker_id, req.lease_id, Instant::now()).map_err(link_error)
+    fn release(&self, worker_id: &str, lease_id: u64) -> Result<(), LinkError> {
+        self.state.lock().unwrap().release(worker_id, lease_id, Instant::now()).map_err(link_error)
     }
 
-    fn complete(&self, req: CompleteRequest) -> Result<CompleteResponse, LinkError> {
+    fn complete(&self, completion: &Completion) -> Result<Accepted, LinkError> {
         let mut state = self.state.lock().unwrap();
-        let response = state.complete(&req, Instant::now()).map_err(link_error)?;
-        if !response.duplicate {
+        let accepted = state.complete(completion, Instant::now()).map_err(link_error)?;
+        if !accepted.duplicate {
             let mut slots_done = self.slots_done.lock().unwrap();
-            *slots_done += req.slots;
-            let report = TierReport {
-                tier_name: req.tier.clone(),
-                stats: TierStats {
-                    slots: req.slots,
-                    wins: req.wins,
-                    draws: req.draws,
-                    losses: req.losses,
-                    unused: req.unused,
-                    ..Default::default()
-                },
-                crc32: req.crc32,
-                bytes: req.bytes,
-                seconds: req.seconds,
-            };
-            self.progress.tier_done(&report, state.tiers_done(), *slots_done);
+            *slots_done += completion.report.stats.slots;
+            self.progress.tier_done(&completion.report, state.tiers_done(), *slots_done);
         }
-        Ok(response)
+        Ok(accepted)
     }
 }

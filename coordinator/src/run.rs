@@ -1,8 +1,8 @@
 //! The coordinator's state of one solve: which tiers are done, leased or
 //! waiting, which workers hold which leases, and the journal. Plain data
-//! behind the five calls of the protocol: the gRPC server
-//! ([`crate::server`]) and the local solve ([`crate::local`]) drive this
-//! same code.
+//! behind the five calls of the protocol, in the worker crate's plain types
+//! ([`foxbase_worker::protocol`]): the gRPC server ([`crate::grpc::server`])
+//! and the local solve ([`crate::local`]) drive this same code.
 //!
 //! A completion is judged by what it claims about the store, never by who
 //! sends it: the uploaded file must exist under its upload key with the
@@ -13,40 +13,45 @@
 //! stays and the upload is deleted.
 
 use crate::journal::Journal;
-use crate::manifest::{Manifest, TierEntry};
 use crate::plan::{Scheduler, TierPlan};
 use foxbase_core::tier::TierGame;
-use foxbase_proto::v1::{
-    Assignment, CompleteRequest, CompleteResponse, LeaseResponse, RegisterResponse, StatusResponse, TableRef,
-    WorkerStatus,
+use foxbase_tables::manifest::{Manifest, TierEntry};
+use foxbase_tables::source::ByteSource;
+use foxbase_tables::table::TableFile;
+use foxbase_tables::tier_files::{table_header, TABLE_EXT};
+use foxbase_worker::protocol::{
+    Accepted, Assignment, Completion, LeaseAnswer, Registration, RunStatus, TableRef, WorkerStatus,
 };
-use foxbase_worker::job::{table_header, TABLE_EXT};
 use foxbase_worker::store::Store;
-use foxbase_worker::table::TableFile;
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant, SystemTime};
 
 /// Why a call was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// The worker id is not one this coordinator gave out (it restarted): register again.
+    #[error("{0}")]
     UnknownWorker(String),
     /// The request names something that does not exist or does not match the store.
+    #[error("{0}")]
     Invalid(String),
     /// A finished tier was completed again with another checksum; the first result stands.
+    #[error("{0}")]
     Conflict(String),
     /// The store or journal failed; the request may be retried.
+    #[error("{0}")]
     Internal(String),
 }
 
-impl std::fmt::Display for Refusal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Refusal::UnknownWorker(m) | Refusal::Invalid(m) | Refusal::Conflict(m) | Refusal::Internal(m) => {
-                f.write_str(m)
-            }
-        }
-    }
+/// Why a run cannot start from its journal.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResumeError {
+    #[error("the journal names tier '{0}', which this run does not have")]
+    UnknownTier(String),
+    #[error("{file}: {message}")]
+    Store { file: String, message: String },
+    #[error("the journal says {file} is finished ({bytes} bytes), but the store holds {found}")]
+    Missing { file: String, bytes: u64, found: String },
 }
 
 /// Settings of a run.
@@ -102,10 +107,7 @@ pub struct RunState<'g, G: TierGame> {
     counters: RunCounters,
 }
 
-/// The store key of a tier's final table.
-pub fn table_key<G: TierGame>(game: &G, tier: G::Tier) -> String {
-    format!("tiers/{}.{TABLE_EXT}", game.tier_name(tier))
-}
+pub use foxbase_tables::tier_files::table_key;
 
 impl<'g, G: TierGame> RunState<'g, G> {
     /// A run over `plan`, with `finished` tiers (from a journal) already done.
@@ -119,21 +121,22 @@ impl<'g, G: TierGame> RunState<'g, G> {
         journal: Option<Journal>,
         finished: Vec<TierEntry>,
         options: RunOptions,
-    ) -> Result<RunState<'g, G>, String> {
+    ) -> Result<RunState<'g, G>, ResumeError> {
         let mut done = HashMap::new();
         for entry in finished {
             let tier = game
                 .parse_tier_name(&entry.name)
                 .filter(|t| plan.slots.contains_key(t))
-                .ok_or_else(|| format!("the journal names tier '{}', which this run does not have", entry.name))?;
-            let size = store.size(&entry.file).map_err(|e| format!("{}: {e}", entry.file))?;
+                .ok_or_else(|| ResumeError::UnknownTier(entry.name.clone()))?;
+            let size = store
+                .size(&entry.file)
+                .map_err(|e| ResumeError::Store { file: entry.file.clone(), message: e.to_string() })?;
             if size != Some(entry.bytes) {
-                return Err(format!(
-                    "the journal says {} is finished ({} bytes), but the store holds {}",
-                    entry.file,
-                    entry.bytes,
-                    size.map_or("nothing".to_string(), |s| format!("{s} bytes"))
-                ));
+                return Err(ResumeError::Missing {
+                    file: entry.file.clone(),
+                    bytes: entry.bytes,
+                    found: size.map_or("nothing".to_string(), |s| format!("{s} bytes")),
+                });
             }
             done.insert(tier, entry);
         }
@@ -188,11 +191,11 @@ impl<'g, G: TierGame> RunState<'g, G> {
         self.resumed
     }
 
-    pub fn register(&mut self, name: &str, threads: u32, now: Instant) -> RegisterResponse {
+    pub fn register(&mut self, name: &str, threads: u32, now: Instant) -> Registration {
         self.next_worker += 1;
         let worker_id = format!("{:08x}-{}", self.run_id, self.next_worker);
         self.workers.insert(worker_id.clone(), WorkerInfo { name: name.to_string(), threads, last_seen: now });
-        RegisterResponse {
+        Registration {
             worker_id,
             game: self.game.game_name().into(),
             variant: self.game.variant_json(),
@@ -221,17 +224,14 @@ impl<'g, G: TierGame> RunState<'g, G> {
         }
     }
 
-    pub fn lease(&mut self, worker: &str, now: Instant) -> Result<LeaseResponse, Refusal> {
+    pub fn lease(&mut self, worker: &str, now: Instant) -> Result<LeaseAnswer, Refusal> {
         self.seen(worker, now)?;
         self.expire(now);
         if self.is_finished() {
-            return Ok(LeaseResponse { done: true, ..Default::default() });
+            return Ok(LeaseAnswer::Done);
         }
         let Some(tier) = self.scheduler.lease() else {
-            return Ok(LeaseResponse {
-                retry_after_ms: self.options.retry_after.as_millis() as u32,
-                ..Default::default()
-            });
+            return Ok(LeaseAnswer::Wait(self.options.retry_after));
         };
         self.next_lease += 1;
         let lease_id = ((self.run_id as u64) << 32) | self.next_lease as u64;
@@ -250,15 +250,12 @@ impl<'g, G: TierGame> RunState<'g, G> {
             })
             .collect();
         let name = self.game.tier_name(tier);
-        Ok(LeaseResponse {
-            assignment: Some(Assignment {
-                tier: name.clone(),
-                lease_id,
-                upload_key: format!("incoming/{name}.{lease_id:016x}.{TABLE_EXT}"),
-                children,
-            }),
-            ..Default::default()
-        })
+        Ok(LeaseAnswer::Assigned(Assignment {
+            tier: name.clone(),
+            lease_id,
+            upload_key: format!("incoming/{name}.{lease_id:016x}.{TABLE_EXT}"),
+            children,
+        }))
     }
 
     /// Extends a lease; false if it is not (or no longer) this worker's.
@@ -284,83 +281,84 @@ impl<'g, G: TierGame> RunState<'g, G> {
         Ok(())
     }
 
-    pub fn complete(&mut self, req: &CompleteRequest, now: Instant) -> Result<CompleteResponse, Refusal> {
+    pub fn complete(&mut self, req: &Completion, now: Instant) -> Result<Accepted, Refusal> {
         self.seen(&req.worker_id, now)?;
         let result = self.judge(req);
         if result.is_err() {
             self.counters.completions_rejected += 1;
         }
-        if !matches!(result, Ok(CompleteResponse { duplicate: false })) && is_upload_key(&req.upload_key) {
+        if !matches!(result, Ok(Accepted { duplicate: false })) && is_upload_key(&req.upload_key) {
             // Rejected or duplicate: the upload is never used.
             let _ = self.store.delete(&req.upload_key);
         }
         result
     }
 
-    fn judge(&mut self, req: &CompleteRequest) -> Result<CompleteResponse, Refusal> {
-        let invalid = |m: String| Err(Refusal::Invalid(format!("completion of tier '{}' refused: {m}", req.tier)));
-        let Some(tier) = self.game.parse_tier_name(&req.tier).filter(|t| self.plan.slots.contains_key(t)) else {
+    fn judge(&mut self, completion: &Completion) -> Result<Accepted, Refusal> {
+        let req = &completion.report;
+        let stats = &req.stats;
+        let upload_key = &completion.upload_key;
+        let tier_name = &req.tier_name;
+        let invalid = |m: String| Err(Refusal::Invalid(format!("completion of tier '{tier_name}' refused: {m}")));
+        let Some(tier) = self.game.parse_tier_name(tier_name).filter(|t| self.plan.slots.contains_key(t)) else {
             return invalid("no such tier in this run".into());
         };
         if let Some(done) = self.finished.get(&tier) {
             let crc = format!("{:08x}", req.crc32);
             if done.crc32 == crc && done.bytes == req.bytes {
                 self.counters.duplicates += 1;
-                return Ok(CompleteResponse { duplicate: true });
+                return Ok(Accepted { duplicate: true });
             }
             return Err(Refusal::Conflict(format!(
                 "tier {} was completed before with checksum {} ({} bytes); this completion says {crc} ({} bytes): the first result is kept",
-                req.tier, done.crc32, done.bytes, req.bytes
+                tier_name, done.crc32, done.bytes, req.bytes
             )));
         }
         if let Some(c) = self.plan.children[&tier].iter().find(|c| !self.finished.contains_key(c)) {
             return invalid(format!("its child tier {} is not finished", self.game.tier_name(*c)));
         }
-        if !is_upload_key(&req.upload_key) {
-            return invalid(format!("'{}' is not an upload key (incoming/...)", req.upload_key));
+        if !is_upload_key(upload_key) {
+            return invalid(format!("'{upload_key}' is not an upload key (incoming/...)"));
         }
         let slots = self.plan.slots[&tier];
-        if req.slots != slots {
-            return invalid(format!("{} slots claimed, the tier has {slots}", req.slots));
+        if stats.slots != slots {
+            return invalid(format!("{} slots claimed, the tier has {slots}", stats.slots));
         }
-        if req.wins + req.draws + req.losses + req.unused != slots {
+        if stats.wins + stats.draws + stats.losses + stats.unused != slots {
             return invalid("wins, draws, losses and unused do not add up to the slots".into());
         }
-        let stored =
-            self.store.size(&req.upload_key).map_err(|e| Refusal::Internal(format!("{}: {e}", req.upload_key)))?;
+        let stored = self.store.size(upload_key).map_err(|e| Refusal::Internal(format!("{upload_key}: {e}")))?;
         if stored != Some(req.bytes) {
             let what = stored.map_or("no upload".to_string(), |s| format!("{s} bytes"));
-            return invalid(format!("{} bytes claimed, the store holds {what} under {}", req.bytes, req.upload_key));
+            return invalid(format!("{} bytes claimed, the store holds {what} under {upload_key}", req.bytes));
         }
-        let bytes =
-            self.store.get_bytes(&req.upload_key).map_err(|e| Refusal::Internal(format!("{}: {e}", req.upload_key)))?;
+        let bytes = self.store.get_bytes(upload_key).map_err(|e| Refusal::Internal(format!("{upload_key}: {e}")))?;
         let crc = crc32fast::hash(&bytes);
         if crc != req.crc32 {
             return invalid(format!("checksum {:08x} claimed, the upload's is {crc:08x}", req.crc32));
         }
-        drop(bytes);
-        if let Some(path) = self.store.local_path(&req.upload_key) {
-            let table = TableFile::open(&path).map_err(|e| Refusal::Invalid(e.to_string()))?;
-            table
-                .expect(&path, &table_header(self.game, tier, slots))
-                .map_err(|e| Refusal::Invalid(format!("completion of tier '{}' refused: {e}", req.tier)))?;
-        }
+        let table = TableFile::from_source(Box::new(Upload { name: upload_key.clone(), bytes }))
+            .map_err(|e| Refusal::Invalid(e.to_string()))?;
+        table
+            .expect(&table_header(self.game, tier, slots))
+            .map_err(|e| Refusal::Invalid(format!("completion of tier '{tier_name}' refused: {e}")))?;
+        drop(table);
         let key = table_key(self.game, tier);
-        self.store.rename(&req.upload_key, &key).map_err(|e| Refusal::Internal(format!("{key}: {e}")))?;
+        self.store.rename(upload_key, &key).map_err(|e| Refusal::Internal(format!("{key}: {e}")))?;
         let entry = TierEntry {
-            name: req.tier.clone(),
+            name: tier_name.clone(),
             file: key,
             slots,
             bytes: req.bytes,
             crc32: format!("{:08x}", req.crc32),
-            wins: req.wins,
-            draws: req.draws,
-            losses: req.losses,
-            unused: req.unused,
+            wins: stats.wins,
+            draws: stats.draws,
+            losses: stats.losses,
+            unused: stats.unused,
             children: self.plan.children[&tier].iter().map(|&c| self.game.tier_name(c)).collect(),
         };
         if let Some(j) = &mut self.journal {
-            j.append(&entry).map_err(Refusal::Internal)?;
+            j.append(&entry).map_err(|e| Refusal::Internal(e.to_string()))?;
         }
         self.finished.insert(tier, entry);
         let held: Vec<u64> = self.leases.iter().filter(|(_, l)| l.tier == tier).map(|(&id, _)| id).collect();
@@ -375,10 +373,10 @@ impl<'g, G: TierGame> RunState<'g, G> {
         self.scheduler.complete(tier);
         self.slots_done_here += slots;
         self.slots_finished += slots;
-        Ok(CompleteResponse { duplicate: false })
+        Ok(Accepted { duplicate: false })
     }
 
-    pub fn status(&self, now: Instant, start_value: Option<&str>) -> StatusResponse {
+    pub fn status(&self, now: Instant, start_value: Option<&str>) -> RunStatus {
         let mut leased: HashMap<&str, Vec<String>> = HashMap::new();
         for l in self.leases.values() {
             leased.entry(l.worker.as_str()).or_default().push(self.game.tier_name(l.tier));
@@ -387,8 +385,8 @@ impl<'g, G: TierGame> RunState<'g, G> {
         let slots_total = self.plan.total_slots();
         let secs = now.duration_since(self.started).as_secs_f64();
         let rate = if secs > 0.0 { self.slots_done_here as f64 / secs } else { 0.0 };
-        let eta = if rate > 0.0 { (slots_total - slots_done) as f64 / rate } else { -1.0 };
-        StatusResponse {
+        let eta = (rate > 0.0).then(|| (slots_total - slots_done) as f64 / rate);
+        RunStatus {
             variant: self.game.variant_json(),
             tiers_total: self.plan.order.len() as u32,
             tiers_done: self.scheduler.done() as u32,
@@ -414,7 +412,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
             leases_expired: self.counters.leases_expired,
             completions_rejected: self.counters.completions_rejected,
             finished: self.is_finished(),
-            start_value: start_value.unwrap_or("").to_string(),
+            start_value: start_value.map(String::from),
         }
     }
 
@@ -422,6 +420,34 @@ impl<'g, G: TierGame> RunState<'g, G> {
     pub fn manifest(&self) -> Manifest {
         let tiers = self.plan.order.iter().map(|t| self.finished[t].clone()).collect();
         Manifest::new(self.game, tiers, self.started.elapsed().as_secs_f64())
+    }
+}
+
+/// An upload's bytes, already read whole to check its CRC, as a table source.
+struct Upload {
+    name: String,
+    bytes: Vec<u8>,
+}
+
+impl ByteSource for Upload {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn len(&self) -> std::io::Result<u64> {
+        Ok(self.bytes.len() as u64)
+    }
+
+    fn read_ranges(&self, ranges: &mut [(u64, &mut [u8])]) -> std::io::Result<()> {
+        for (offset, buf) in ranges.iter_mut() {
+            let start = usize::try_from(*offset).map_err(std::io::Error::other)?;
+            let piece = start
+                .checked_add(buf.len())
+                .and_then(|end| self.bytes.get(start..end))
+                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
+            buf.copy_from_slice(piece);
+        }
+        Ok(())
     }
 }
 

@@ -327,3 +327,32 @@ fn help_and_version_succeed() {
     let out = ok(&["--version"]);
     assert!(out.starts_with("foxbase "), "{out}");
 }
+
+// ---------------------------------------------------------------------------
+// output to a closed pipe
+
+/// `foxbase moves POS | head -3` and the like: when the reader has gone, the
+/// command stops quietly with success instead of panicking.
+#[test]
+fn output_to_a_closed_pipe_ends_quietly_with_success() {
+    for args in [
+        vec!["moves", START],
+        vec!["moves", START, "--json"],
+        vec!["show", START],
+        vec!["perft", "--depth", "2", "--divide"],
+        vec!["play", START, "c7-c6"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        // The read end is closed before the command writes anything.
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_foxbase"))
+            .args(&args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("run foxbase");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(out.status.success(), "{args:?}: {:?} {stderr}", out.status);
+        assert_eq!(stderr, "", "{args:?}");
+    }
+}

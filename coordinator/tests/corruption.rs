@@ -8,18 +8,19 @@ mod common;
 
 use common::TempDir;
 use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
-use foxbase_coordinator::manifest::{Manifest, MANIFEST_FILE};
 use foxbase_coordinator::plan::TierPlan;
 use foxbase_core::foxgame::{FoxGame, FoxTier};
 use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Value, Variant};
-use foxbase_worker::job::{solve_and_store, table_header, table_path, TierReport};
-use foxbase_worker::packed::{PackedValues, UNUSED};
-use foxbase_worker::table::{
+use foxbase_tables::manifest::{Manifest, MANIFEST_FILE};
+use foxbase_tables::packed::{PackedValues, UNUSED};
+use foxbase_tables::table::{
     raw_block, read_table, write_table, TableFile, CODEC_STORED, DEFAULT_BLOCK_SLOTS, FIXED_HEADER, FORMAT_VERSION,
     MAGIC,
 };
+use foxbase_tables::tier_files::{table_header, table_path};
+use foxbase_worker::job::{solve_and_store, TierReport};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -549,20 +550,20 @@ fn the_solver_refuses_a_damaged_child_table() {
     let c = child_path.display().to_string();
 
     flip(&child_path, b.offset + b.stored_len as u64 / 2);
-    let e = solve().unwrap_err();
+    let e = solve().unwrap_err().to_string();
     assert!(e.starts_with(&format!("{c}: block 0: ")), "{e}");
 
     std::fs::write(&child_path, &original[..original.len() - 5]).unwrap();
-    let e = solve().unwrap_err();
+    let e = solve().unwrap_err().to_string();
     assert!(e.starts_with(&c) && e.contains("truncated"), "{e}");
 
     std::fs::remove_file(&child_path).unwrap();
-    let e = solve().unwrap_err();
+    let e = solve().unwrap_err().to_string();
     assert!(e.starts_with(&c) && e.contains("No such file"), "{e}");
 
     // Another child's table under this child's name.
     std::fs::copy(table_path(game, &s.dir.0, children[1]), &child_path).unwrap();
-    let e = solve().unwrap_err();
+    let e = solve().unwrap_err().to_string();
     assert!(e.starts_with(&c), "{e}");
     assert!(e.contains(&format!(
         "holds tier {}, expected tier {}",

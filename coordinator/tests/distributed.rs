@@ -9,16 +9,18 @@
 mod common;
 
 use common::TempDir;
+use foxbase_coordinator::grpc::client::{Credentials, GrpcLink};
 use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
-use foxbase_coordinator::manifest::Manifest;
 use foxbase_coordinator::plan::TierPlan;
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::parse_position;
 use foxbase_core::{Geometry, Variant};
 use foxbase_proto::v1::coordinator_client::CoordinatorClient;
-use foxbase_proto::v1::{CompleteRequest, LeaseRequest, RegisterRequest};
-use foxbase_worker::grpc_link::{Credentials, GrpcLink};
-use foxbase_worker::lease_loop::{Link, LinkError};
+use foxbase_proto::v1::RegisterRequest;
+use foxbase_tables::manifest::Manifest;
+use foxbase_worker::job::TierReport;
+use foxbase_worker::kernel::TierStats;
+use foxbase_worker::protocol::{Completion, LeaseAnswer, Link, LinkError};
 use serde_json::Value as Json;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -327,48 +329,69 @@ fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refu
     // Malformed completions from a registered worker holding a lease.
     let l = link(&url, TOKEN);
     let me = l.register("mallory", 1).unwrap();
-    let lease = l.lease(LeaseRequest { worker_id: me.worker_id.clone() }).unwrap();
-    let a = lease.assignment.expect("a tier is ready");
-    let good = CompleteRequest {
+    let LeaseAnswer::Assigned(a) = l.lease(&me.worker_id).unwrap() else { panic!("a tier is ready") };
+    let good = Completion {
         worker_id: me.worker_id.clone(),
         lease_id: a.lease_id,
-        tier: a.tier.clone(),
         upload_key: a.upload_key.clone(),
-        crc32: 0,
-        bytes: 0,
-        slots: 0,
-        ..Default::default()
+        report: TierReport { tier_name: a.tier.clone(), stats: TierStats::default(), crc32: 0, bytes: 0, seconds: 0.0 },
     };
-    let refused = |req: CompleteRequest, want: &str| match l.complete(req) {
+    let refused = |req: Completion, want: &str| match l.complete(&req) {
         Err(LinkError::Refused(m)) => assert!(m.contains(want), "'{m}' should say '{want}'"),
         other => panic!("{other:?}"),
     };
-    refused(CompleteRequest { tier: "f9-9.9.9.9.9.9.9".into(), ..good.clone() }, "no such tier in this run");
+    let edit = |from: &Completion, f: &dyn Fn(&mut Completion)| {
+        let mut c = from.clone();
+        f(&mut c);
+        c
+    };
+    refused(edit(&good, &|c| c.report.tier_name = "f9-9.9.9.9.9.9.9".into()), "no such tier in this run");
     let slots = a.tier.len() as u64; // anything but the tier's size
-    refused(CompleteRequest { slots, ..good.clone() }, "slots claimed, the tier has");
+    refused(edit(&good, &|c| c.report.stats.slots = slots), "slots claimed, the tier has");
     // Garbage uploaded under the key: a wrong checksum, then a right checksum of a non-table.
     let upload = store.join(&a.upload_key);
     let game = game();
     let plan = TierPlan::new(&game);
     let tier = foxbase_core::tier::TierGame::parse_tier_name(&game, &a.tier).unwrap();
     let size = plan.slots[&tier];
-    let good = CompleteRequest { slots: size, wins: size, ..good };
+    let good = edit(&good, &|c| {
+        c.report.stats.slots = size;
+        c.report.stats.wins = size;
+    });
     refused(good.clone(), "0 bytes claimed, the store holds no upload");
     std::fs::create_dir_all(upload.parent().unwrap()).unwrap();
     std::fs::write(&upload, b"not a table at all").unwrap();
-    refused(CompleteRequest { bytes: 18, crc32: 1, ..good.clone() }, "checksum 00000001 claimed");
+    refused(
+        edit(&good, &|c| {
+            c.report.bytes = 18;
+            c.report.crc32 = 1;
+        }),
+        "checksum 00000001 claimed",
+    );
     std::fs::write(&upload, b"not a table at all").unwrap();
     let crc = crc32fast::hash(b"not a table at all");
-    refused(CompleteRequest { bytes: 18, crc32: crc, ..good.clone() }, "too short for a table header");
+    refused(
+        edit(&good, &|c| {
+            c.report.bytes = 18;
+            c.report.crc32 = crc;
+        }),
+        "too short for a table header",
+    );
     std::fs::write(&upload, b"x").unwrap();
-    refused(CompleteRequest { upload_key: "tiers/x.fxt".into(), bytes: 1, ..good.clone() }, "not an upload key");
+    refused(
+        edit(&good, &|c| {
+            c.upload_key = "tiers/x.fxt".into();
+            c.report.bytes = 1;
+        }),
+        "not an upload key",
+    );
     let s = l.status().unwrap();
     assert_eq!(s.completions_rejected, 6);
     assert_eq!(s.tiers_done, 0, "nothing was accepted");
 
     // The run goes on and ends with the right tables.
     let w = worker(&root.0, &url, "honest", &[]);
-    l.release(foxbase_proto::v1::ReleaseRequest { worker_id: me.worker_id.clone(), lease_id: a.lease_id }).unwrap();
+    l.release(&me.worker_id, a.lease_id).unwrap();
     let out = c.finish_ok(Duration::from_secs(60));
     assert_eq!(summary(&out)["completions_rejected"], 6);
     assert_eq!(checksums(&store), expected);

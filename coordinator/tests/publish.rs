@@ -6,16 +6,16 @@ mod common;
 
 use common::TempDir;
 use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
-use foxbase_coordinator::manifest::{Layout, Manifest};
 use foxbase_coordinator::plan::TierPlan;
-use foxbase_coordinator::probe::FoxTables;
-use foxbase_coordinator::publish::publish;
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Side, Value, Variant};
-use foxbase_worker::job::{table_header, table_path};
-use foxbase_worker::table::{read_table, write_table_layout, SlotLayout, TableFile, DEFAULT_BLOCK_SLOTS};
+use foxbase_tables::manifest::{Layout, Manifest};
+use foxbase_tables::publish::publish;
+use foxbase_tables::table::{read_table, write_table_layout, TableFile, DEFAULT_BLOCK_SLOTS};
+use foxbase_tables::tier_files::{table_header, table_path};
+use foxbase_tables::TableDir;
 use std::path::Path;
 use std::process::Command;
 
@@ -73,20 +73,20 @@ fn published_tables_give_back_every_solved_value() {
     // Every position of every tier: the published tables' probe (which
     // derives fox-to-move values) equals the solved table.
     let game = game();
-    let full = FoxTables::open(&src).unwrap();
-    let thin = FoxTables::open(&out).unwrap();
+    let full = TableDir::open(&src).unwrap();
+    let thin = TableDir::open(&out).unwrap();
     let (mut fox, mut counts) = (0, [0u64; 3]);
     for entry in &manifest.tiers {
         let tier = game.parse_tier_name(&entry.name).unwrap();
         let index = game.tier_index(tier);
         let solved = read_table(&table_path(&game, &src, tier), &table_header(&game, tier, entry.slots)).unwrap();
         let stored = TableFile::open(&out.join(&entry.file)).unwrap();
-        assert_eq!(stored.layout, SlotLayout::EvenDerived);
+        assert_eq!(stored.layout, Layout::Published);
         for i in 0..entry.slots {
             let Some(pos) = game.unrank(&index, i) else { continue };
             let want = solved.value(i).unwrap();
             // Probing every position through the CLI path is slow; sample the
-            // fox-to-move ones through FoxTables and check all through tables.
+            // fox-to-move ones through TableDir and check all through tables.
             if i % 199 == 0 {
                 assert_eq!(thin.value(&pos).unwrap(), want, "{}", format_position(&pos));
                 assert_eq!(full.value(&pos).unwrap(), want, "{}", format_position(&pos));
@@ -134,7 +134,7 @@ fn a_published_table_with_a_changed_sheep_value_fails_verify() {
         &values,
         DEFAULT_BLOCK_SLOTS,
         3,
-        SlotLayout::EvenDerived,
+        Layout::Published,
     )
     .unwrap();
     let e = manifest.tiers.iter_mut().find(|t| t.name == entry.name).unwrap();
@@ -161,7 +161,7 @@ fn the_solver_and_verify_refuse_mixed_layouts() {
     let tier = game.parse_tier_name(&entry.name).unwrap();
     // A solve cannot use a published table as a child table.
     let err = read_table(&out.join(&entry.file), &table_header(&game, tier, entry.slots)).unwrap_err();
-    assert!(err.contains("a published table"), "{err}");
+    assert!(err.to_string().contains("a published table"), "{err}");
     // A published table copied into a solved directory is named by verify.
     std::fs::copy(out.join(&entry.file), src.join(&entry.file)).unwrap();
     let mut m = manifest.clone();
@@ -173,7 +173,7 @@ fn the_solver_and_verify_refuse_mixed_layouts() {
     assert_eq!(v.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
     assert_eq!(json["problem"]["file"], entry.file.as_str(), "{json}");
-    assert!(json["problem"]["message"].as_str().unwrap().contains("layout EvenDerived"), "{json}");
+    assert!(json["problem"]["message"].as_str().unwrap().contains("layout published"), "{json}");
     // Publishing a published directory, or with a bad level, is refused.
     let again = foxbase(&["publish", out.to_str().unwrap(), root.0.join("twice").to_str().unwrap()]);
     assert_eq!(again.status.code(), Some(1));
@@ -182,4 +182,33 @@ fn the_solver_and_verify_refuse_mixed_layouts() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--level 0"), "{bad:?}");
     assert!(!root.0.join("x").exists() && !root.0.join("twice").exists());
+}
+
+#[test]
+fn survey_reads_a_published_tablebase_as_it_reads_the_solved_one() {
+    let root = TempDir::new("survey");
+    let (src, out) = (root.0.join("solved"), root.0.join("published"));
+    let (src_s, out_s) = (src.to_str().unwrap(), out.to_str().unwrap());
+    // One fox against three sheep starting on rank 1: every arrangement on ranks 1..4 is in the tables.
+    let start = ".F./.../......./......./......./.../SSS f";
+    let solved = foxbase(&["solve", "--start", start, "--pen-target", "2", "--out", src_s, "--json"]);
+    assert!(solved.status.success(), "{}", String::from_utf8_lossy(&solved.stderr));
+    let published = foxbase(&["publish", src_s, out_s, "--json"]);
+    assert!(published.status.success(), "{}", String::from_utf8_lossy(&published.stderr));
+    let survey = |dir: &str, side: &str| {
+        let o = foxbase(&["survey", "--tables", dir, "--sheep", "3", "--side", side, "--list", "2000", "--json"]);
+        assert!(o.status.success(), "survey of {dir}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    for side in ["f", "s"] {
+        let (a, b) = (survey(src_s, side), survey(out_s, side));
+        assert_eq!(a, b, "side {side}: the two layouts give the same survey");
+        let j: serde_json::Value = serde_json::from_str(&a).unwrap();
+        // 3 sheep on the 20 points of ranks 1..4 (the fox is on d7): C(20, 3).
+        assert_eq!(j["arrangements"], 1140, "{j}");
+        let total: u64 = ["win", "draw", "loss"].iter().map(|v| j[v].as_u64().unwrap()).sum();
+        assert_eq!(total, 1140, "{j}");
+        let listed: usize = ["win", "draw", "loss"].iter().map(|v| j["listed"][v].as_array().unwrap().len()).sum();
+        assert_eq!(listed, 1140, "{j}");
+    }
 }

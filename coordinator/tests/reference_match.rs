@@ -12,8 +12,8 @@ use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::reference::ReferenceSolution;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Value, Variant};
-use foxbase_worker::job::{table_header, table_path};
-use foxbase_worker::table::read_table;
+use foxbase_tables::table::read_table;
+use foxbase_tables::tier_files::{table_header, table_path};
 use std::collections::HashMap;
 
 struct Quiet;

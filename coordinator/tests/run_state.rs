@@ -14,8 +14,8 @@ use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::parse_position;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Variant};
-use foxbase_proto::v1::{Assignment, CompleteRequest};
 use foxbase_worker::job::solve_to_file;
+use foxbase_worker::protocol::{Assignment, Completion, LeaseAnswer};
 use foxbase_worker::store::{DirStore, Store};
 use std::time::{Duration, Instant};
 
@@ -27,23 +27,18 @@ fn game() -> FoxGame {
 const OPTIONS: RunOptions = RunOptions { lease: Duration::from_secs(10), retry_after: Duration::from_millis(5) };
 
 /// Solves an assignment into its upload key and returns the completion to send.
-fn solve(game: &FoxGame, store: &DirStore, worker: &str, a: &Assignment) -> CompleteRequest {
+fn solve(game: &FoxGame, store: &DirStore, worker: &str, a: &Assignment) -> Completion {
     let tier = game.parse_tier_name(&a.tier).unwrap();
     let out = store.local_path(&a.upload_key).unwrap();
-    let r = solve_to_file(game, tier, &|c| store.local_path(&table_key(game, c)).unwrap(), &out, 1).unwrap();
-    CompleteRequest {
-        worker_id: worker.into(),
-        lease_id: a.lease_id,
-        tier: a.tier.clone(),
-        upload_key: a.upload_key.clone(),
-        crc32: r.crc32,
-        bytes: r.bytes,
-        slots: r.stats.slots,
-        wins: r.stats.wins,
-        draws: r.stats.draws,
-        losses: r.stats.losses,
-        unused: r.stats.unused,
-        seconds: r.seconds,
+    let report = solve_to_file(game, tier, &|c| store.local_path(&table_key(game, c)).unwrap(), &out, 1).unwrap();
+    Completion { worker_id: worker.into(), lease_id: a.lease_id, upload_key: a.upload_key.clone(), report }
+}
+
+/// The assignment of a lease answer that must hold one.
+fn assigned(answer: LeaseAnswer) -> Assignment {
+    match answer {
+        LeaseAnswer::Assigned(a) => a,
+        other => panic!("expected an assignment, got {other:?}"),
     }
 }
 
@@ -63,7 +58,7 @@ fn leases_expire_late_completions_count_once_and_conflicts_never_replace() {
     assert!(matches!(run.lease("nobody", t0), Err(Refusal::UnknownWorker(_))));
 
     // a leases the first tier; a heartbeat at 8 s carries it past 10 s.
-    let first = run.lease(&a, t0).unwrap().assignment.unwrap();
+    let first = assigned(run.lease(&a, t0).unwrap());
     assert!(run.heartbeat(&a, first.lease_id, t0 + Duration::from_secs(8)).unwrap());
     assert!(!run.heartbeat(&b, first.lease_id, t0).unwrap(), "not b's lease");
     let t12 = t0 + Duration::from_secs(12);
@@ -72,7 +67,7 @@ fn leases_expire_late_completions_count_once_and_conflicts_never_replace() {
     // Silent until 19 s: expired, and b gets the same tier.
     let t19 = t0 + Duration::from_secs(19);
     let again = loop {
-        let l = run.lease(&b, t19).unwrap().assignment.unwrap();
+        let l = assigned(run.lease(&b, t19).unwrap());
         if l.tier == first.tier {
             break l;
         }
@@ -86,7 +81,7 @@ fn leases_expire_late_completions_count_once_and_conflicts_never_replace() {
     assert!(!run.complete(&from_a, t19).unwrap().duplicate);
     let key = table_key(&game, game.parse_tier_name(&first.tier).unwrap());
     let accepted = store.get_bytes(&key).unwrap();
-    assert_eq!(crc32fast::hash(&accepted), from_a.crc32);
+    assert_eq!(crc32fast::hash(&accepted), from_a.report.crc32);
     assert!(store.size(&first.upload_key).unwrap().is_none());
     // b finishes the same tier: a duplicate, its upload deleted.
     let from_b = solve(&game, &store, &b, &again);
@@ -95,9 +90,9 @@ fn leases_expire_late_completions_count_once_and_conflicts_never_replace() {
     assert_eq!(run.counters().duplicates, 1);
 
     // Another result for the finished tier: a conflict; the first one stays.
-    let next = run.lease(&b, t19).unwrap().assignment.unwrap();
+    let next = assigned(run.lease(&b, t19).unwrap());
     let mut forged = solve(&game, &store, &b, &next);
-    forged.tier = first.tier.clone();
+    forged.report.tier_name = first.tier.clone();
     match run.complete(&forged, t19) {
         Err(Refusal::Conflict(m)) => assert!(m.contains("the first result is kept"), "{m}"),
         other => panic!("{other:?}"),
@@ -110,12 +105,12 @@ fn leases_expire_late_completions_count_once_and_conflicts_never_replace() {
     while !run.is_finished() {
         let a = match pending.take() {
             Some(a) => a,
-            None => run.lease(&b, t19).unwrap().assignment.unwrap(),
+            None => assigned(run.lease(&b, t19).unwrap()),
         };
         let done = solve(&game, &store, &b, &a);
         assert!(!run.complete(&done, t19).unwrap().duplicate);
     }
-    assert!(run.lease(&b, t19).unwrap().done);
+    assert_eq!(run.lease(&b, t19).unwrap(), LeaseAnswer::Done);
     let manifest = run.manifest();
     assert_eq!(manifest.tiers.len(), plan.order.len());
     drop(run);
@@ -130,5 +125,5 @@ fn leases_expire_late_completions_count_once_and_conflicts_never_replace() {
     std::fs::remove_file(store.local_path(&key).unwrap()).unwrap();
     let (journal, finished) = Journal::resume(&journal_path, "fox", &game.variant_json()).unwrap();
     let err = RunState::new(&game, &plan, &store, Some(journal), finished, OPTIONS).err().unwrap();
-    assert!(err.contains("but the store holds nothing"), "{err}");
+    assert!(err.to_string().contains("but the store holds nothing"), "{err}");
 }

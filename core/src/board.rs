@@ -13,6 +13,7 @@
 //! assert_eq!((ortho.line_count(), ortho.jump_triple_count()), (52, 38));
 //! ```
 
+use crate::error::ParseError;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
@@ -149,16 +150,17 @@ impl fmt::Display for Point {
 }
 
 impl FromStr for Point {
-    type Err = String;
-    /// Parses a square such as `c7`. The error names the square and why.
-    fn from_str(s: &str) -> Result<Point, String> {
+    type Err = ParseError;
+    /// Parses a square such as `c7`. The error names the square and why:
+    /// [`ParseError::NotASquare`] or [`ParseError::NotAPoint`].
+    fn from_str(s: &str) -> Result<Point, ParseError> {
         let b = s.as_bytes();
         if b.len() != 2 || !b[0].is_ascii_lowercase() || !b[1].is_ascii_digit() {
-            return Err(format!("'{s}' is not a square (expected a file a-g and a rank 1-7, e.g. d4)"));
+            return Err(ParseError::NotASquare { text: s.to_string() });
         }
         let x = (b[0] - b'a') as i32 + 1;
         let y = (b[1] - b'0') as i32;
-        Point::from_xy(x, y).ok_or_else(|| format!("{s} is not a point of the board"))
+        Point::from_xy(x, y).ok_or_else(|| ParseError::NotAPoint { text: s.to_string() })
     }
 }
 
@@ -207,12 +209,13 @@ impl fmt::Display for Geometry {
 }
 
 impl FromStr for Geometry {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Geometry, String> {
+    type Err = ParseError;
+    /// Parses `classic` or `orthogonal`; anything else is [`ParseError::UnknownGeometry`].
+    fn from_str(s: &str) -> Result<Geometry, ParseError> {
         match s {
             "classic" => Ok(Geometry::Classic),
             "orthogonal" => Ok(Geometry::Orthogonal),
-            _ => Err(format!("unknown geometry '{s}' (expected classic or orthogonal)")),
+            _ => Err(ParseError::UnknownGeometry { text: s.to_string() }),
         }
     }
 }
@@ -435,8 +438,13 @@ mod tests {
 
     #[test]
     fn bad_squares_are_named() {
-        assert_eq!("c8".parse::<Point>().unwrap_err(), "c8 is not a point of the board");
-        assert_eq!("a1".parse::<Point>().unwrap_err(), "a1 is not a point of the board");
-        assert!("zz".parse::<Point>().unwrap_err().contains("'zz'"));
+        assert_eq!("c8".parse::<Point>().unwrap_err().to_string(), "c8 is not a point of the board");
+        assert_eq!("a1".parse::<Point>().unwrap_err().to_string(), "a1 is not a point of the board");
+        assert!("zz".parse::<Point>().unwrap_err().to_string().contains("'zz'"));
+        assert_eq!("c8".parse::<Point>().unwrap_err(), ParseError::NotAPoint { text: "c8".into() });
+        assert_eq!("zz".parse::<Point>().unwrap_err(), ParseError::NotASquare { text: "zz".into() });
+        let geometry = "hex".parse::<Geometry>().unwrap_err();
+        assert_eq!(geometry, ParseError::UnknownGeometry { text: "hex".into() });
+        assert_eq!(geometry.to_string(), "unknown geometry 'hex' (expected classic or orthogonal)");
     }
 }

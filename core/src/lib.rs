@@ -2,11 +2,12 @@
 //!
 //! One idea a module: [`board`] (the cross, its lines and jumps),
 //! [`position`], [`rules`] (moves, play, end of game), [`notation`],
-//! [`variant`], [`value`], [`perft`], [`reference`] (the oracle solver),
+//! [`variant`], [`value`], [`perft`], [`reference`](mod@reference) (the oracle solver),
 //! [`tier`] (the game contract the tier solver runs on) and its two games,
-//! [`foxgame`] and [`tictactoe`].
+//! [`foxgame`] and [`tictactoe`]; [`error`] holds the error types.
 
 pub mod board;
+pub mod error;
 pub mod foxgame;
 pub mod notation;
 pub mod perft;
@@ -19,6 +20,7 @@ pub mod value;
 pub mod variant;
 
 pub use board::{Geometry, Point};
+pub use error::{IllegalMove, ParseError, TooManyPositions, VariantError};
 pub use position::{Position, Side};
 pub use rules::{Move, Rules, Status};
 pub use value::Value;

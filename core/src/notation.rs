@@ -7,31 +7,33 @@
 //! assert_eq!(pos.sheep_count(), 20);
 //! assert_eq!(format_position(&pos), text);
 //! assert_eq!(
-//!     parse_position("F.F/.../....../SSSSSSS/SSSSSSS/SSS/SSS f").unwrap_err(),
+//!     parse_position("F.F/.../....../SSSSSSS/SSSSSSS/SSS/SSS f").unwrap_err().to_string(),
 //!     "rank 5 has 6 points, expected 7"
 //! );
 //! ```
 
 use crate::board::{Point, RANK_START, RANK_WIDTH};
+use crate::error::ParseError;
 use crate::position::{Position, Side};
 use crate::rules::{Move, Rules};
 
 /// Parses a position: ranks 7 down to 1 separated by `/`, then the side to move.
-/// The error names the rank, character or count that is wrong.
-pub fn parse_position(text: &str) -> Result<Position, String> {
+/// The error names the rank, character or count that is wrong (the first
+/// five variants of [`ParseError`], then [`Position::new`]'s).
+pub fn parse_position(text: &str) -> Result<Position, ParseError> {
     let text = text.trim();
     let (board, side) = match text.split_once(char::is_whitespace) {
         Some((b, s)) => (b, s.trim()),
-        None => return Err(format!("missing the side to move after the board (expected '{text} f' or '{text} s')")),
+        None => return Err(ParseError::MissingSide { text: text.to_string() }),
     };
     let side = match side {
         "f" => Side::Fox,
         "s" => Side::Sheep,
-        other => return Err(format!("side to move '{other}' is not f or s")),
+        other => return Err(ParseError::BadSide { found: other.to_string() }),
     };
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != 7 {
-        return Err(format!("expected 7 ranks separated by '/', found {}", ranks.len()));
+        return Err(ParseError::RankCount { found: ranks.len() });
     }
     let (mut sheep, mut foxes) = (0u64, 0u64);
     for (i, rank_text) in ranks.iter().enumerate() {
@@ -39,7 +41,7 @@ pub fn parse_position(text: &str) -> Result<Position, String> {
         let width = RANK_WIDTH[y - 1] as usize;
         let n = rank_text.chars().count();
         if n != width {
-            return Err(format!("rank {y} has {n} points, expected {width}"));
+            return Err(ParseError::RankWidth { rank: y as u8, found: n, expected: width });
         }
         for (j, c) in rank_text.chars().enumerate() {
             let bit = 1u64 << (RANK_START[y - 1] as usize + j);
@@ -49,7 +51,7 @@ pub fn parse_position(text: &str) -> Result<Position, String> {
                 '.' => {}
                 _ => {
                     let point = Point::new(RANK_START[y - 1] + j as u8);
-                    return Err(format!("rank {y}, character {} ({point}): '{c}' is not F, S or '.'", j + 1));
+                    return Err(ParseError::BadPiece { rank: y as u8, character: j + 1, point, found: c });
                 }
             }
         }
@@ -81,26 +83,30 @@ pub fn format_position(pos: &Position) -> String {
 }
 
 /// Parses the text of a move (`c7-c6` or `e5xc3`) without checking it against a position.
-pub fn parse_move_text(text: &str) -> Result<Move, String> {
+/// The error is [`ParseError::NotAMove`], [`ParseError::MoveSquare`] or [`ParseError::BadJump`].
+pub fn parse_move_text(text: &str) -> Result<Move, ParseError> {
     let t = text.trim();
     let (sep_at, jump) = match (t.find('-'), t.find('x')) {
         (Some(i), None) => (i, false),
         (None, Some(i)) => (i, true),
-        _ => return Err(format!("'{t}' is not a move (expected a step like c7-c6 or a jump like e5xc3)")),
+        _ => return Err(ParseError::NotAMove { text: t.to_string() }),
     };
-    let from: Point = t[..sep_at].parse().map_err(|e| format!("{t}: {e}"))?;
-    let to: Point = t[sep_at + 1..].parse().map_err(|e| format!("{t}: {e}"))?;
+    let square =
+        |s: &str| s.parse::<Point>().map_err(|e| ParseError::MoveSquare { text: t.to_string(), error: Box::new(e) });
+    let from = square(&t[..sep_at])?;
+    let to = square(&t[sep_at + 1..])?;
     if jump {
         let (dx, dy) = (to.x() - from.x(), to.y() - from.y());
         if !(dx.abs() == 2 || dx == 0) || !(dy.abs() == 2 || dy == 0) || (dx == 0 && dy == 0) {
-            return Err(format!("{t}: a jump goes exactly two points along a straight line"));
+            return Err(ParseError::BadJump { text: t.to_string() });
         }
     }
     Ok(Move { from, to, jump })
 }
 
-/// Parses a move and checks that it is legal in `pos`.
-pub fn parse_move(rules: &Rules, pos: &Position, text: &str) -> Result<Move, String> {
+/// Parses a move and checks that it is legal in `pos`: a bad text is reported
+/// as by [`parse_move_text`], an illegal move as [`ParseError::IllegalMove`].
+pub fn parse_move(rules: &Rules, pos: &Position, text: &str) -> Result<Move, ParseError> {
     let mv = parse_move_text(text)?;
     rules.check_move(pos, mv)?;
     Ok(mv)

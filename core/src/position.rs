@@ -1,6 +1,7 @@
 //! Positions: two sets of points and the side to move.
 
 use crate::board::{mirror_bits, Bits, ALL_POINTS};
+use crate::error::ParseError;
 use std::fmt;
 
 /// The two players.
@@ -57,19 +58,22 @@ pub struct Position {
 }
 
 impl Position {
-    /// A position from its parts, or a message saying what is wrong with them.
-    pub fn new(sheep: Bits, foxes: Bits, side: Side) -> Result<Position, String> {
+    /// A position from its parts, or what is wrong with them: one of
+    /// [`ParseError::OutsideBoard`], [`ParseError::SharedPoint`],
+    /// [`ParseError::TooManyFoxes`] and [`ParseError::TooManySheep`] (the
+    /// checks [`crate::notation::parse_position`] ends with).
+    pub fn new(sheep: Bits, foxes: Bits, side: Side) -> Result<Position, ParseError> {
         if (sheep | foxes) & !ALL_POINTS != 0 {
-            return Err("a piece stands outside the 33 points".into());
+            return Err(ParseError::OutsideBoard);
         }
         if sheep & foxes != 0 {
-            return Err("a fox and a sheep share a point".into());
+            return Err(ParseError::SharedPoint);
         }
         if foxes.count_ones() > MAX_FOXES {
-            return Err(format!("{} foxes (at most {MAX_FOXES})", foxes.count_ones()));
+            return Err(ParseError::TooManyFoxes { found: foxes.count_ones() });
         }
         if sheep.count_ones() > MAX_SHEEP {
-            return Err(format!("{} sheep (at most {MAX_SHEEP})", sheep.count_ones()));
+            return Err(ParseError::TooManySheep { found: sheep.count_ones() });
         }
         Ok(Position { sheep, foxes, side })
     }

@@ -16,6 +16,7 @@
 //! assert_eq!(sol.value(&v.start), Some(Value::Win)); // d4-d5 reaches the pen
 //! ```
 
+use crate::error::TooManyPositions;
 use crate::position::Position;
 use crate::rules::{Rules, Status};
 use crate::value::Value;
@@ -33,9 +34,9 @@ pub struct ReferenceSolution {
 }
 
 impl ReferenceSolution {
-    /// Solves everything reachable from `variant.start`, refusing (with an
-    /// error) to explore more than `max_positions` positions.
-    pub fn solve(variant: &Variant, max_positions: usize) -> Result<ReferenceSolution, String> {
+    /// Solves everything reachable from `variant.start`, refusing (with
+    /// [`TooManyPositions`]) to explore more than `max_positions` positions.
+    pub fn solve(variant: &Variant, max_positions: usize) -> Result<ReferenceSolution, TooManyPositions> {
         let rules = variant.rules();
         let mut positions = vec![variant.start];
         let mut index = HashMap::new();
@@ -57,9 +58,7 @@ impl ReferenceSolution {
                 overflow |= positions.len() > max_positions;
             });
             if overflow {
-                return Err(format!(
-                    "more than {max_positions} positions are reachable from the start: too large for the reference solver"
-                ));
+                return Err(TooManyPositions { limit: max_positions });
             }
             edges_start.push(children.len());
             next += 1;
@@ -108,12 +107,12 @@ fn fixed_point(rules: &Rules, positions: &[Position], edges_start: &[usize], chi
             if known[i].is_some() {
                 continue;
             }
+            // Known values are only wins and losses here (draws are what is
+            // left at the end), so this decides a win on a lost child and a
+            // loss when every child is won.
             let kids = &children[edges_start[i]..edges_start[i + 1]];
-            if kids.iter().any(|&c| known[c as usize] == Some(Value::Loss)) {
-                known[i] = Some(Value::Win);
-                changed = true;
-            } else if kids.iter().all(|&c| known[c as usize] == Some(Value::Win)) {
-                known[i] = Some(Value::Loss);
+            if let Some(v) = Value::decided_by(kids.iter().map(|&c| known[c as usize])) {
+                known[i] = Some(v);
                 changed = true;
             }
         }

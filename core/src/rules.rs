@@ -10,6 +10,7 @@
 //! ```
 
 use crate::board::{BitIter, Bits, Board, Geometry, Point, PEN};
+use crate::error::IllegalMove;
 use crate::position::{Position, Side};
 use std::fmt;
 
@@ -235,41 +236,36 @@ impl Rules {
     }
 
     /// Checks a move against a position; the error names the move and why it is illegal.
-    pub fn check_move(&self, pos: &Position, mv: Move) -> Result<(), String> {
+    pub fn check_move(&self, pos: &Position, mv: Move) -> Result<(), IllegalMove> {
         if let Some((winner, reason)) = self.ended_by_last_move(pos) {
-            return Err(format!("{mv}: the game is over ({winner} won: {})", reason.describe()));
+            return Err(IllegalMove::GameOver { mv, winner, reason });
         }
         let side = pos.side();
         let mine = if side == Side::Fox { pos.foxes() } else { pos.sheep() };
         if mine & mv.from.bit() == 0 {
-            return Err(format!("{mv}: no {} on {} ({} to move)", side.name(), mv.from, side.name()));
+            return Err(IllegalMove::NoPiece { mv, side });
         }
         if pos.empty() & mv.to.bit() == 0 {
-            return Err(format!("{mv}: {} is occupied", mv.to));
+            return Err(IllegalMove::Occupied { mv });
         }
         if mv.jump {
             if side == Side::Sheep {
-                return Err(format!("{mv}: sheep cannot jump"));
+                return Err(IllegalMove::SheepJump { mv });
             }
             let ok = self.board.jumps_from(mv.from.index()).iter().any(|j| j.to == mv.to.index());
             if !ok {
-                return Err(format!("{mv}: {} and {} are not two lines apart on one straight line", mv.from, mv.to));
+                return Err(IllegalMove::NotAJump { mv });
             }
             let over = mv.over().unwrap();
             if pos.sheep() & over.bit() == 0 {
-                return Err(format!("{mv}: no sheep on {over}"));
+                return Err(IllegalMove::NoSheepToJump { mv, over });
             }
         } else {
             if !self.board.is_line(mv.from, mv.to) {
-                return Err(format!(
-                    "{mv}: no line joins {} and {} in the {} geometry",
-                    mv.from,
-                    mv.to,
-                    self.geometry()
-                ));
+                return Err(IllegalMove::NoLine { mv, geometry: self.geometry() });
             }
             if side == Side::Sheep && mv.to.y() < mv.from.y() {
-                return Err(format!("{mv}: a sheep may not step to a lower rank"));
+                return Err(IllegalMove::SheepStepsBack { mv });
             }
         }
         Ok(())

@@ -1,4 +1,5 @@
-//! Game-theoretic values for the side to move.
+//! Game-theoretic values for the side to move, and the rule that gives a
+//! position its value from its children's.
 
 use std::fmt;
 
@@ -18,6 +19,54 @@ impl Value {
             Value::Draw => Value::Draw,
             Value::Loss => Value::Win,
         }
+    }
+
+    /// The value of a position whose moves lead to positions of the given
+    /// values (each for *its* side to move): a win if some child is a loss,
+    /// else a draw if some child is a draw, else a loss (every child is a
+    /// win, or there is no child at all).
+    ///
+    /// ```
+    /// use foxbase_core::Value::{self, Draw, Loss, Win};
+    /// assert_eq!(Value::from_children([Win, Draw, Loss]), Win);
+    /// assert_eq!(Value::from_children([Win, Draw, Win]), Draw);
+    /// assert_eq!(Value::from_children([Win, Win]), Loss);
+    /// assert_eq!(Value::from_children([]), Loss);
+    /// ```
+    pub fn from_children(children: impl IntoIterator<Item = Value>) -> Value {
+        let mut value = Value::Loss;
+        for child in children {
+            match child {
+                Value::Loss => return Value::Win,
+                Value::Draw => value = Value::Draw,
+                Value::Win => {}
+            }
+        }
+        value
+    }
+
+    /// [`Value::from_children`] with partial knowledge (`None`: the child's
+    /// value is not known yet): `Some(Win)` as soon as a known child is a
+    /// loss, `None` while no child is a loss and some child is unknown, and
+    /// otherwise the value from the known children.
+    ///
+    /// ```
+    /// use foxbase_core::Value::{self, Draw, Loss, Win};
+    /// assert_eq!(Value::decided_by([None, Some(Loss)]), Some(Win));
+    /// assert_eq!(Value::decided_by([Some(Win), None]), None);
+    /// assert_eq!(Value::decided_by([Some(Win), Some(Draw)]), Some(Draw));
+    /// assert_eq!(Value::decided_by([Some(Win), Some(Win)]), Some(Loss));
+    /// assert_eq!(Value::decided_by([]), Some(Loss));
+    /// ```
+    pub fn decided_by(children: impl IntoIterator<Item = Option<Value>>) -> Option<Value> {
+        let mut unknown = false;
+        let value = Value::from_children(children.into_iter().filter_map(|child| {
+            unknown |= child.is_none();
+            child
+        }));
+        // `from_children` stops at the first lost child, so `unknown` may then
+        // be incomplete; otherwise it has seen every child.
+        (value == Value::Win || !unknown).then_some(value)
     }
 
     pub fn name(self) -> &'static str {
@@ -51,5 +100,56 @@ impl Value {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Value::{self, Draw, Loss, Win};
+
+    #[test]
+    fn from_children_exact_cases() {
+        assert_eq!(Value::from_children([]), Loss);
+        assert_eq!(Value::from_children([Win]), Loss);
+        assert_eq!(Value::from_children([Draw]), Draw);
+        assert_eq!(Value::from_children([Loss]), Win);
+        assert_eq!(Value::from_children([Win, Win, Win]), Loss);
+        assert_eq!(Value::from_children([Win, Draw, Win]), Draw);
+        assert_eq!(Value::from_children([Draw, Draw]), Draw);
+        assert_eq!(Value::from_children([Win, Draw, Loss]), Win);
+        assert_eq!(Value::from_children([Loss, Draw, Win]), Win);
+        assert_eq!(Value::from_children(vec![Draw, Loss]), Win);
+    }
+
+    #[test]
+    fn decided_by_exact_cases() {
+        assert_eq!(Value::decided_by([]), Some(Loss));
+        assert_eq!(Value::decided_by([None]), None);
+        assert_eq!(Value::decided_by([Some(Win)]), Some(Loss));
+        assert_eq!(Value::decided_by([Some(Draw)]), Some(Draw));
+        assert_eq!(Value::decided_by([Some(Loss)]), Some(Win));
+        // A lost child decides, whatever else is unknown, before or after it.
+        assert_eq!(Value::decided_by([None, Some(Loss)]), Some(Win));
+        assert_eq!(Value::decided_by([Some(Loss), None]), Some(Win));
+        assert_eq!(Value::decided_by([None, Some(Draw), Some(Loss), None]), Some(Win));
+        // Without a lost child, one unknown child leaves it open.
+        assert_eq!(Value::decided_by([Some(Win), None]), None);
+        assert_eq!(Value::decided_by([None, Some(Win)]), None);
+        assert_eq!(Value::decided_by([Some(Draw), None, Some(Win)]), None);
+        // Everything known: as from_children.
+        assert_eq!(Value::decided_by([Some(Win), Some(Win)]), Some(Loss));
+        assert_eq!(Value::decided_by([Some(Win), Some(Draw)]), Some(Draw));
+    }
+
+    #[test]
+    fn decided_by_agrees_with_from_children_when_all_known() {
+        let all = [Win, Draw, Loss];
+        for n in 0..=3u32 {
+            for code in 0..3usize.pow(n) {
+                let kids: Vec<Value> = (0..n).map(|i| all[code / 3usize.pow(i) % 3]).collect();
+                let known = kids.iter().map(|&v| Some(v));
+                assert_eq!(Value::decided_by(known), Some(Value::from_children(kids.iter().copied())), "{kids:?}");
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@
 //! ```
 
 use crate::board::Geometry;
+use crate::error::VariantError;
 use crate::notation::{format_position, parse_position};
 use crate::position::{Position, Side};
 use crate::rules::Rules;
@@ -37,13 +38,14 @@ impl Default for Variant {
 }
 
 impl Variant {
-    /// A checked variant; the error names the bad field.
-    pub fn new(geometry: Geometry, pen_target: u32, start: Position) -> Result<Variant, String> {
+    /// A checked variant; the error names the bad field
+    /// ([`VariantError::PenTargetOutOfRange`] or [`VariantError::NoFox`]).
+    pub fn new(geometry: Geometry, pen_target: u32, start: Position) -> Result<Variant, VariantError> {
         if !(1..=9).contains(&pen_target) {
-            return Err(format!("pen_target {pen_target} is out of range (1..=9)"));
+            return Err(VariantError::PenTargetOutOfRange { pen_target });
         }
         if start.fox_count() == 0 {
-            return Err("start: the start position has no fox (1 or 2 are allowed)".into());
+            return Err(VariantError::NoFox);
         }
         Ok(Variant { geometry, pen_target, start })
     }
@@ -73,16 +75,17 @@ impl Variant {
         serde_json::from_str(&self.to_json()).unwrap()
     }
 
-    pub fn from_json(text: &str) -> Result<Variant, String> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("variant JSON: {e}"))?;
-        let field = |name: &str| v.get(name).ok_or_else(|| format!("variant JSON: missing field '{name}'"));
-        let geometry = field("geometry")?.as_str().ok_or("variant JSON: 'geometry' is not a string")?.parse()?;
-        let pen_target = field("pen_target")?
-            .as_u64()
-            .and_then(|k| u32::try_from(k).ok())
-            .ok_or("variant JSON: 'pen_target' is not a whole number in range")?;
-        let start = parse_position(field("start")?.as_str().ok_or("variant JSON: 'start' is not a string")?)
-            .map_err(|e| format!("variant JSON: start: {e}"))?;
+    /// Reads the JSON form written by [`Variant::to_json`]; the error names
+    /// the bad or missing field (the `Json*` variants of [`VariantError`],
+    /// [`VariantError::Geometry`], or [`Variant::new`]'s).
+    pub fn from_json(text: &str) -> Result<Variant, VariantError> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(VariantError::Json)?;
+        let field = |field: &'static str| v.get(field).ok_or(VariantError::JsonMissingField { field });
+        let string = |name: &'static str| field(name)?.as_str().ok_or(VariantError::JsonNotAString { field: name });
+        let geometry = string("geometry")?.parse().map_err(VariantError::Geometry)?;
+        let pen_target =
+            field("pen_target")?.as_u64().and_then(|k| u32::try_from(k).ok()).ok_or(VariantError::JsonPenTarget)?;
+        let start = parse_position(string("start")?).map_err(VariantError::JsonStart)?;
         Variant::new(geometry, pen_target, start)
     }
 }
@@ -94,26 +97,32 @@ impl fmt::Display for Variant {
 }
 
 impl FromStr for Variant {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Variant, String> {
+    type Err = VariantError;
+    /// Reads the text form written by `Display`; the error names the bad or
+    /// missing part ([`VariantError::Geometry`], the text variants of
+    /// [`VariantError`], or [`Variant::new`]'s).
+    fn from_str(s: &str) -> Result<Variant, VariantError> {
         let (mut geometry, mut pen_target, mut start) = (None, None, None);
         for part in s.split(';') {
-            let (key, value) = part.split_once('=').ok_or_else(|| format!("variant: '{part}' is not key=value"))?;
+            let (key, value) =
+                part.split_once('=').ok_or_else(|| VariantError::NotKeyValue { part: part.to_string() })?;
             match key.trim() {
-                "geometry" => geometry = Some(value.parse::<Geometry>()?),
+                "geometry" => geometry = Some(value.parse::<Geometry>().map_err(VariantError::Geometry)?),
                 "pen_target" => {
                     pen_target = Some(
-                        value.parse::<u32>().map_err(|_| format!("variant: pen_target '{value}' is not a number"))?,
+                        value
+                            .parse::<u32>()
+                            .map_err(|error| VariantError::PenTargetNotANumber { value: value.to_string(), error })?,
                     )
                 }
-                "start" => start = Some(parse_position(value).map_err(|e| format!("variant: start: {e}"))?),
-                other => return Err(format!("variant: unknown field '{other}'")),
+                "start" => start = Some(parse_position(value).map_err(VariantError::Start)?),
+                other => return Err(VariantError::UnknownField { field: other.to_string() }),
             }
         }
         Variant::new(
-            geometry.ok_or("variant: missing geometry")?,
-            pen_target.ok_or("variant: missing pen_target")?,
-            start.ok_or("variant: missing start")?,
+            geometry.ok_or(VariantError::MissingField { field: "geometry" })?,
+            pen_target.ok_or(VariantError::MissingField { field: "pen_target" })?,
+            start.ok_or(VariantError::MissingField { field: "start" })?,
         )
     }
 }

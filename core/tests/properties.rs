@@ -389,7 +389,7 @@ proptest! {
                     let ok = rules.check_move(&p, mv);
                     prop_assert_eq!(ok.is_ok(), moves.contains(&mv), "{} in {}: {:?}", mv, format_position(&p), ok);
                     if let Err(e) = ok {
-                        prop_assert!(e.starts_with(&format!("{mv}: ")), "{} does not name the move", e);
+                        prop_assert!(e.to_string().starts_with(&format!("{mv}: ")), "{} does not name the move", e);
                     }
                 }
             }

@@ -76,7 +76,7 @@ fn over(winner: Side, reason: EndReason) -> Status {
 
 fn check_err(rules: &Rules, text: &str, mv: &str) -> String {
     let m = parse_move_text(mv).unwrap_or_else(|e| panic!("{mv}: {e}"));
-    rules.check_move(&pos(text), m).expect_err(mv)
+    rules.check_move(&pos(text), m).expect_err(mv).to_string()
 }
 
 #[test]
@@ -462,7 +462,7 @@ fn malformed_positions_are_named() {
         ("F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS/... f", "expected 7 ranks separated by '/', found 8".to_string()),
     ];
     for (text, message) in cases {
-        assert_eq!(parse_position(text).unwrap_err(), message, "{text}");
+        assert_eq!(parse_position(text).unwrap_err().to_string(), message, "{text}");
     }
     // Surrounding white space is accepted.
     assert_eq!(parse_position("  F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS f \n").unwrap(), Variant::default().start);
@@ -480,7 +480,7 @@ fn malformed_move_texts_are_named() {
         ("c7xd5", "c7xd5: a jump goes exactly two points along a straight line"),
     ];
     for (text, message) in cases {
-        assert_eq!(parse_move_text(text).unwrap_err(), message, "{text}");
+        assert_eq!(parse_move_text(text).unwrap_err().to_string(), message, "{text}");
     }
     let m = parse_move_text(" e5xc3 ").unwrap();
     assert_eq!((m.from.to_string(), m.to.to_string(), m.jump), ("e5".into(), "c3".into(), true));
@@ -493,7 +493,7 @@ fn illegal_moves_are_named() {
     let sheep_first = start.replace(" f", " s");
     let classic = Rules::new(CLASSIC, 9);
     let ortho = Rules::new(ORTHOGONAL, 9);
-    let err = |rules: &Rules, p: &str, m: &str| parse_move(rules, &pos(p), m).unwrap_err();
+    let err = |rules: &Rules, p: &str, m: &str| parse_move(rules, &pos(p), m).unwrap_err().to_string();
 
     // A jump over an empty point: fox e5, d4 empty.
     assert_eq!(err(&classic, ".../.../....F../......./......./.../... f", "e5xc3"), "e5xc3: no sheep on d4");

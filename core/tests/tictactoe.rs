@@ -80,13 +80,7 @@ fn minimax(p: &TttPosition, memo: &mut HashMap<TttPosition, Value>) -> Value {
         Some(v) => v,
         None => {
             let values: Vec<Value> = children(p).iter().map(|c| minimax(c, memo)).collect();
-            if values.contains(&Value::Loss) {
-                Value::Win
-            } else if values.contains(&Value::Draw) {
-                Value::Draw
-            } else {
-                Value::Loss
-            }
+            Value::from_children(values)
         }
     };
     memo.insert(*p, v);

@@ -1,5 +1,9 @@
 //! foxbase-proto: the coordinator/worker protocol (`foxbase.proto` beside
-//! this crate), compiled at build time by protox and tonic-prost-build.
+//! this crate), compiled at build time by protox and tonic-prost-build, and
+//! the `From` conversions between its messages and the plain types of
+//! `foxbase_worker::protocol` ([`convert`]).
+
+pub mod convert;
 
 /// The protocol's version, sent with every call; peers with another version are refused.
 pub const PROTOCOL_VERSION: u32 = 1;

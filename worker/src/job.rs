@@ -1,28 +1,17 @@
 //! One unit of work: solve a tier from the child tables in a store directory
-//! and write its table there. The local solve and (later) remote workers run
-//! this same code.
+//! and write its table there. The local solve and remote workers run this
+//! same code.
 
+use crate::error::WorkerError;
 use crate::kernel::{solve_tier, ChildTable, TierStats};
-use crate::table::{read_table, write_table, TableHeader};
 use foxbase_core::tier::TierGame;
+use foxbase_tables::table::{read_table, write_table};
+use foxbase_tables::tier_files::{table_header, table_path};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// File extension of tier tables.
-pub const TABLE_EXT: &str = "fxt";
-
-/// Where a tier's table lives inside a store directory.
-pub fn table_path<G: TierGame>(game: &G, store: &Path, tier: G::Tier) -> PathBuf {
-    store.join("tiers").join(format!("{}.{TABLE_EXT}", game.tier_name(tier)))
-}
-
-/// The header a tier's table must carry.
-pub fn table_header<G: TierGame>(game: &G, tier: G::Tier, slots: u64) -> TableHeader {
-    TableHeader { game: game.game_name().into(), variant: game.variant_json(), tier: game.tier_name(tier), slots }
-}
-
 /// What solving one tier produced.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TierReport {
     pub tier_name: String,
     pub stats: TierStats,
@@ -31,14 +20,14 @@ pub struct TierReport {
     pub seconds: f64,
 }
 
-/// Loads the child tables of `tier` from `store`, solves it with `threads`
-/// threads and writes its table to `store`.
+/// Loads the child tables of `tier` from the directory `store`, solves it
+/// with `threads` threads and writes its table there.
 pub fn solve_and_store<G: TierGame>(
     game: &G,
     store: &Path,
     tier: G::Tier,
     threads: usize,
-) -> Result<TierReport, String> {
+) -> Result<TierReport, WorkerError> {
     solve_to_file(game, tier, &|child| table_path(game, store, child), &table_path(game, store, tier), threads)
 }
 
@@ -50,7 +39,7 @@ pub fn solve_to_file<G: TierGame>(
     child_path: &dyn Fn(G::Tier) -> PathBuf,
     out: &Path,
     threads: usize,
-) -> Result<TierReport, String> {
+) -> Result<TierReport, WorkerError> {
     let started = Instant::now();
     let mut children = Vec::new();
     for child in game.child_tiers(tier) {
@@ -62,10 +51,10 @@ pub fn solve_to_file<G: TierGame>(
     let solved = solve_tier(game, tier, &children, threads)?;
     drop(children);
     if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| WorkerError::Io { path: dir.display().to_string(), source })?;
     }
     let header = table_header(game, tier, solved.values.len());
-    let (crc32, bytes) = write_table(out, &header, &solved.values).map_err(|e| format!("{}: {e}", out.display()))?;
+    let (crc32, bytes) = write_table(out, &header, &solved.values)?;
     Ok(TierReport {
         tier_name: game.tier_name(tier),
         stats: solved.stats,

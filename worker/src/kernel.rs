@@ -15,9 +15,9 @@
 //! the same for any thread count; the levels are what a later
 //! distance-to-win value will be read from.
 
-use crate::packed::{PackedValues, UNUSED};
 use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
+use foxbase_tables::packed::{PackedValues, UNUSED};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -35,6 +35,22 @@ const EMPTY: u8 = 255;
 
 /// Positions decided per parallel work item.
 const CHUNK: usize = 1 << 14;
+
+/// Why a tier could not be solved. Apart from [`KernelError::ThreadPool`],
+/// each is a bug in a game's implementation of the tier contract or a
+/// missing child table, never bad input.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum KernelError {
+    #[error("cannot start {threads} threads: {message}")]
+    ThreadPool { threads: usize, message: String },
+    #[error("tier {tier} has {size} slots; the kernel handles fewer than 2^32")]
+    TooLarge { tier: String, size: u64 },
+    #[error("a position of tier {tier} has {children} children; at most {limit} are supported")]
+    TooManyChildren { tier: String, children: usize, limit: u8 },
+    /// A child table or the game's answers contradict the contract.
+    #[error("{0}")]
+    Inconsistent(String),
+}
 
 /// The solved values of a child tier, with its layout.
 pub struct ChildTable<G: TierGame> {
@@ -71,19 +87,19 @@ pub fn solve_tier<G: TierGame>(
     tier: G::Tier,
     children: &[ChildTable<G>],
     threads: usize,
-) -> Result<SolvedTier, String> {
+) -> Result<SolvedTier, KernelError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
-        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+        .map_err(|e| KernelError::ThreadPool { threads, message: e.to_string() })?;
     pool.install(|| solve_in_pool(game, tier, children))
 }
 
-fn solve_in_pool<G: TierGame>(game: &G, tier: G::Tier, children: &[ChildTable<G>]) -> Result<SolvedTier, String> {
+fn solve_in_pool<G: TierGame>(game: &G, tier: G::Tier, children: &[ChildTable<G>]) -> Result<SolvedTier, KernelError> {
     let index = game.tier_index(tier);
     let size = game.tier_size(&index);
     if size >= u32::MAX as u64 {
-        return Err(format!("tier {} has {size} slots; the kernel handles fewer than 2^32", game.tier_name(tier)));
+        return Err(KernelError::TooLarge { tier: game.tier_name(tier), size });
     }
     let state: Vec<AtomicU8> = (0..size).map(|_| AtomicU8::new(EMPTY)).collect();
 
@@ -204,7 +220,7 @@ fn init_position<G: TierGame>(
     children: &[ChildTable<G>],
     pos: &G::Position,
     in_tier: &mut Vec<u64>,
-) -> Result<u8, String> {
+) -> Result<u8, KernelError> {
     match game.primitive(pos) {
         Some(Value::Win) => return Ok(WIN),
         Some(Value::Loss) => return Ok(LOSS),
@@ -230,10 +246,10 @@ fn init_position<G: TierGame>(
                 match table.values.value(i) {
                     Some(v) => v,
                     None => {
-                        error = Some(format!(
+                        error = Some(KernelError::Inconsistent(format!(
                             "child tier {} has an unused slot at {i}, where {child:?} belongs",
                             game.tier_name(t)
-                        ));
+                        )));
                         return;
                     }
                 }
@@ -241,10 +257,10 @@ fn init_position<G: TierGame>(
             None => match game.primitive(&child) {
                 Some(v) => v,
                 None => {
-                    error = Some(format!(
+                    error = Some(KernelError::Inconsistent(format!(
                         "child {child:?} is in tier {}, which is not loaded (missing from child_tiers?)",
                         game.tier_name(t)
-                    ));
+                    )));
                     return;
                 }
             },
@@ -268,10 +284,7 @@ fn init_position<G: TierGame>(
         return Ok(LOSS);
     }
     if counter >= MAX_COUNTER as usize {
-        return Err(format!(
-            "a position of tier {} has {counter} children; at most {MAX_COUNTER} are supported",
-            game.tier_name(tier)
-        ));
+        return Err(KernelError::TooManyChildren { tier: game.tier_name(tier), children: counter, limit: MAX_COUNTER });
     }
     Ok(counter as u8)
 }

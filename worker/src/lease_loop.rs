@@ -1,48 +1,18 @@
 //! The worker's loop: lease a tier whose children are done, fetch the child
 //! tables, solve, upload, report, repeat until the coordinator says the
-//! solve is over. The same loop runs in `foxbase worker` (over gRPC, see
-//! [`crate::grpc_link`]) and inside `foxbase solve` (calling the embedded
-//! coordinator directly).
+//! solve is over. The same loop runs in `foxbase worker` (over the gRPC
+//! link of the coordinator crate) and inside `foxbase solve` (calling the
+//! embedded coordinator directly); it sees only [`Link`].
 
+use crate::error::WorkerError;
 use crate::job::{solve_to_file, TierReport};
+use crate::protocol::{Assignment, Completion, LeaseAnswer, Link, LinkError, Registration};
 use crate::store::Store;
 use foxbase_core::tier::TierGame;
-use foxbase_proto::v1::{
-    Assignment, CompleteRequest, CompleteResponse, HeartbeatRequest, LeaseRequest, LeaseResponse, RegisterResponse,
-    ReleaseRequest,
-};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// Why a call to the coordinator failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LinkError {
-    /// The coordinator does not know this worker (it restarted): register again.
-    UnknownWorker(String),
-    /// Refused for good (bad token, other protocol version, rejected completion).
-    Refused(String),
-    /// Not reachable or failed for now: retry with backoff.
-    Unavailable(String),
-}
-
-impl std::fmt::Display for LinkError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LinkError::UnknownWorker(m) | LinkError::Refused(m) | LinkError::Unavailable(m) => f.write_str(m),
-        }
-    }
-}
-
-/// The protocol's calls, as a worker makes them (gRPC or in-process).
-pub trait Link: Send + Sync {
-    fn register(&self, worker_name: &str, threads: u32) -> Result<RegisterResponse, LinkError>;
-    fn lease(&self, req: LeaseRequest) -> Result<LeaseResponse, LinkError>;
-    fn heartbeat(&self, req: HeartbeatRequest) -> Result<bool, LinkError>;
-    fn release(&self, req: ReleaseRequest) -> Result<(), LinkError>;
-    fn complete(&self, req: CompleteRequest) -> Result<CompleteResponse, LinkError>;
-}
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -110,9 +80,9 @@ pub fn register(
     link: &dyn Link,
     options: &WorkerOptions,
     log: &(dyn Fn(&str) + Sync),
-) -> Result<RegisterResponse, String> {
+) -> Result<Registration, WorkerError> {
     with_retry(options.give_up_after, log, || link.register(&options.name, options.threads as u32))
-        .map_err(|e| format!("register: {e}"))
+        .map_err(|error| WorkerError::Link { call: "register", error })
 }
 
 /// The worker's loop. Registers (unless `registered` holds this worker's
@@ -120,24 +90,24 @@ pub fn register(
 /// says the solve is over or `stop` is set; a tier being solved when `stop`
 /// is set is finished and reported first, one not yet started is released.
 /// `log` receives one line per event worth telling a person.
-pub fn run_worker<G: TierGame>(
+pub fn run_lease_loop<G: TierGame>(
     game: &G,
     link: &dyn Link,
     store: &dyn Store,
     options: &WorkerOptions,
-    registered: Option<RegisterResponse>,
+    registered: Option<Registration>,
     stop: &AtomicBool,
     log: &(dyn Fn(&str) + Sync),
-) -> Result<WorkerSummary, String> {
-    let check = |r: RegisterResponse| -> Result<RegisterResponse, String> {
+) -> Result<WorkerSummary, WorkerError> {
+    let check = |r: Registration| -> Result<Registration, WorkerError> {
         if r.game != game.game_name() || r.variant != game.variant_json() {
-            return Err(format!(
+            return Err(WorkerError::Protocol(format!(
                 "the coordinator solves {} {}, this worker was started for {} {}",
                 r.game,
                 r.variant,
                 game.game_name(),
                 game.variant_json()
-            ));
+            )));
         }
         Ok(r)
     };
@@ -152,51 +122,41 @@ pub fn run_worker<G: TierGame>(
             summary.stopped = true;
             return Ok(summary);
         }
-        let lease =
-            with_retry(options.give_up_after, log, || link.lease(LeaseRequest { worker_id: me.worker_id.clone() }));
-        let lease = match lease {
-            Ok(l) => l,
+        let assignment = match with_retry(options.give_up_after, log, || link.lease(&me.worker_id)) {
+            Ok(LeaseAnswer::Assigned(a)) => a,
+            Ok(LeaseAnswer::Wait(after)) => {
+                std::thread::sleep(after.clamp(Duration::from_millis(1), Duration::from_secs(5)));
+                continue;
+            }
+            Ok(LeaseAnswer::Done) => return Ok(summary),
             Err(LinkError::UnknownWorker(_)) => {
                 log("the coordinator restarted; registering again");
                 me = register()?;
                 continue;
             }
-            Err(e) => return Err(format!("lease: {e}")),
-        };
-        if lease.done {
-            return Ok(summary);
-        }
-        let Some(assignment) = lease.assignment else {
-            std::thread::sleep(Duration::from_millis(lease.retry_after_ms.clamp(1, 5000) as u64));
-            continue;
+            Err(error) => return Err(WorkerError::Link { call: "lease", error }),
         };
         let Some(report) = work_on(game, link, store, options, &me, &assignment, stop, log)? else {
             // Stopped before solving: the lease was given back.
             summary.stopped = true;
             return Ok(summary);
         };
-        let req = CompleteRequest {
+        let completion = Completion {
             worker_id: me.worker_id.clone(),
             lease_id: assignment.lease_id,
-            tier: assignment.tier.clone(),
             upload_key: assignment.upload_key.clone(),
-            crc32: report.crc32,
-            bytes: report.bytes,
-            slots: report.stats.slots,
-            wins: report.stats.wins,
-            draws: report.stats.draws,
-            losses: report.stats.losses,
-            unused: report.stats.unused,
-            seconds: report.seconds,
+            report: report.clone(),
         };
-        let done = match with_retry(options.give_up_after, log, || link.complete(req.clone())) {
+        let done = match with_retry(options.give_up_after, log, || link.complete(&completion)) {
             Err(LinkError::UnknownWorker(_)) => {
                 log("the coordinator restarted; registering again");
                 me = register()?;
                 // The completion is judged by the upload, not by who sends it.
-                let again = CompleteRequest { worker_id: me.worker_id.clone(), ..req.clone() };
-                match with_retry(options.give_up_after, log, || link.complete(again.clone())) {
-                    Err(LinkError::UnknownWorker(e)) => return Err(format!("complete: {e}")),
+                let again = Completion { worker_id: me.worker_id.clone(), ..completion.clone() };
+                match with_retry(options.give_up_after, log, || link.complete(&again)) {
+                    Err(error @ LinkError::UnknownWorker(_)) => {
+                        return Err(WorkerError::Link { call: "complete", error })
+                    }
                     other => other,
                 }
             }
@@ -214,7 +174,7 @@ pub fn run_worker<G: TierGame>(
             Err(LinkError::Refused(e)) if !options.refusal_is_fatal => {
                 log(&format!("completion of {} refused: {e}", assignment.tier))
             }
-            Err(e) => return Err(format!("complete: {e}")),
+            Err(error) => return Err(WorkerError::Link { call: "complete", error }),
         }
     }
 }
@@ -228,22 +188,21 @@ fn work_on<G: TierGame>(
     link: &dyn Link,
     store: &dyn Store,
     options: &WorkerOptions,
-    me: &RegisterResponse,
+    me: &Registration,
     assignment: &Assignment,
     stop: &AtomicBool,
     log: &(dyn Fn(&str) + Sync),
-) -> Result<Option<TierReport>, String> {
-    let tier = game
-        .parse_tier_name(&assignment.tier)
-        .ok_or_else(|| format!("the coordinator leased an unknown tier '{}'", assignment.tier))?;
+) -> Result<Option<TierReport>, WorkerError> {
+    let tier = game.parse_tier_name(&assignment.tier).ok_or_else(|| {
+        WorkerError::Protocol(format!("the coordinator leased an unknown tier '{}'", assignment.tier))
+    })?;
     let beat_every = Duration::from_secs(me.lease_seconds.max(1) as u64) / 4;
     // Dropping `finished` wakes the heartbeat thread at once.
     let (finished, beats_end) = std::sync::mpsc::channel::<()>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
             while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = beats_end.recv_timeout(beat_every) {
-                let req = HeartbeatRequest { worker_id: me.worker_id.clone(), lease_id: assignment.lease_id };
-                if let Ok(false) = link.heartbeat(req) {
+                if let Ok(false) = link.heartbeat(&me.worker_id, assignment.lease_id) {
                     log(&format!("lease of {} lost; finishing it anyway", assignment.tier));
                 }
             }
@@ -251,9 +210,9 @@ fn work_on<G: TierGame>(
         let result = (|| {
             let mut child_paths = HashMap::new();
             for child in &assignment.children {
-                let t = game
-                    .parse_tier_name(&child.tier)
-                    .ok_or_else(|| format!("the coordinator named an unknown child tier '{}'", child.tier))?;
+                let t = game.parse_tier_name(&child.tier).ok_or_else(|| {
+                    WorkerError::Protocol(format!("the coordinator named an unknown child tier '{}'", child.tier))
+                })?;
                 child_paths.insert(t, fetch(store, options, &child.file, child.crc32, child.bytes)?);
             }
             let hold_until = Instant::now() + options.hold_before_solving;
@@ -261,8 +220,7 @@ fn work_on<G: TierGame>(
                 std::thread::sleep(Duration::from_millis(20));
             }
             if stop.load(Ordering::Relaxed) {
-                let req = ReleaseRequest { worker_id: me.worker_id.clone(), lease_id: assignment.lease_id };
-                if let Err(e) = link.release(req) {
+                if let Err(e) = link.release(&me.worker_id, assignment.lease_id) {
                     log(&format!("release of {}: {e} (the lease will expire instead)", assignment.tier));
                 }
                 return Ok(None);
@@ -272,9 +230,10 @@ fn work_on<G: TierGame>(
             let child_path = |c: G::Tier| child_paths[&c].clone();
             let report = solve_to_file(game, tier, &child_path, &out, options.threads)?;
             if local_out.is_none() {
-                store
-                    .put_file(&assignment.upload_key, &out)
-                    .map_err(|e| format!("upload {}: {e}", assignment.upload_key))?;
+                store.put_file(&assignment.upload_key, &out).map_err(|source| WorkerError::Store {
+                    what: format!("upload {}", assignment.upload_key),
+                    source,
+                })?;
                 let _ = std::fs::remove_file(&out);
             }
             Ok(Some(report))
@@ -286,7 +245,13 @@ fn work_on<G: TierGame>(
 
 /// A local path holding the store's `key` with the given CRC32 and length:
 /// the store's own file when it is local, else a checked copy in the cache.
-fn fetch(store: &dyn Store, options: &WorkerOptions, key: &str, crc32: u32, bytes: u64) -> Result<PathBuf, String> {
+fn fetch(
+    store: &dyn Store,
+    options: &WorkerOptions,
+    key: &str,
+    crc32: u32,
+    bytes: u64,
+) -> Result<PathBuf, WorkerError> {
     if let Some(p) = store.local_path(key) {
         return Ok(p);
     }
@@ -294,12 +259,14 @@ fn fetch(store: &dyn Store, options: &WorkerOptions, key: &str, crc32: u32, byte
     if matches_record(&path, crc32, bytes) {
         return Ok(path);
     }
-    store.get_file(key, &path).map_err(|e| format!("fetch {key} from {}: {e}", store.describe()))?;
+    store
+        .get_file(key, &path)
+        .map_err(|source| WorkerError::Store { what: format!("fetch {key} from {}", store.describe()), source })?;
     if !matches_record(&path, crc32, bytes) {
-        return Err(format!(
+        return Err(WorkerError::Protocol(format!(
             "{key}: the copy fetched from {} does not match the coordinator's record",
             store.describe()
-        ));
+        )));
     }
     Ok(path)
 }

@@ -1,11 +1,15 @@
-//! foxbase-worker: solves tiers. The retrograde kernel ([`kernel`]), 2-bit
-//! value tables ([`packed`]) and their files ([`table`]).
+//! foxbase-worker: solves tiers. The retrograde kernel ([`kernel`]), the
+//! one-tier job that loads child tables, solves and writes ([`job`]), the
+//! store tables are shared through ([`store`]), and the worker's lease loop
+//! ([`lease_loop`]) over the protocol's plain types ([`protocol`]). No
+//! network code: the gRPC transport lives in the coordinator crate, and
+//! table files in `foxbase-tables`.
 
-pub mod grpc_link;
+pub mod error;
 pub mod job;
 pub mod kernel;
 pub mod lease_loop;
-pub mod packed;
+pub mod protocol;
 pub mod store;
-pub mod table;
-pub mod uring;
+
+pub use error::WorkerError;

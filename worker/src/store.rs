@@ -8,7 +8,8 @@
 //! there is a copy and a delete, which is fine because the coordinator is
 //! the only one renaming and it journals a tier only after the rename.
 
-use std::fs::{self, File};
+use foxbase_tables::durable;
+use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -64,29 +65,8 @@ impl DirStore {
 
     /// The path of `key`, refusing keys that would leave the directory.
     fn path(&self, key: &str) -> io::Result<PathBuf> {
-        let ok = !key.is_empty()
-            && !key.starts_with('/')
-            && key.split('/').all(|part| !part.is_empty() && part != "." && part != "..");
-        if !ok {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("bad store key '{key}'")));
-        }
-        Ok(self.root.join(key))
+        foxbase_tables::source::key_path(&self.root, key)
     }
-}
-
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
-}
-
-/// Copies `from` to `to` through a temporary file beside `to`, fsync'd and renamed.
-fn copy_durably(from: &Path, to: &Path) -> io::Result<()> {
-    let dir = to.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(".{}.tmp", to.file_name().unwrap().to_string_lossy()));
-    fs::copy(from, &tmp)?;
-    File::open(&tmp)?.sync_all()?;
-    fs::rename(&tmp, to)?;
-    sync_dir(dir)
 }
 
 impl Store for DirStore {
@@ -108,17 +88,17 @@ impl Store for DirStore {
         if to == from {
             return Ok(());
         }
-        copy_durably(from, &to)
+        durable::copy(from, &to)
     }
 
     fn put_bytes(&self, key: &str, bytes: &[u8]) -> io::Result<()> {
         let to = self.path(key)?;
         fs::create_dir_all(to.parent().unwrap())?;
-        crate::table::write_atomic(&to, bytes)
+        durable::write(&to, bytes)
     }
 
     fn get_file(&self, key: &str, to: &Path) -> io::Result<()> {
-        copy_durably(&self.path(key)?, to)
+        durable::copy(&self.path(key)?, to)
     }
 
     fn get_bytes(&self, key: &str) -> io::Result<Vec<u8>> {
@@ -135,13 +115,11 @@ impl Store for DirStore {
 
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
         let (from, to) = (self.path(from)?, self.path(to)?);
-        let dir = to.parent().unwrap();
-        fs::create_dir_all(dir)?;
-        fs::rename(&from, &to)?;
+        fs::create_dir_all(durable::parent_dir(&to))?;
         // Only the new name must survive a crash; if the old one comes back
         // too, it is an upload nobody will use (the coordinator clears
         // incoming/ when the run is over).
-        sync_dir(dir)
+        durable::rename(&from, &to)
     }
 
     fn delete(&self, key: &str) -> io::Result<()> {
@@ -152,14 +130,22 @@ impl Store for DirStore {
     }
 }
 
+/// A store URL this build cannot open.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("store '{url}': scheme '{scheme}' is not supported (only file:// directories)")]
+pub struct UnsupportedStore {
+    pub url: String,
+    pub scheme: String,
+}
+
 /// Opens the store a URL names: `file:///path` (or a plain path) is a
 /// [`DirStore`]; other schemes are refused by name.
-pub fn open_store(url: &str) -> Result<Box<dyn Store>, String> {
+pub fn open_store(url: &str) -> Result<Box<dyn Store>, UnsupportedStore> {
     if let Some(path) = url.strip_prefix("file://") {
         return Ok(Box::new(DirStore::new(Path::new(path))));
     }
     if let Some((scheme, _)) = url.split_once("://") {
-        return Err(format!("store '{url}': scheme '{scheme}' is not supported (only file:// directories)"));
+        return Err(UnsupportedStore { url: url.to_string(), scheme: scheme.to_string() });
     }
     Ok(Box::new(DirStore::new(Path::new(url))))
 }
@@ -191,7 +177,7 @@ mod tests {
             assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{bad}");
         }
         assert_eq!(open_store(&store.url()).unwrap().get_bytes("tiers/a.fxt").unwrap(), b"abc");
-        assert!(open_store("s3://bucket/x").err().unwrap().contains("scheme 's3' is not supported"));
+        assert!(open_store("s3://bucket/x").err().unwrap().to_string().contains("scheme 's3' is not supported"));
         assert!(!root.join("tiers").read_dir().unwrap().any(|e| e
             .unwrap()
             .file_name()

@@ -1,0 +1,293 @@
+//! `foxbase coordinator`, `foxbase worker` and `foxbase status`: flags,
+//! credentials and output around the distributed solve's libraries.
+
+use super::output::{json, line};
+use super::solve::{SolveRuleArgs, DEFAULT_SOLVE_START};
+use super::{threads_or_all, CommandResult, Failure};
+use clap::Args;
+use foxbase_coordinator::grpc::client::{run_remote_worker, ClientTls, Credentials, GrpcLink};
+use foxbase_coordinator::grpc::server::{serve_coordinator, CoordinatorConfig};
+use foxbase_coordinator::plan::TierPlan;
+use foxbase_core::foxgame::FoxGame;
+use foxbase_worker::lease_loop::WorkerOptions;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Credentials of the coordinator.
+#[derive(Args, Clone, Debug)]
+pub struct ServerAuthArgs {
+    /// File holding the shared token every call must carry (one line of visible ASCII).
+    #[arg(long)]
+    token_file: PathBuf,
+    /// PEM certificate chain: serve over TLS (needs --tls-key).
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// PEM private key of --tls-cert.
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+}
+
+/// Credentials of a worker or status client.
+#[derive(Args, Clone, Debug)]
+pub struct ClientAuthArgs {
+    /// File holding the coordinator's shared token.
+    #[arg(long)]
+    token_file: PathBuf,
+    /// PEM certificate of the CA that signed the coordinator's certificate: connect over TLS.
+    #[arg(long)]
+    tls_ca: Option<PathBuf>,
+    /// Name in the coordinator's certificate (default: the URL's host).
+    #[arg(long, requires = "tls_ca")]
+    tls_domain: Option<String>,
+}
+
+#[derive(Args)]
+pub struct CoordinatorArgs {
+    /// Start position in RULES.md notation (as for `solve`).
+    #[arg(long, default_value = DEFAULT_SOLVE_START)]
+    start: String,
+    #[command(flatten)]
+    rules: SolveRuleArgs,
+    /// Shared store directory for the tables and manifest.json (every worker must reach it).
+    #[arg(long)]
+    store: PathBuf,
+    /// Address to listen on (port 0 picks a free port; the chosen address is logged).
+    #[arg(long, default_value = "127.0.0.1:7341")]
+    listen: std::net::SocketAddr,
+    /// Continue the run journaled in the store instead of starting a new one.
+    #[arg(long)]
+    resume: bool,
+    /// Journal of finished tiers (default: STORE/journal.log).
+    #[arg(long)]
+    journal: Option<PathBuf>,
+    #[command(flatten)]
+    auth: ServerAuthArgs,
+    /// Seconds a lease lasts without a heartbeat before its tier is handed to another worker.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(2..=86400))]
+    lease_seconds: u64,
+    /// Print one JSON summary object at the end instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct WorkerArgs {
+    /// The coordinator's URL, e.g. http://10.0.0.5:7341 (https://… with --tls-ca).
+    #[arg(long)]
+    coordinator: String,
+    #[command(flatten)]
+    auth: ClientAuthArgs,
+    /// Kernel threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Local directory for fetched child tables and tables before upload.
+    #[arg(long, default_value = "foxbase-cache")]
+    cache: PathBuf,
+    /// The shared store as mounted on this machine (default: where the coordinator says it is).
+    #[arg(long)]
+    store: Option<PathBuf>,
+    /// Name shown by `foxbase status` (default: host name and process id).
+    #[arg(long)]
+    name: Option<String>,
+    /// Give up after the coordinator has been unreachable this many seconds.
+    #[arg(long, default_value_t = 600)]
+    give_up_after: u64,
+    /// Hold each lease this many milliseconds before solving (for tests of failures mid-tier).
+    #[arg(long, default_value_t = 0, hide = true)]
+    hold_ms: u64,
+}
+
+#[derive(Args)]
+pub struct StatusArgs {
+    /// The coordinator's URL, e.g. http://10.0.0.5:7341.
+    url: String,
+    #[command(flatten)]
+    auth: ClientAuthArgs,
+    /// Print the status as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn read_file(path: &Path, what: &str) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::bad_input(format!("{what} {}: {e}", path.display())))
+}
+
+fn read_token(path: &Path) -> Result<String, Failure> {
+    let bytes = read_file(path, "--token-file")?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Failure::bad_input(format!("--token-file {}: not text", path.display())))?;
+    let token = text.trim().to_string();
+    Credentials::new(&token).map_err(|e| Failure::bad_input(format!("--token-file {}: {e}", path.display())))?;
+    Ok(token)
+}
+
+fn coordinator_config(args: &CoordinatorArgs) -> Result<CoordinatorConfig, Failure> {
+    let auth = &args.auth;
+    let token = read_token(&auth.token_file)?;
+    let tls = match (&auth.tls_cert, &auth.tls_key) {
+        (Some(cert), Some(key)) => Some((read_file(cert, "--tls-cert")?, read_file(key, "--tls-key")?)),
+        _ => None,
+    };
+    Ok(CoordinatorConfig {
+        listen: args.listen,
+        journal: args.journal.clone().unwrap_or_else(|| args.store.join("journal.log")),
+        store: args.store.clone(),
+        resume: args.resume,
+        token,
+        tls,
+        lease: Duration::from_secs(args.lease_seconds),
+    })
+}
+
+fn log_line(prefix: &'static str) -> impl Fn(&str) + Sync {
+    move |line: &str| eprintln!("foxbase {prefix}: {line}")
+}
+
+pub fn coordinator(args: CoordinatorArgs) -> CommandResult {
+    let variant = args.rules.variant(&args.start)?;
+    let config = coordinator_config(&args)?;
+    // Both live as long as the process: the server's tasks borrow them.
+    let game: &'static FoxGame = Box::leak(Box::new(FoxGame::new(variant)));
+    let plan: &'static TierPlan<FoxGame> = Box::leak(Box::new(TierPlan::new(game)));
+    let started = std::time::Instant::now();
+    let done = serve_coordinator(game, plan, &config, &log_line("coordinator")).map_err(Failure::failed)?;
+    let start = done.manifest.start.clone().expect("a finished run values its start");
+    let c = done.counters;
+    if args.json {
+        return json(&json!({"variant": variant.to_json_value(), "start": start.position, "value": start.value,
+            "tiers": done.manifest.tiers.len(), "tiers_resumed": done.resumed, "positions": done.manifest.total_slots(),
+            "table_bytes": done.manifest.total_bytes(), "seconds": started.elapsed().as_secs_f64(),
+            "leases_issued": c.leases_issued, "leases_expired": c.leases_expired,
+            "completions_rejected": c.completions_rejected, "store": config.store.display().to_string()}));
+    }
+    line(format_args!("variant: {variant}"))?;
+    line(format_args!(
+        "solved {} tiers ({} finished before this run), {} positions in {:.1}s; leases: {} issued, {} expired",
+        done.manifest.tiers.len(),
+        done.resumed,
+        done.manifest.total_slots(),
+        started.elapsed().as_secs_f64(),
+        c.leases_issued,
+        c.leases_expired
+    ))?;
+    line(format_args!("tables: {} ({} bytes)", config.store.display(), done.manifest.total_bytes()))?;
+    line(format_args!("start {}: {} for the side to move", start.position, start.value))
+}
+
+fn connect(url: &str, auth: &ClientAuthArgs) -> Result<GrpcLink, Failure> {
+    let credentials = Credentials::new(&read_token(&auth.token_file)?)
+        .map_err(|e| Failure::bad_input(format!("--token-file: {e}")))?;
+    let tls = match &auth.tls_ca {
+        Some(ca) => {
+            let host = url.split("://").nth(1).unwrap_or(url).split([':', '/']).next().unwrap_or("").to_string();
+            Some(ClientTls { ca_pem: read_file(ca, "--tls-ca")?, domain: auth.tls_domain.clone().unwrap_or(host) })
+        }
+        None => None,
+    };
+    GrpcLink::new(url, credentials, tls).map_err(Failure::bad_input)
+}
+
+fn default_worker_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string());
+    format!("{}-{}", host.unwrap_or_else(|_| "worker".into()), std::process::id())
+}
+
+/// Sets `stop` on SIGTERM or SIGINT.
+fn stop_on_signal(stop: &'static AtomicBool) {
+    std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+        rt.block_on(async {
+            use tokio::signal::unix::{signal, SignalKind};
+            let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+                return;
+            };
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+            eprintln!("foxbase worker: stopping: the tier being solved is finished and reported first");
+            stop.store(true, Ordering::Relaxed);
+        });
+    });
+}
+
+pub fn worker(args: WorkerArgs) -> CommandResult {
+    let threads = threads_or_all(args.threads);
+    if threads == 0 {
+        return Err(Failure::bad_input("--threads must be at least 1"));
+    }
+    let link = connect(&args.coordinator, &args.auth)?;
+    let options = WorkerOptions {
+        name: args.name.unwrap_or_else(default_worker_name),
+        threads,
+        cache: args.cache,
+        give_up_after: Duration::from_secs(args.give_up_after),
+        hold_before_solving: Duration::from_millis(args.hold_ms),
+        refusal_is_fatal: false,
+    };
+    static STOP: AtomicBool = AtomicBool::new(false);
+    stop_on_signal(&STOP);
+    let log = log_line("worker");
+    let summary = run_remote_worker(&link, args.store, &options, &STOP, &log).map_err(Failure::failed)?;
+    log(&format!(
+        "{}: {} tiers, {} positions solved{}",
+        if summary.stopped { "stopped" } else { "the solve is over" },
+        summary.tiers,
+        summary.slots,
+        if summary.duplicates > 0 {
+            format!(" ({} already done elsewhere)", summary.duplicates)
+        } else {
+            String::new()
+        }
+    ));
+    Ok(())
+}
+
+pub fn status(args: StatusArgs) -> CommandResult {
+    let link = connect(&args.url, &args.auth)?;
+    let s = link.status().map_err(|e| Failure::failed(format!("status: {e}")))?;
+    if args.json {
+        let workers: Vec<_> = s
+            .workers
+            .iter()
+            .map(|w| {
+                json!({"id": w.worker_id, "name": w.name, "threads": w.threads, "leases": w.leased_tiers,
+                            "seconds_since_seen": w.seconds_since_seen})
+            })
+            .collect();
+        return json(&json!({"variant": s.variant, "tiers": {"total": s.tiers_total, "done": s.tiers_done,
+            "running": s.tiers_running, "pending": s.tiers_pending, "resumed": s.tiers_resumed},
+            "positions": {"total": s.slots_total, "done": s.slots_done}, "positions_per_second": s.positions_per_second,
+            "eta_seconds": s.eta_seconds, "workers": workers,
+            "leases_issued": s.leases_issued, "leases_expired": s.leases_expired,
+            "completions_rejected": s.completions_rejected, "finished": s.finished,
+            "start_value": s.start_value}));
+    }
+    line(format_args!("variant: {}", s.variant))?;
+    line(format_args!(
+        "tiers: {} done ({} before this run), {} running, {} pending, of {}",
+        s.tiers_done, s.tiers_resumed, s.tiers_running, s.tiers_pending, s.tiers_total
+    ))?;
+    let eta = s.eta_seconds.map_or("unknown".into(), |e| format!("{e:.0} s"));
+    line(format_args!(
+        "positions: {} of {} ({:.0} per second), ETA {eta}",
+        s.slots_done, s.slots_total, s.positions_per_second
+    ))?;
+    line(format_args!(
+        "leases: {} issued, {} expired; completions rejected: {}",
+        s.leases_issued, s.leases_expired, s.completions_rejected
+    ))?;
+    for w in &s.workers {
+        let leases = if w.leased_tiers.is_empty() { "idle".to_string() } else { w.leased_tiers.join(", ") };
+        line(format_args!(
+            "  {} ({}, {} threads, seen {:.0} s ago): {leases}",
+            w.worker_id, w.name, w.threads, w.seconds_since_seen
+        ))?;
+    }
+    if let (true, Some(v)) = (s.finished, &s.start_value) {
+        line(format_args!("finished: the start is a {v} for the side to move"))?;
+    }
+    Ok(())
+}

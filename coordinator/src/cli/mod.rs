@@ -1,0 +1,65 @@
+//! The `foxbase` commands, one module per group: [`rules`] (show, moves,
+//! play, perft, probe-ref), [`solve`], [`tables`] (probe, verify, publish,
+//! survey) and [`cluster`] (coordinator, worker, status). Each module owns
+//! its commands' argument structs and runs them; [`output`] is where text,
+//! JSON and progress reach the terminal. `main` only dispatches.
+
+pub mod cluster;
+pub mod output;
+pub mod rules;
+pub mod solve;
+pub mod tables;
+
+use foxbase_core::notation::parse_position;
+use foxbase_core::Position;
+
+/// Exit status for bad input (a malformed position, move, flag or file).
+pub const EXIT_BAD_INPUT: u8 = 2;
+/// Exit status for a command that failed (a solve, a check, the network).
+pub const EXIT_FAILED: u8 = 1;
+
+/// Why a command did not succeed.
+#[derive(Debug)]
+pub enum Failure {
+    /// The input was wrong: exit status 2.
+    BadInput(String),
+    /// The work failed: exit status 1.
+    Failed(String),
+    /// Standard output was closed (e.g. `foxbase moves ... | head -3`): stop
+    /// quietly with success, as Unix filters do.
+    ClosedOutput,
+}
+
+impl Failure {
+    pub fn bad_input(message: impl std::fmt::Display) -> Failure {
+        Failure::BadInput(message.to_string())
+    }
+
+    pub fn failed(message: impl std::fmt::Display) -> Failure {
+        Failure::Failed(message.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    /// Writing the output failed: a closed pipe ends quietly, anything else is a failure.
+    fn from(e: std::io::Error) -> Failure {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::ClosedOutput
+        } else {
+            Failure::Failed(format!("writing the output: {e}"))
+        }
+    }
+}
+
+/// What a command returns.
+pub type CommandResult = Result<(), Failure>;
+
+/// Parses a position argument; the error names the text and what is wrong.
+pub fn position_arg(text: &str) -> Result<Position, Failure> {
+    parse_position(text).map_err(|e| Failure::bad_input(format!("bad position '{text}': {e}")))
+}
+
+/// The thread count to use: the flag, else every core.
+pub fn threads_or_all(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}

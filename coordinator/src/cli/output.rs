@@ -1,0 +1,124 @@
+//! Where output goes: one line of text or one JSON object at a time on
+//! standard output (a closed pipe becomes [`Failure::ClosedOutput`] instead
+//! of a panic), and progress on standard error: a bar on a terminal, plain
+//! lines otherwise, nothing with `--json`.
+
+use super::Failure;
+use foxbase_worker::job::TierReport;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Writes one line to standard output.
+pub fn line(text: impl std::fmt::Display) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes text that holds its own line ends (a board picture).
+pub fn text(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes one JSON object on one line.
+pub fn json(value: &serde_json::Value) -> Result<(), Failure> {
+    line(value)
+}
+
+/// A bar counting tiers on standard error, when it is a terminal and the
+/// output is not JSON.
+pub struct TierBar(Option<ProgressBar>);
+
+impl TierBar {
+    pub fn new(json: bool) -> TierBar {
+        TierBar((!json && std::io::stderr().is_terminal()).then(|| ProgressBar::new(0)))
+    }
+
+    /// Progress: `done` of `total` tiers.
+    pub fn set(&self, done: usize, total: usize) {
+        if let Some(b) = &self.0 {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// A solve's progress on standard error: a bar of positions on a terminal
+/// (not with `--json`), plain log lines (at most one per 5 s) otherwise.
+pub struct SolveProgress {
+    bar: Option<ProgressBar>,
+    started: Instant,
+    last_line: Mutex<Instant>,
+    tiers: Mutex<usize>,
+}
+
+impl SolveProgress {
+    pub fn new(json: bool) -> SolveProgress {
+        let bar = (!json && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {human_pos}/{human_len} positions, {per_sec}, ETA {eta}",
+                )
+                .unwrap()
+                .progress_chars("=> "),
+            );
+            bar
+        });
+        SolveProgress { bar, started: Instant::now(), last_line: Mutex::new(Instant::now()), tiers: Mutex::new(0) }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl foxbase_coordinator::local::Progress for SolveProgress {
+    fn planned(&self, tiers: usize, slots: u64) {
+        *self.tiers.lock().unwrap() = tiers;
+        match &self.bar {
+            Some(bar) => {
+                bar.set_length(slots);
+                bar.set_message(format!("tiers 0/{tiers}"));
+            }
+            None => eprintln!("foxbase: planned {tiers} tiers, {slots} positions"),
+        }
+    }
+
+    fn tier_done(&self, report: &TierReport, tiers_done: usize, slots_done: u64) {
+        let tiers = *self.tiers.lock().unwrap();
+        match &self.bar {
+            Some(bar) => {
+                bar.set_position(slots_done);
+                bar.set_message(format!("tiers {tiers_done}/{tiers}"));
+            }
+            None => {
+                let mut last = self.last_line.lock().unwrap();
+                if last.elapsed() >= Duration::from_secs(5) || tiers_done == tiers {
+                    *last = Instant::now();
+                    let secs = self.started.elapsed().as_secs_f64();
+                    eprintln!(
+                        "foxbase: tiers {tiers_done}/{tiers}, {slots_done} positions, {:.0} positions/s, last {} ({:.2}s)",
+                        slots_done as f64 / secs.max(1e-9),
+                        report.tier_name,
+                        report.seconds
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! `foxbase solve`: plan, solve locally with progress, seal the run
+//! (manifest, tier index, start value), report. `--plan-only` prints the
+//! size of the work without doing it.
+
+use super::output::{json, line, SolveProgress};
+use super::{position_arg, threads_or_all, CommandResult, Failure};
+use clap::Args;
+use foxbase_coordinator::local::{solve_local, LocalOptions};
+use foxbase_coordinator::plan::TierPlan;
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::notation::format_position;
+use foxbase_core::{Geometry, Value, Variant};
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The default `solve` variant (docs/results.md says why it was chosen).
+pub const DEFAULT_SOLVE_START: &str = ".F./.../......./......./SSSSSSS/.S./... f";
+pub const DEFAULT_SOLVE_PEN_TARGET: u32 = 7;
+
+/// Rule switches for `solve` and `coordinator`, whose defaults are the README's main job.
+#[derive(Args, Clone, Copy)]
+pub struct SolveRuleArgs {
+    /// Board lines: `classic` (orthogonal lines plus the alternating diagonals) or `orthogonal` (no diagonals).
+    #[arg(long, default_value = "classic", value_parser = super::rules::parse_geometry)]
+    pub geometry: Geometry,
+    /// Pen target K (1..=9): K sheep in the pen win for the sheep, fewer than K sheep left win for the foxes.
+    /// Default 7 here, to go with the default start; use 9 for the full rules.
+    #[arg(long, default_value_t = DEFAULT_SOLVE_PEN_TARGET, value_parser = clap::value_parser!(u32).range(1..=9))]
+    pub pen_target: u32,
+}
+
+impl SolveRuleArgs {
+    /// The variant these switches give with the start position `start`.
+    pub fn variant(&self, start: &str) -> Result<Variant, Failure> {
+        let pos = position_arg(start)?;
+        Variant::new(self.geometry, self.pen_target, pos).map_err(Failure::bad_input)
+    }
+}
+
+#[derive(Args)]
+pub struct SolveArgs {
+    /// Start position in RULES.md notation; its side to move moves first. The default (with
+    /// --pen-target 7) is the README's main job: one fox on d7 against 8 sheep on rank 3 and d2.
+    #[arg(long, default_value = DEFAULT_SOLVE_START)]
+    start: String,
+    #[command(flatten)]
+    rules: SolveRuleArgs,
+    /// Directory for the tables and manifest.json (created if missing; existing tables there are overwritten).
+    #[arg(long, default_value = "foxbase-tables")]
+    out: PathBuf,
+    /// Kernel threads per worker (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// In-process workers solving independent tiers at the same time.
+    #[arg(long, default_value_t = 1)]
+    workers: usize,
+    /// Print one JSON summary object at the end instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Only plan: print the number of tiers, positions and the largest tier, and solve nothing.
+    #[arg(long)]
+    plan_only: bool,
+}
+
+pub fn solve(args: SolveArgs) -> CommandResult {
+    let variant = args.rules.variant(&args.start)?;
+    let threads = threads_or_all(args.threads);
+    if threads == 0 || args.workers == 0 {
+        return Err(Failure::bad_input("--threads and --workers must be at least 1"));
+    }
+    if args.plan_only {
+        return print_plan(variant, args.json);
+    }
+    let (workers, out, json_out) = (args.workers, &args.out, args.json);
+    let game = FoxGame::new(variant);
+    let started = Instant::now();
+    let plan = TierPlan::new(&game);
+    let progress = SolveProgress::new(json_out);
+    let options = LocalOptions { workers, threads_per_worker: (threads / workers).max(1) };
+    let manifest = solve_local(&game, &plan, out, options, &progress).map_err(Failure::failed)?;
+    progress.finish();
+    let (manifest, value) = foxbase_tables::seal::seal(out, manifest).map_err(Failure::failed)?;
+    let start = variant.start;
+    let secs = started.elapsed().as_secs_f64();
+    let slots = manifest.total_slots();
+    let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
+    if json_out {
+        return json(&json!({
+            "variant": variant.to_json_value(), "start": format_position(&start), "value": value.name(),
+            "side_to_move": start.side().name(), "tiers": manifest.tiers.len(), "positions": slots,
+            "largest_tier": {"name": largest.name(), "positions": largest_slots},
+            "seconds": secs, "threads": threads, "workers": workers, "table_bytes": manifest.total_bytes(),
+            "out": out.display().to_string(),
+        }));
+    }
+    line(format_args!("variant: {variant}"))?;
+    line(format_args!(
+        "solved {} tiers, {slots} positions (largest tier {largest}: {largest_slots}) in {secs:.1}s ({:.2}M positions/s)",
+        manifest.tiers.len(),
+        slots as f64 / secs / 1e6
+    ))?;
+    line(format_args!("tables: {} ({} bytes)", out.display(), manifest.total_bytes()))?;
+    let winner = match value {
+        Value::Win => format!("the {} win", plural(start.side().name())),
+        Value::Loss => format!("the {} win", plural(start.side().other().name())),
+        Value::Draw => "neither side can force a win: a draw".to_string(),
+    };
+    line(format_args!("start {}: {value} for the {} to move, so {winner}", format_position(&start), start.side()))
+}
+
+fn plural(side: &str) -> &'static str {
+    if side == "fox" {
+        "foxes"
+    } else {
+        "sheep"
+    }
+}
+
+/// `solve --plan-only`: the size of the work without doing it.
+fn print_plan(variant: Variant, json_out: bool) -> CommandResult {
+    let game = FoxGame::new(variant);
+    let plan = TierPlan::new(&game);
+    let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
+    let slots = plan.total_slots();
+    if json_out {
+        return json(&json!({"variant": variant.to_json_value(), "tiers": plan.order.len(), "positions": slots,
+            "largest_tier": {"name": largest.name(), "positions": largest_slots}}));
+    }
+    line(format_args!("variant: {variant}"))?;
+    line(format_args!(
+        "{} tiers, {slots} positions; largest tier {largest}: {largest_slots} positions",
+        plan.order.len()
+    ))
+}

@@ -1,0 +1,176 @@
+//! The tablebase commands: `probe`, `verify`, `publish` and `survey`, thin
+//! layers over `foxbase-tables`.
+
+use super::output::{json, line, TierBar};
+use super::{position_arg, CommandResult, Failure};
+use clap::Args;
+use foxbase_core::notation::format_position;
+use foxbase_core::{Point, Side, Value};
+use foxbase_tables::probe::probe;
+use foxbase_tables::TableDir;
+use serde_json::json;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct ProbeArgs {
+    /// The position, in RULES.md notation (quote it).
+    position: String,
+    /// Directory written by `foxbase solve` or `foxbase publish`.
+    #[arg(long)]
+    tables: PathBuf,
+    /// Print {"position", "value": "win"|"draw"|"loss", "moves": [{"move", "value"}]} (move values for the mover).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// Directory written by `foxbase solve` or `foxbase publish`.
+    dir: PathBuf,
+    /// Print one JSON object: {"ok", "tiers", "positions", "problem"}.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct PublishArgs {
+    /// Directory written by `foxbase solve`.
+    src: PathBuf,
+    /// New directory for the published tablebase (must not exist; it appears only when complete).
+    out: PathBuf,
+    /// zstd level of the published blocks, 1..=22 (higher: smaller and slower; docs/format.md).
+    #[arg(long, default_value_t = foxbase_tables::table::PUBLISH_ZSTD_LEVEL)]
+    level: i32,
+    /// Print one JSON object: {"tiers", "positions", "source_bytes", "bytes", "bits_per_position", "seconds"}.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct SurveyArgs {
+    /// Directory written by `foxbase solve` or `foxbase publish`.
+    #[arg(long)]
+    tables: PathBuf,
+    /// Number of sheep to arrange on the 20 points of ranks 1..4.
+    #[arg(long)]
+    sheep: u32,
+    /// Fox squares, comma-separated (default: the foxes of the tables' start position).
+    #[arg(long, value_delimiter = ',')]
+    foxes: Vec<String>,
+    /// Side to move, f or s (default: the tables' first mover).
+    #[arg(long)]
+    side: Option<String>,
+    /// List at most this many arrangements of each value (0: counts only).
+    #[arg(long, default_value_t = 20)]
+    list: usize,
+    /// Print one JSON object with the counts and the listed arrangements.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn probe_command(args: ProbeArgs) -> CommandResult {
+    let pos = position_arg(&args.position)?;
+    let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
+    let p = probe(&tables, &pos).map_err(Failure::bad_input)?;
+    if args.json {
+        let list: Vec<_> = p.moves.iter().map(|(m, v)| json!({"move": m.to_string(), "value": v.name()})).collect();
+        return json(&json!({"position": format_position(&pos), "value": p.value.name(), "moves": list}));
+    }
+    line(format_args!("{}: {} for the {} to move", format_position(&pos), p.value, pos.side()))?;
+    for (m, v) in p.moves {
+        line(format_args!("  {m:7} {v} for the {}", pos.side()))?;
+    }
+    Ok(())
+}
+
+pub fn verify(args: VerifyArgs) -> CommandResult {
+    let bar = TierBar::new(args.json);
+    let result = foxbase_tables::verify::verify(&args.dir, &|done, total| bar.set(done, total));
+    bar.finish();
+    match result {
+        Ok(v) if args.json => {
+            json(&json!({"ok": true, "tiers": v.tiers, "positions": v.positions_checked, "problem": null}))
+        }
+        Ok(v) => line(format_args!(
+            "ok: {} tiers, {} positions checked against their children",
+            v.tiers, v.positions_checked
+        )),
+        Err(p) => {
+            if args.json {
+                json(&json!({"ok": false, "problem": {"file": p.file, "block": p.block, "position": p.position,
+                    "message": p.message, "text": p.to_string()}}))?;
+            }
+            Err(Failure::failed(format!("verify failed: {p}")))
+        }
+    }
+}
+
+pub fn publish(args: PublishArgs) -> CommandResult {
+    if !(1..=22).contains(&args.level) {
+        return Err(Failure::bad_input(format!("--level {}: zstd levels run from 1 to 22", args.level)));
+    }
+    let started = std::time::Instant::now();
+    let bar = TierBar::new(args.json);
+    let result =
+        foxbase_tables::publish::publish(&args.src, &args.out, args.level, &|done, total| bar.set(done, total));
+    bar.finish();
+    let p = result.map_err(|e| Failure::failed(format!("publish failed: {e}")))?;
+    let bits = p.bytes as f64 * 8.0 / p.slots as f64;
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        return json(&json!({"tiers": p.tiers, "positions": p.slots, "source_bytes": p.source_bytes, "bytes": p.bytes,
+            "bits_per_position": bits, "seconds": seconds}));
+    }
+    line(format_args!(
+        "published {} tiers, {} positions: {} bytes ({bits:.3} bit per position; the solve's tables: {} bytes) in {seconds:.1} s",
+        p.tiers, p.slots, p.bytes, p.source_bytes
+    ))
+}
+
+pub fn survey(args: SurveyArgs) -> CommandResult {
+    let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
+    let start = tables.game.variant.start;
+    let fox_bits = if args.foxes.is_empty() {
+        start.foxes()
+    } else {
+        let mut bits = 0;
+        for f in &args.foxes {
+            let p: Point = f.parse().map_err(|e| Failure::bad_input(format!("--foxes: {e}")))?;
+            bits |= p.bit();
+        }
+        bits
+    };
+    let side = match args.side.as_deref() {
+        None => start.side(),
+        Some("f") => Side::Fox,
+        Some("s") => Side::Sheep,
+        Some(other) => return Err(Failure::bad_input(format!("--side '{other}' is not f or s"))),
+    };
+    let sheep = args.sheep;
+    let s = foxbase_tables::survey::survey(&tables, sheep, fox_bits, side).map_err(Failure::bad_input)?;
+    let count = |v: Value| s.by_value.get(&v).map_or(0, |l| l.len());
+    let listed = |v: Value| -> Vec<String> {
+        s.by_value.get(&v).map_or(vec![], |l| l.iter().take(args.list).map(format_position).collect())
+    };
+    use Value::{Draw, Loss, Win};
+    if args.json {
+        return json(&json!({"arrangements": s.arrangements, "side_to_move": side.name(),
+            "win": count(Win), "draw": count(Draw), "loss": count(Loss),
+            "listed": {"win": listed(Win), "draw": listed(Draw), "loss": listed(Loss)}}));
+    }
+    line(format_args!(
+        "{} arrangements of {sheep} sheep, {} to move: {} win, {} draw, {} loss (for the {} to move)",
+        s.arrangements,
+        side,
+        count(Win),
+        count(Draw),
+        count(Loss),
+        side
+    ))?;
+    for v in [Win, Draw, Loss] {
+        for p in listed(v) {
+            line(format_args!("  {v:4} {p}"))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,37 @@
+//! Typed errors of the coordinator library: a run that cannot start or
+//! finish, and what failed underneath (a worker, the journal, the tables,
+//! the network).
+
+use crate::journal::JournalError;
+use crate::run::ResumeError;
+use foxbase_worker::WorkerError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CoordinatorError {
+    /// A local file or directory (the store, a certificate).
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Worker(#[from] WorkerError),
+    #[error(transparent)]
+    Resume(#[from] ResumeError),
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Tables(#[from] foxbase_tables::Error),
+    #[error("the solve stopped before every tier was solved")]
+    Unfinished,
+    /// Listening, TLS set-up, or the server failing while it runs.
+    #[error("{0}")]
+    Server(String),
+}
+
+impl From<foxbase_tables::TableError> for CoordinatorError {
+    fn from(e: foxbase_tables::TableError) -> CoordinatorError {
+        CoordinatorError::Tables(e.into())
+    }
+}

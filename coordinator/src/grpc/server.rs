@@ -1,0 +1,263 @@
+//! `foxbase coordinator`: the gRPC server over [`RunState`]. It checks the
+//! token and protocol version of every call, expires leases, and when every
+//! tier is solved writes the manifest, values the start position, tells the
+//! workers to stop and exits.
+
+use crate::error::CoordinatorError;
+use crate::journal::Journal;
+use crate::plan::TierPlan;
+use crate::run::{Refusal, RunCounters, RunOptions, RunState};
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::notation::format_position;
+use foxbase_core::tier::TierGame;
+use foxbase_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
+use foxbase_proto::v1::*;
+use foxbase_proto::{PROTOCOL_HEADER, PROTOCOL_VERSION};
+use foxbase_tables::manifest::Manifest;
+use foxbase_worker::store::DirStore;
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tonic::transport::server::TcpIncoming;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tonic::{Request, Response, Status};
+
+/// How to run a coordinator.
+#[derive(Clone, Debug)]
+pub struct CoordinatorConfig {
+    pub listen: SocketAddr,
+    pub store: PathBuf,
+    /// The journal file (default: `journal.log` in the store).
+    pub journal: PathBuf,
+    pub resume: bool,
+    pub token: String,
+    /// PEM certificate chain and private key; plain TCP when `None`.
+    pub tls: Option<(Vec<u8>, Vec<u8>)>,
+    pub lease: Duration,
+}
+
+/// What a finished run produced.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    pub manifest: Manifest,
+    pub resumed: usize,
+    pub counters: RunCounters,
+}
+
+/// Refuses calls without the token or with another protocol version.
+#[derive(Clone)]
+struct Gate {
+    expected: Arc<str>,
+}
+
+impl tonic::service::Interceptor for Gate {
+    fn call(&mut self, req: Request<()>) -> Result<Request<()>, Status> {
+        let version = req.metadata().get(PROTOCOL_HEADER).and_then(|v| v.to_str().ok());
+        if version != Some(PROTOCOL_VERSION.to_string().as_str()) {
+            return Err(Status::failed_precondition(format!(
+                "protocol version {}, this coordinator speaks {PROTOCOL_VERSION}",
+                version.unwrap_or("missing")
+            )));
+        }
+        let token = req.metadata().get("authorization").and_then(|v| v.to_str().ok());
+        // Compared in full whatever the first difference, so timing tells nothing.
+        let given = token.unwrap_or("").as_bytes();
+        let want = self.expected.as_bytes();
+        let same = given.len() == want.len() && given.iter().zip(want).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+        if !same {
+            return Err(Status::unauthenticated(if token.is_none() { "no token" } else { "wrong token" }));
+        }
+        Ok(req)
+    }
+}
+
+type State = RunState<'static, FoxGame>;
+
+struct Service {
+    state: Arc<Mutex<State>>,
+    told_done: Arc<Mutex<HashSet<String>>>,
+    start_value: Arc<Mutex<Option<String>>>,
+}
+
+fn status_of(r: Refusal) -> Status {
+    match r {
+        Refusal::UnknownWorker(m) => Status::not_found(m),
+        Refusal::Invalid(m) => Status::invalid_argument(m),
+        Refusal::Conflict(m) => Status::already_exists(m),
+        Refusal::Internal(m) => Status::internal(m),
+    }
+}
+
+#[tonic::async_trait]
+impl Coordinator for Service {
+    async fn register(&self, req: Request<RegisterRequest>) -> Result<Response<RegisterResponse>, Status> {
+        let r = req.into_inner();
+        Ok(Response::new(self.state.lock().unwrap().register(&r.worker_name, r.threads, Instant::now()).into()))
+    }
+
+    async fn lease(&self, req: Request<LeaseRequest>) -> Result<Response<LeaseResponse>, Status> {
+        let r = req.into_inner();
+        let answer = self.state.lock().unwrap().lease(&r.worker_id, Instant::now()).map_err(status_of)?;
+        if answer == foxbase_worker::protocol::LeaseAnswer::Done {
+            self.told_done.lock().unwrap().insert(r.worker_id);
+        }
+        Ok(Response::new(answer.into()))
+    }
+
+    async fn heartbeat(&self, req: Request<HeartbeatRequest>) -> Result<Response<HeartbeatResponse>, Status> {
+        let r = req.into_inner();
+        let valid =
+            self.state.lock().unwrap().heartbeat(&r.worker_id, r.lease_id, Instant::now()).map_err(status_of)?;
+        Ok(Response::new(HeartbeatResponse { lease_valid: valid }))
+    }
+
+    async fn release(&self, req: Request<ReleaseRequest>) -> Result<Response<ReleaseResponse>, Status> {
+        let r = req.into_inner();
+        self.state.lock().unwrap().release(&r.worker_id, r.lease_id, Instant::now()).map_err(status_of)?;
+        Ok(Response::new(ReleaseResponse {}))
+    }
+
+    async fn complete(&self, req: Request<CompleteRequest>) -> Result<Response<CompleteResponse>, Status> {
+        let completion = req.into_inner().into();
+        let state = self.state.clone();
+        // Checking the upload reads the whole table: off the async threads.
+        let result = tokio::task::spawn_blocking(move || state.lock().unwrap().complete(&completion, Instant::now()))
+            .await
+            .map_err(|e| Status::internal(format!("completion check failed: {e}")))?;
+        result.map(|a| Response::new(a.into())).map_err(status_of)
+    }
+
+    async fn status(&self, _: Request<StatusRequest>) -> Result<Response<StatusResponse>, Status> {
+        let start = self.start_value.lock().unwrap().clone();
+        Ok(Response::new(self.state.lock().unwrap().status(Instant::now(), start.as_deref()).into()))
+    }
+}
+
+/// Runs a coordinator until every tier is solved; `log` gets one line per
+/// event for the operator (the first is `listening on ADDR`).
+pub fn serve_coordinator(
+    game: &'static FoxGame,
+    plan: &'static TierPlan<FoxGame>,
+    config: &CoordinatorConfig,
+    log: &(dyn Fn(&str) + Sync),
+) -> Result<Finished, CoordinatorError> {
+    let store: &'static DirStore = Box::leak(Box::new(DirStore::new(&config.store)));
+    std::fs::create_dir_all(config.store.join("tiers"))
+        .map_err(|source| CoordinatorError::Io { path: config.store.display().to_string(), source })?;
+    let (journal, finished) = if config.resume {
+        Journal::resume(&config.journal, game.game_name(), &game.variant_json())?
+    } else {
+        (Journal::create(&config.journal, game.game_name(), &game.variant_json())?, Vec::new())
+    };
+    let options = RunOptions { lease: config.lease, retry_after: Duration::from_millis(200) };
+    let state = RunState::new(game, plan, store, Some(journal), finished, options)?;
+    if config.resume {
+        log(&format!("resumed: {} of {} tiers were finished", state.resumed(), plan.order.len()));
+    }
+    let runtime =
+        tokio::runtime::Runtime::new().map_err(|e| CoordinatorError::Server(format!("tokio runtime: {e}")))?;
+    runtime.block_on(serve(game, plan, store, state, config, log))
+}
+
+async fn serve(
+    game: &'static FoxGame,
+    plan: &'static TierPlan<FoxGame>,
+    store: &'static DirStore,
+    state: State,
+    config: &CoordinatorConfig,
+    log: &(dyn Fn(&str) + Sync),
+) -> Result<Finished, CoordinatorError> {
+    let state = Arc::new(Mutex::new(state));
+    let told_done = Arc::new(Mutex::new(HashSet::new()));
+    let start_value = Arc::new(Mutex::new(None));
+    let service = Service { state: state.clone(), told_done: told_done.clone(), start_value: start_value.clone() };
+    let gate = Gate { expected: format!("Bearer {}", config.token.trim()).into() };
+    let incoming = TcpIncoming::bind(config.listen)
+        .map_err(|e| CoordinatorError::Server(format!("listen on {}: {e}", config.listen)))?;
+    let addr = incoming.local_addr().map_err(|e| CoordinatorError::Server(e.to_string()))?;
+    let mut builder = Server::builder();
+    if let Some((cert, key)) = &config.tls {
+        builder = builder
+            .tls_config(ServerTlsConfig::new().identity(Identity::from_pem(cert, key)))
+            .map_err(|e| CoordinatorError::Server(format!("TLS: {e}")))?;
+    }
+    log(&format!(
+        "listening on {addr}{} for {} tiers, {} positions",
+        if config.tls.is_some() { " (TLS)" } else { "" },
+        plan.order.len(),
+        plan.total_slots()
+    ));
+    let (shutdown, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(
+        builder.add_service(CoordinatorServer::with_interceptor(service, gate)).serve_with_incoming_shutdown(
+            incoming,
+            async {
+                let _ = shutdown_rx.await;
+            },
+        ),
+    );
+    // Expire leases, log progress every 10 s, and watch for the end.
+    let lease = config.lease;
+    let mut last_log = (Instant::now(), u32::MAX);
+    let finished_at = loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if last_log.0.elapsed() >= Duration::from_secs(10) {
+            let st = state.lock().unwrap().status(Instant::now(), None);
+            if st.tiers_done != last_log.1 {
+                let eta = st.eta_seconds.map_or("unknown".into(), |s| format!("{s:.0} s"));
+                log(&format!(
+                    "tiers {}/{} ({} running), {} of {} positions, {:.0} positions/s, ETA {eta}, {} workers",
+                    st.tiers_done,
+                    st.tiers_total,
+                    st.tiers_running,
+                    st.slots_done,
+                    st.slots_total,
+                    st.positions_per_second,
+                    st.workers.iter().filter(|w| w.seconds_since_seen < 2.0 * lease.as_secs_f64()).count()
+                ));
+            }
+            last_log = (Instant::now(), st.tiers_done);
+        }
+        if server.is_finished() {
+            return Err(CoordinatorError::Server(match server.await {
+                Ok(Err(e)) => format!("server: {e}"),
+                _ => "server stopped".into(),
+            }));
+        }
+        let mut s = state.lock().unwrap();
+        s.expire(Instant::now());
+        if s.is_finished() {
+            break Instant::now();
+        }
+    };
+    let manifest = state.lock().unwrap().manifest();
+    let (manifest, value) = foxbase_tables::seal::seal(store.root(), manifest)?;
+    *start_value.lock().unwrap() = Some(value.name().to_string());
+    log(&format!(
+        "finished: start {} is a {} for the side to move",
+        format_position(&game.variant.start),
+        value.name()
+    ));
+    // Every tier is done: whatever is left in incoming/ (uploads of workers
+    // that died, or that a crash resurrected) will never be used.
+    let _ = std::fs::remove_dir_all(store.root().join("incoming"));
+    // Let the workers that are still around hear that the solve is over:
+    // with nothing left to lease, a live worker asks every 200 ms.
+    loop {
+        let everyone_told = {
+            let active = state.lock().unwrap().active_workers(Instant::now(), Duration::from_secs(2));
+            let told = told_done.lock().unwrap();
+            active.iter().all(|w| told.contains(w))
+        };
+        if everyone_told || finished_at.elapsed() > lease.min(Duration::from_secs(10)) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let _ = shutdown.send(());
+    let _ = server.await;
+    let s = state.lock().unwrap();
+    Ok(Finished { manifest, resumed: s.resumed(), counters: s.counters() })
+}

@@ -1,0 +1,366 @@
+//! [`TableDir`]: the one reader of a tablebase, for both layouts.
+//!
+//! It opens the tier index (never the whole manifest), answers single
+//! values by reading one block of one table ([`TableDir::value`]), and
+//! loads whole tables for work over every position ([`TableDir::stored`],
+//! [`TableDir::complete`]) with a cache bounded in bytes, so that a child
+//! read by many parents is decompressed once. Published tables store no
+//! fox-to-move values: a single value is derived by one fox move, a whole
+//! table by [`fill_fox_to_move`].
+
+use crate::error::{Error, ErrorKind, TableError};
+use crate::index::{IndexEntry, Summary, TierIndex};
+use crate::packed::{PackedValues, UNUSED};
+use crate::source::{DirLocation, Location};
+use crate::table::{Layout, TableFile};
+use crate::tier_files::{key_of_name, table_header};
+use foxbase_core::foxgame::{FoxGame, FoxTier, TierIndex as RankIndex};
+use foxbase_core::notation::format_position;
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Move, Position, Side, Value, Variant};
+use rayon::prelude::*;
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// Whole tables kept in memory by default.
+pub const DEFAULT_CACHE_BYTES: u64 = 1 << 30;
+
+/// A tier's values with its index layout.
+pub struct Loaded {
+    pub tier: FoxTier,
+    pub index: RankIndex,
+    pub values: PackedValues,
+    /// Which slots of `values` hold values ([`Layout::Published`]: the odd ones).
+    pub layout: Layout,
+}
+
+/// Why one forward step could not value a position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StepError {
+    #[error("a child is in tier {tier}, which the directory does not hold")]
+    MissingTier { tier: String },
+    #[error("its child {child} holds the unused code 3")]
+    UnusedChild { child: String },
+}
+
+/// Why the fox-to-move values of a published table could not be derived.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("deriving {position}: {source}")]
+pub struct DeriveError {
+    pub position: String,
+    #[source]
+    pub source: StepError,
+}
+
+/// The value one forward step gives `pos`, from the values of its children
+/// in `loaded` (a game-over position gets its game-over value).
+/// `scratch` is reused between calls so that loops over a tier allocate nothing.
+///
+/// Errors name a child whose tier is not in `loaded` or whose slot holds the
+/// unused code.
+pub fn value_by_one_step(
+    game: &FoxGame,
+    pos: &Position,
+    loaded: &[&Loaded],
+    scratch: &mut Vec<Value>,
+) -> Result<Value, StepError> {
+    if let Some(v) = game.primitive(pos) {
+        return Ok(v);
+    }
+    scratch.clear();
+    let mut failure = None;
+    game.for_each_child(pos, |child| {
+        if failure.is_some() {
+            return;
+        }
+        let v = match game.primitive(&child) {
+            Some(v) => v,
+            None => {
+                let t = game.tier_of(&child);
+                let Some(l) = loaded.iter().find(|l| l.tier == t) else {
+                    failure = Some(StepError::MissingTier { tier: t.name() });
+                    return;
+                };
+                match l.values.value(l.index.canonical_rank(&child)) {
+                    Some(v) => v,
+                    None => {
+                        failure = Some(StepError::UnusedChild { child: format_position(&child) });
+                        return;
+                    }
+                }
+            }
+        };
+        scratch.push(v);
+    });
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(Value::from_children(scratch.iter().copied())),
+    }
+}
+
+/// Fills the fox-to-move (even) slots of `own` (whose odd slots were read
+/// from a table with [`Layout::Published`]) by one fox move from its
+/// sheep-to-move slots and those of `children` (a fox move stays in the tier
+/// or captures into a child tier, and always leaves the sheep to move).
+///
+/// Precondition: `children` holds every child tier of `own.tier` that the
+/// tablebase holds; their sheep-to-move slots are read, never their even ones.
+pub fn fill_fox_to_move(game: &FoxGame, own: &mut Loaded, children: &[&Loaded]) -> Result<(), DeriveError> {
+    let size = game.tier_size(&own.index);
+    let chunk = 1u64 << 16;
+    let filled: Vec<Result<Vec<u8>, DeriveError>> = {
+        let own: &Loaded = own;
+        let mut all: Vec<&Loaded> = vec![own];
+        all.extend_from_slice(children);
+        (0..size.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| {
+                let mut codes = Vec::with_capacity(chunk as usize / 2);
+                let mut scratch = Vec::new();
+                let mut first = Ok(());
+                game.for_each_slot(&own.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
+                    if i % 2 != 0 || first.is_err() {
+                        return;
+                    }
+                    let Some(pos) = pos else {
+                        codes.push(UNUSED);
+                        return;
+                    };
+                    debug_assert_eq!(pos.side(), Side::Fox);
+                    match value_by_one_step(game, &pos, &all, &mut scratch) {
+                        Ok(v) => codes.push(v.code()),
+                        Err(source) => first = Err(DeriveError { position: format_position(&pos), source }),
+                    }
+                });
+                first.map(|_| codes)
+            })
+            .collect()
+    };
+    for (c, codes) in filled.into_iter().enumerate() {
+        for (k, code) in codes?.into_iter().enumerate() {
+            own.values.set_code(c as u64 * chunk + 2 * k as u64, code);
+        }
+    }
+    own.layout = Layout::Solved;
+    Ok(())
+}
+
+/// Whole tables in memory, oldest evicted first beyond a byte budget.
+struct TableCache {
+    budget: u64,
+    /// Tables as stored (fox-to-move slots of published tables not yet derived).
+    stored: HashMap<FoxTier, Arc<Loaded>>,
+    /// Tables with every value present.
+    complete: HashMap<FoxTier, Arc<Loaded>>,
+    /// Insertion order of both maps, oldest first, for eviction.
+    order: VecDeque<(bool, FoxTier)>,
+    bytes: u64,
+}
+
+impl TableCache {
+    fn remember(&mut self, complete: bool, loaded: Arc<Loaded>) {
+        self.bytes += loaded.values.bytes().len() as u64;
+        self.order.push_back((complete, loaded.tier));
+        let map = if complete { &mut self.complete } else { &mut self.stored };
+        map.insert(loaded.tier, loaded);
+        while self.bytes > self.budget && self.order.len() > 1 {
+            let (c, t) = self.order.pop_front().unwrap();
+            let map = if c { &mut self.complete } else { &mut self.stored };
+            if let Some(old) = map.remove(&t) {
+                self.bytes -= old.values.bytes().len() as u64;
+            }
+        }
+    }
+}
+
+/// A tablebase of the Fox Game, opened for reading. See the module documentation.
+pub struct TableDir {
+    location: Box<dyn Location>,
+    /// The tablebase's variant, layout, start value and totals.
+    pub summary: Summary,
+    pub game: FoxGame,
+    index: TierIndex,
+    /// Index records looked up so far (`None`: the tablebase lacks the tier).
+    entries: Mutex<HashMap<FoxTier, Option<IndexEntry>>>,
+    /// Table files opened so far (header and block index read), for single values.
+    files: Mutex<HashMap<FoxTier, Arc<TableFile>>>,
+    cache: Mutex<TableCache>,
+}
+
+impl TableDir {
+    /// Opens the tablebase in a directory.
+    pub fn open(dir: &Path) -> Result<TableDir, Error> {
+        TableDir::open_at(Box::new(DirLocation::new(dir)))
+    }
+
+    /// Opens a tablebase anywhere: reads its tier index's header and summary.
+    pub fn open_at(location: Box<dyn Location>) -> Result<TableDir, Error> {
+        let index = TierIndex::open(location.as_ref())?;
+        let summary = index.summary.clone();
+        if summary.game != "fox" {
+            return Err(Error::NotFoxGame { dir: location.describe(), game: summary.game });
+        }
+        let variant = Variant::from_json(&summary.variant)
+            .map_err(|e| Error::Variant { dir: location.describe(), message: e.to_string() })?;
+        Ok(TableDir {
+            location,
+            summary,
+            game: FoxGame::new(variant),
+            index,
+            entries: Mutex::new(HashMap::new()),
+            files: Mutex::new(HashMap::new()),
+            cache: Mutex::new(TableCache {
+                budget: DEFAULT_CACHE_BYTES,
+                stored: HashMap::new(),
+                complete: HashMap::new(),
+                order: VecDeque::new(),
+                bytes: 0,
+            }),
+        })
+    }
+
+    /// Keeps at most about `bytes` of whole tables in memory (at least one table).
+    pub fn with_cache_budget(self, bytes: u64) -> TableDir {
+        self.cache.lock().unwrap().budget = bytes;
+        self
+    }
+
+    /// Where the tablebase is, for messages.
+    pub fn describe(&self) -> String {
+        self.location.describe()
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.summary.layout
+    }
+
+    /// The index record of `tier`, or `None` if the tablebase does not hold it.
+    pub fn entry(&self, tier: FoxTier) -> Result<Option<IndexEntry>, TableError> {
+        if let Some(e) = self.entries.lock().unwrap().get(&tier) {
+            return Ok(e.clone());
+        }
+        let e = self.index.lookup(&tier.name())?;
+        self.entries.lock().unwrap().insert(tier, e.clone());
+        Ok(e)
+    }
+
+    /// Whether the tablebase holds `tier`.
+    pub fn holds(&self, tier: FoxTier) -> Result<bool, TableError> {
+        Ok(self.entry(tier)?.is_some())
+    }
+
+    /// The table file of `tier`, opened and checked against its header.
+    fn file(&self, tier: FoxTier, entry: &IndexEntry) -> Result<Arc<TableFile>, TableError> {
+        if let Some(f) = self.files.lock().unwrap().get(&tier) {
+            return Ok(f.clone());
+        }
+        let key = key_of_name(&entry.name);
+        let source =
+            self.location.open(&key).map_err(|e| TableError::new(self.location.name_of(&key), ErrorKind::Io(e)))?;
+        let t = TableFile::from_source(source)?;
+        t.expect(&table_header(&self.game, tier, entry.slots))?;
+        let t = Arc::new(t);
+        self.files.lock().unwrap().insert(tier, t.clone());
+        Ok(t)
+    }
+
+    fn held_entry(&self, tier: FoxTier) -> Result<IndexEntry, Error> {
+        self.entry(tier)?.ok_or_else(|| Error::NoTable { tier: tier.name() })
+    }
+
+    /// The value of `pos` for the side to move, reading one block (and for
+    /// a fox-to-move position of a published tablebase, one block per
+    /// distinct child table).
+    pub fn value(&self, pos: &Position) -> Result<Value, Error> {
+        if let Some(v) = self.game.primitive(pos) {
+            return Ok(v);
+        }
+        let tier = self.game.tier_of(pos);
+        let Some(entry) = self.entry(tier)? else {
+            return Err(Error::TierNotHeld {
+                position: format_position(pos),
+                tier: tier.name(),
+                start: format_position(&self.game.variant.start),
+            });
+        };
+        let table = self.file(tier, &entry)?;
+        if table.layout == Layout::Published && pos.side() == Side::Fox {
+            // Published tables store no fox-to-move values: one fox move
+            // reaches sheep-to-move positions, whose values are stored.
+            let mut children = Vec::new();
+            self.game.for_each_child(pos, |c| children.push(c));
+            let values: Vec<Value> = children.iter().map(|c| self.value(c)).collect::<Result<_, _>>()?;
+            return Ok(Value::from_children(values));
+        }
+        let index = self.game.tier_index(tier);
+        let i = self.game.rank(&index, &pos.canonical());
+        let code = table.code(i)?;
+        Value::from_code(code)
+            .ok_or_else(|| Error::Table(TableError::new(key_of_name(&entry.name), ErrorKind::UnusedSlot { slot: i })))
+    }
+
+    /// The value of every legal move for the player making it.
+    pub fn move_values(&self, pos: &Position) -> Result<Vec<(Move, Value)>, Error> {
+        let rules = self.game.rules;
+        rules.moves(pos).into_iter().map(|m| Ok((m, self.value(&rules.play(pos, m))?.for_mover()))).collect()
+    }
+
+    /// Checks that a position belongs to this variant's board (no more
+    /// foxes or sheep than the start).
+    pub fn check_position(&self, pos: &Position) -> Result<(), Error> {
+        let start = &self.game.variant.start;
+        if pos.fox_count() > start.fox_count() || pos.sheep_count() > start.sheep_count() {
+            return Err(Error::TooManyPieces {
+                position: format_position(pos),
+                foxes: pos.fox_count(),
+                sheep: pos.sheep_count(),
+                start_foxes: start.fox_count(),
+                start_sheep: start.sheep_count(),
+            });
+        }
+        Ok(())
+    }
+
+    /// A whole table as stored.
+    pub fn stored(&self, tier: FoxTier) -> Result<Arc<Loaded>, Error> {
+        if let Some(l) = self.cache.lock().unwrap().stored.get(&tier) {
+            return Ok(l.clone());
+        }
+        let entry = self.held_entry(tier)?;
+        let t = self.file(tier, &entry)?;
+        let values = t.read_all()?;
+        let loaded = Arc::new(Loaded { tier, index: self.game.tier_index(tier), values, layout: t.layout });
+        // The whole table is in memory now; the open file is not needed again.
+        self.files.lock().unwrap().remove(&tier);
+        self.cache.lock().unwrap().remember(false, loaded.clone());
+        Ok(loaded)
+    }
+
+    /// A whole table with every value present: as stored, or for a
+    /// published table with its fox-to-move values derived from its own and
+    /// its children's sheep-to-move values.
+    pub fn complete(&self, tier: FoxTier) -> Result<Arc<Loaded>, Error> {
+        if let Some(l) = self.cache.lock().unwrap().complete.get(&tier) {
+            return Ok(l.clone());
+        }
+        let stored = self.stored(tier)?;
+        if stored.layout == Layout::Solved {
+            return Ok(stored);
+        }
+        let mut children = Vec::new();
+        for child in self.game.child_tiers(tier) {
+            if self.holds(child)? {
+                children.push(self.stored(child)?);
+            }
+        }
+        let mut own =
+            Loaded { tier, index: self.game.tier_index(tier), values: stored.values.clone(), layout: Layout::Solved };
+        let refs: Vec<&Loaded> = children.iter().map(|c| c.as_ref()).collect();
+        fill_fox_to_move(&self.game, &mut own, &refs)
+            .map_err(|source| Error::Derive { file: crate::tier_files::table_key(&self.game, tier), source })?;
+        let own = Arc::new(own);
+        self.cache.lock().unwrap().remember(true, own.clone());
+        Ok(own)
+    }
+}

@@ -1,0 +1,31 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## Modules
+//!
+//! One idea a module: [`packed`] (2-bit value arrays), [`table`] (the table
+//! file format), [`uring`] (positioned I/O on io_uring or `pread`),
+//! [`source`] (byte-range sources and tablebase locations), [`durable`]
+//! (write-temp/fsync/rename), [`tier_files`] (where a tier's table lives),
+//! [`manifest`] and [`index`] (what a tablebase holds), [`dir`] (the
+//! reader, [`TableDir`]), [`probe`], [`verify`], [`publish`], [`survey`],
+//! [`seal`] (finishing a run) and [`error`].
+
+pub mod dir;
+pub mod durable;
+pub mod error;
+pub mod index;
+pub mod manifest;
+pub mod packed;
+pub mod probe;
+pub mod publish;
+pub mod seal;
+pub mod source;
+pub mod survey;
+pub mod table;
+pub mod tier_files;
+pub mod uring;
+pub mod verify;
+
+pub use dir::TableDir;
+pub use error::{Error, ErrorKind, TableError};
+pub use table::Layout;

@@ -1,0 +1,118 @@
+//! The manifest, `manifest.json`: what a tablebase holds, with checksums,
+//! readable by people. Every tier's entry names its table file, its size,
+//! the CRC32 of the whole file, its value counts and its child tiers.
+//! Writing a manifest also writes the tier index ([`crate::index`]) that
+//! probes read instead.
+
+use crate::error::{ErrorKind, TableError};
+use crate::index::INDEX_FILE;
+use crate::source::Location;
+pub use crate::table::Layout;
+use foxbase_core::tier::TierGame;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub const MANIFEST_FILE: &str = "manifest.json";
+pub const MANIFEST_FORMAT: u32 = 1;
+
+/// One tier's table.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TierEntry {
+    pub name: String,
+    /// Path relative to the directory.
+    pub file: String,
+    pub slots: u64,
+    pub bytes: u64,
+    /// CRC32 of the whole file, 8 hex digits.
+    pub crc32: String,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub unused: u64,
+    pub children: Vec<String>,
+}
+
+/// The value of the variant's start position.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct StartValue {
+    pub position: String,
+    pub value: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub format: u32,
+    pub tool: String,
+    pub game: String,
+    /// The variant as JSON text (see the game's `variant_json`).
+    pub variant: String,
+    /// Absent in manifests written before publishing existed: `solved`.
+    #[serde(default)]
+    pub layout: Layout,
+    pub tiers: Vec<TierEntry>,
+    pub start: Option<StartValue>,
+    pub solve_seconds: f64,
+}
+
+impl Manifest {
+    pub fn new<G: TierGame>(game: &G, tiers: Vec<TierEntry>, solve_seconds: f64) -> Manifest {
+        Manifest {
+            format: MANIFEST_FORMAT,
+            tool: format!("foxbase {}", env!("CARGO_PKG_VERSION")),
+            game: game.game_name().into(),
+            variant: game.variant_json(),
+            layout: Layout::Solved,
+            tiers,
+            start: None,
+            solve_seconds,
+        }
+    }
+
+    /// The files of this manifest in the order they must be written: the
+    /// tier index, then `manifest.json` (a reader that finds the manifest
+    /// finds its index). Fails when a tier cannot be indexed.
+    pub fn files(&self) -> Result<Vec<(&'static str, Vec<u8>)>, TableError> {
+        let index =
+            crate::index::encode(self).map_err(|e| TableError::new(MANIFEST_FILE, ErrorKind::Unindexable(e)))?;
+        let text = serde_json::to_string_pretty(self).expect("a manifest serialises") + "\n";
+        Ok(vec![(INDEX_FILE, index), (MANIFEST_FILE, text.into_bytes())])
+    }
+
+    /// Writes the tier index and `manifest.json` into `dir`, each durably.
+    pub fn write(&self, dir: &Path) -> Result<(), TableError> {
+        for (name, bytes) in self.files()? {
+            let path = dir.join(name);
+            crate::durable::write(&path, &bytes).map_err(crate::error::io_error(path.display().to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Reads `manifest.json` of the tablebase in `dir`.
+    pub fn read(dir: &Path) -> Result<Manifest, TableError> {
+        Manifest::read_from(&crate::source::DirLocation::new(dir))
+    }
+
+    /// Reads `manifest.json` of a tablebase anywhere.
+    pub fn read_from(location: &dyn Location) -> Result<Manifest, TableError> {
+        let name = location.name_of(MANIFEST_FILE);
+        let fail = |kind: ErrorKind| TableError::new(&name, kind);
+        let bytes = location.open(MANIFEST_FILE).and_then(|s| s.read_all()).map_err(|e| fail(ErrorKind::Io(e)))?;
+        let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| fail(ErrorKind::ManifestJson(e.to_string())))?;
+        if m.format != MANIFEST_FORMAT {
+            return Err(fail(ErrorKind::ManifestFormat { found: m.format, supported: MANIFEST_FORMAT }));
+        }
+        Ok(m)
+    }
+
+    pub fn tier(&self, name: &str) -> Option<&TierEntry> {
+        self.tiers.iter().find(|t| t.name == name)
+    }
+
+    pub fn total_slots(&self) -> u64 {
+        self.tiers.iter().map(|t| t.slots).sum()
+    }
+
+    pub fn total_bytes(&self) -> u64 {
+        self.tiers.iter().map(|t| t.bytes).sum()
+    }
+}

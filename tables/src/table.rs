@@ -1,0 +1,474 @@
+//! Tier table files, format version 2 (specified in docs/format.md): a fixed
+//! header, a JSON description, independently zstd-compressed blocks of 2-bit
+//! values, and a block index with a CRC32 per block.
+//!
+//! Writing is durable ([`crate::durable`]), so a crash leaves the old file
+//! or the new one. Reading goes through a [`ByteSource`] (a local file, or
+//! an object in a store), and reads only what it needs: header and block
+//! index when opened, then the blocks asked for. Reading checks
+//! every length against the file before allocating, so a corrupt or hostile
+//! file gives an error, never a panic or an unbounded allocation.
+
+use crate::error::{io_error, ErrorKind, TableError};
+use crate::packed::{PackedValues, UNUSED};
+use crate::source::{ByteSource, FileSource};
+use rayon::prelude::*;
+use serde_json::json;
+use std::path::Path;
+
+pub const MAGIC: &[u8; 8] = b"FOXBTBL\0";
+pub const FORMAT_VERSION: u32 = 2;
+/// How the 2-bit codes map to values.
+pub const ENCODING: &str = "2bit: 0 draw, 1 win, 2 loss (3 never stored); side to move";
+/// Size of the fixed header.
+pub const FIXED_HEADER: usize = 64;
+/// Bytes per index entry: offset u64, stored length u32, CRC32 u32.
+pub const INDEX_ENTRY: usize = 16;
+/// Slots per block unless told otherwise: 64 KiB of raw codes.
+pub const DEFAULT_BLOCK_SLOTS: u32 = 1 << 18;
+/// zstd level for blocks (docs/format.md has the measurements behind it).
+pub const ZSTD_LEVEL: i32 = 9;
+/// Largest JSON description accepted when reading.
+const MAX_JSON: u32 = 1 << 16;
+/// Largest block accepted when reading: 16 MiB of raw codes.
+const MAX_BLOCK_SLOTS: u32 = 1 << 26;
+/// Largest tier accepted when reading: the ranking holds 32-bit offsets, so
+/// no tier has more slots, and a whole table is at most 1 GiB of codes.
+const MAX_SLOTS: u64 = 1 << 32;
+/// Codec ids.
+pub const CODEC_STORED: u32 = 0;
+pub const CODEC_ZSTD: u32 = 1;
+/// Header flag: even slots hold no stored value (see [`Layout::Published`]).
+pub const FLAG_EVEN_DERIVED: u32 = 1;
+/// zstd level of published tables (docs/format.md has the measurements behind it).
+pub const PUBLISH_ZSTD_LEVEL: i32 = 15;
+
+/// Which slots of a table hold stored values: the one name of the stored
+/// layout, in table headers (flag bit 0) and in manifests (`"layout"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// Every slot holds its value: what a solve writes, and what a solve
+    /// can read back as child tables.
+    #[default]
+    Solved,
+    /// Written by `foxbase publish`: even slots hold a copy of the next odd
+    /// slot's code instead of their own value, and a reader derives an even
+    /// slot's value by one move from stored odd slots. For the Fox Game even
+    /// slots are fox to move, odd slots sheep to move, and every fox move
+    /// leads to a sheep-to-move position, so one move always reaches stored
+    /// values. The copy costs almost nothing after compression, which
+    /// roughly halves the size (docs/format.md).
+    Published,
+}
+
+impl Layout {
+    /// The name manifests use: `solved` or `published`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Solved => "solved",
+            Layout::Published => "published",
+        }
+    }
+}
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a table file says about itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableHeader {
+    pub game: String,
+    pub variant: String,
+    pub tier: String,
+    pub slots: u64,
+}
+
+/// One block's place in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockEntry {
+    pub offset: u64,
+    pub stored_len: u32,
+    /// CRC32 of the block's raw (uncompressed) bytes.
+    pub crc32: u32,
+}
+
+/// An opened table file: header and block index read and checked, blocks not yet read.
+pub struct TableFile {
+    pub header: TableHeader,
+    pub block_slots: u32,
+    pub codec: u32,
+    pub layout: Layout,
+    pub blocks: Vec<BlockEntry>,
+    pub file_len: u64,
+    source: Box<dyn ByteSource>,
+}
+
+impl std::fmt::Debug for TableFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableFile")
+            .field("name", &self.source.name())
+            .field("header", &self.header)
+            .field("layout", &self.layout)
+            .field("blocks", &self.blocks.len())
+            .finish()
+    }
+}
+
+/// Raw bytes of block `b` of a table whose every slot is stored:
+/// `raw_block_with(values, block_slots, b, Layout::Solved)`.
+pub fn raw_block(values: &PackedValues, block_slots: u32, b: u64) -> Vec<u8> {
+    raw_block_with(values, block_slots, b, Layout::Solved)
+}
+
+/// Raw bytes of block `b`: its codes, four to a byte, lowest bits first.
+/// Unused slots take the code of the stored slot before them (a don't-care
+/// that lengthens runs). With [`Layout::Published`] an even slot takes
+/// the code the next odd slot is written with. Storing the two sides apart
+/// was measured and compresses worse (docs/format.md).
+pub fn raw_block_with(values: &PackedValues, block_slots: u32, b: u64, layout: Layout) -> Vec<u8> {
+    let start = b * block_slots as u64;
+    let n = (start + block_slots as u64).min(values.len()) - start;
+    let mut raw = vec![0u8; n.div_ceil(4) as usize];
+    let mut last = 0u8;
+    let mut put = |j: u64, code: u8| raw[(j / 4) as usize] |= code << ((j % 4) * 2);
+    match layout {
+        Layout::Solved => {
+            for j in 0..n {
+                let mut code = values.code(start + j);
+                if code == UNUSED {
+                    code = last;
+                }
+                last = code;
+                put(j, code);
+            }
+        }
+        Layout::Published => {
+            // Blocks hold a multiple of 4 slots, so start is even and pairs
+            // (even, odd) never straddle two blocks.
+            for j in (0..n).step_by(2) {
+                let mut code = if j + 1 < n { values.code(start + j + 1) } else { last };
+                if code == UNUSED {
+                    code = last;
+                }
+                last = code;
+                put(j, code);
+                if j + 1 < n {
+                    put(j + 1, code);
+                }
+            }
+        }
+    }
+    raw
+}
+
+/// The bytes of a table file, as pieces at offsets, and the file's length.
+fn encode(
+    header: &TableHeader,
+    values: &PackedValues,
+    block_slots: u32,
+    level: i32,
+    layout: Layout,
+) -> (Vec<Vec<u8>>, u64) {
+    assert_eq!(header.slots, values.len(), "header and values disagree on the slot count");
+    assert!(block_slots > 0 && block_slots.is_multiple_of(4), "block size must be a positive multiple of 4");
+    let json =
+        json!({"game": header.game, "variant": header.variant, "tier": header.tier, "encoding": ENCODING}).to_string();
+    let block_count = values.len().div_ceil(block_slots as u64);
+    let blocks: Vec<(Vec<u8>, u32)> = (0..block_count)
+        .into_par_iter()
+        .map(|b| {
+            let raw = raw_block_with(values, block_slots, b, layout);
+            let crc = crc32fast::hash(&raw);
+            (zstd::bulk::compress(&raw, level).expect("zstd compression of a memory buffer"), crc)
+        })
+        .collect();
+    let mut offset = (FIXED_HEADER + json.len()) as u64;
+    let mut index = Vec::with_capacity(blocks.len() * INDEX_ENTRY + 4);
+    for (bytes, crc) in &blocks {
+        index.extend_from_slice(&offset.to_le_bytes());
+        index.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        index.extend_from_slice(&crc.to_le_bytes());
+        offset += bytes.len() as u64;
+    }
+    let index_offset = offset;
+    let index_crc = crc32fast::hash(&index);
+    index.extend_from_slice(&index_crc.to_le_bytes());
+    let mut head = Vec::with_capacity(FIXED_HEADER + json.len());
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    head.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    head.extend_from_slice(&values.len().to_le_bytes());
+    head.extend_from_slice(&block_slots.to_le_bytes());
+    head.extend_from_slice(&(block_count as u32).to_le_bytes());
+    head.extend_from_slice(&CODEC_ZSTD.to_le_bytes());
+    let flags = match layout {
+        Layout::Solved => 0,
+        Layout::Published => FLAG_EVEN_DERIVED,
+    };
+    head.extend_from_slice(&flags.to_le_bytes());
+    head.extend_from_slice(&index_offset.to_le_bytes());
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&head);
+    crc.update(json.as_bytes());
+    head.extend_from_slice(&crc.finalize().to_le_bytes());
+    head.resize(FIXED_HEADER, 0);
+    head.extend_from_slice(json.as_bytes());
+    let file_len = index_offset + index.len() as u64;
+    let mut pieces = vec![head];
+    pieces.extend(blocks.into_iter().map(|(b, _)| b));
+    pieces.push(index);
+    (pieces, file_len)
+}
+
+/// Writes a table file durably; returns the CRC32 of the whole file and its length.
+pub fn write_table(path: &Path, header: &TableHeader, values: &PackedValues) -> Result<(u32, u64), TableError> {
+    write_table_with(path, header, values, DEFAULT_BLOCK_SLOTS, ZSTD_LEVEL)
+}
+
+/// [`write_table`] with a chosen block size and zstd level (for measurements).
+pub fn write_table_with(
+    path: &Path,
+    header: &TableHeader,
+    values: &PackedValues,
+    block_slots: u32,
+    level: i32,
+) -> Result<(u32, u64), TableError> {
+    write_table_layout(path, header, values, block_slots, level, Layout::Solved)
+}
+
+/// [`write_table_with`] with a chosen slot layout; published tables use
+/// [`Layout::Published`] at [`PUBLISH_ZSTD_LEVEL`].
+pub fn write_table_layout(
+    path: &Path,
+    header: &TableHeader,
+    values: &PackedValues,
+    block_slots: u32,
+    level: i32,
+    layout: Layout,
+) -> Result<(u32, u64), TableError> {
+    let (pieces, file_len) = encode(header, values, block_slots, level, layout);
+    let mut crc = crc32fast::Hasher::new();
+    let mut at = 0u64;
+    let mut placed = Vec::with_capacity(pieces.len());
+    for p in &pieces {
+        crc.update(p);
+        placed.push((at, p.as_slice()));
+        at += p.len() as u64;
+    }
+    debug_assert_eq!(at, file_len);
+    crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
+    Ok((crc.finalize(), file_len))
+}
+
+fn le32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+
+fn le64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+impl TableFile {
+    /// Opens a table file and checks its header and block index.
+    pub fn open(path: &Path) -> Result<TableFile, TableError> {
+        let source = FileSource::open(path).map_err(io_error(path.display().to_string()))?;
+        TableFile::from_source(Box::new(source))
+    }
+
+    /// Opens a table from any byte source: reads and checks the fixed
+    /// header, the JSON description and the block index (three ranges).
+    pub fn from_source(source: Box<dyn ByteSource>) -> Result<TableFile, TableError> {
+        let fail = |kind: ErrorKind| TableError::new(source.name(), kind);
+        let io = |e: std::io::Error| TableError::new(source.name(), ErrorKind::Io(e));
+        let file_len = source.len().map_err(io)?;
+        if file_len < FIXED_HEADER as u64 {
+            return Err(fail(ErrorKind::TooShort { len: file_len }));
+        }
+        let mut fixed = [0u8; FIXED_HEADER];
+        source.read_ranges(&mut [(0, &mut fixed[..])]).map_err(io)?;
+        if &fixed[..8] != MAGIC {
+            return Err(fail(ErrorKind::BadMagic));
+        }
+        let version = le32(&fixed, 8);
+        if version != FORMAT_VERSION {
+            return Err(fail(ErrorKind::Version { found: version, supported: FORMAT_VERSION }));
+        }
+        let json_len = le32(&fixed, 12);
+        let slots = le64(&fixed, 16);
+        let block_slots = le32(&fixed, 24);
+        let block_count = le32(&fixed, 28) as u64;
+        let codec = le32(&fixed, 32);
+        let index_offset = le64(&fixed, 40);
+        if json_len > MAX_JSON || FIXED_HEADER as u64 + json_len as u64 > file_len {
+            return Err(fail(ErrorKind::HeaderLength { json_len }));
+        }
+        let mut json = vec![0u8; json_len as usize];
+        source.read_ranges(&mut [(FIXED_HEADER as u64, &mut json[..])]).map_err(io)?;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&fixed[..48]);
+        crc.update(&json);
+        if crc.finalize() != le32(&fixed, 48) {
+            return Err(fail(ErrorKind::HeaderChecksum));
+        }
+        if block_slots == 0 || !block_slots.is_multiple_of(4) || block_slots > MAX_BLOCK_SLOTS {
+            return Err(fail(ErrorKind::BlockSize { block_slots }));
+        }
+        if block_count != slots.div_ceil(block_slots as u64) {
+            return Err(fail(ErrorKind::BlockCount { block_count, slots, block_slots }));
+        }
+        if codec != CODEC_ZSTD && codec != CODEC_STORED {
+            return Err(fail(ErrorKind::Codec { codec }));
+        }
+        if slots >= MAX_SLOTS {
+            return Err(fail(ErrorKind::SlotCount { slots, limit: MAX_SLOTS }));
+        }
+        let flags = le32(&fixed, 36);
+        if flags & !FLAG_EVEN_DERIVED != 0 || fixed[52..].iter().any(|&b| b != 0) {
+            return Err(fail(ErrorKind::Reserved));
+        }
+        let layout = if flags & FLAG_EVEN_DERIVED != 0 { Layout::Published } else { Layout::Solved };
+        let index_len = block_count * INDEX_ENTRY as u64 + 4;
+        if index_offset.checked_add(index_len) != Some(file_len) {
+            return Err(fail(ErrorKind::Length { file_len, index_says: index_offset.saturating_add(index_len) }));
+        }
+        let mut index = vec![0u8; index_len as usize];
+        source.read_ranges(&mut [(index_offset, &mut index[..])]).map_err(io)?;
+        let body = &index[..index.len() - 4];
+        if crc32fast::hash(body) != le32(&index, body.len()) {
+            return Err(fail(ErrorKind::IndexChecksum));
+        }
+        let v: serde_json::Value =
+            serde_json::from_slice(&json).map_err(|e| fail(ErrorKind::HeaderJson(e.to_string())))?;
+        let text = |k: &'static str| {
+            v.get(k).and_then(|x| x.as_str()).map(String::from).ok_or_else(|| fail(ErrorKind::HeaderField(k)))
+        };
+        let header = TableHeader { game: text("game")?, variant: text("variant")?, tier: text("tier")?, slots };
+        let mut blocks = Vec::with_capacity(block_count as usize);
+        let mut expected_offset = FIXED_HEADER as u64 + json_len as u64;
+        for b in 0..block_count as usize {
+            let e = &body[b * INDEX_ENTRY..(b + 1) * INDEX_ENTRY];
+            let entry = BlockEntry { offset: le64(e, 0), stored_len: le32(e, 8), crc32: le32(e, 12) };
+            if entry.offset != expected_offset || entry.offset + entry.stored_len as u64 > index_offset {
+                return Err(fail(ErrorKind::BlockOutside { block: b as u64 }));
+            }
+            expected_offset += entry.stored_len as u64;
+            blocks.push(entry);
+        }
+        if expected_offset != index_offset {
+            return Err(fail(ErrorKind::BlocksEnd { end: expected_offset, index_offset }));
+        }
+        Ok(TableFile { header, block_slots, codec, layout, blocks, file_len, source })
+    }
+
+    /// The file's name in messages (its path, or its object's URL).
+    pub fn name(&self) -> &str {
+        self.source.name()
+    }
+
+    /// Checks that this is the expected table.
+    pub fn expect(&self, expect: &TableHeader) -> Result<(), TableError> {
+        let (h, e) = (&self.header, expect);
+        let kind = if h.tier != e.tier {
+            ErrorKind::WrongTier { found: h.tier.clone(), expected: e.tier.clone() }
+        } else if h.variant != e.variant || h.game != e.game {
+            ErrorKind::WrongVariant {
+                found: format!("{} {}", h.game, h.variant),
+                expected: format!("{} {}", e.game, e.variant),
+            }
+        } else if h.slots != e.slots {
+            ErrorKind::WrongSlots { found: h.slots, expected: e.slots }
+        } else {
+            return Ok(());
+        };
+        Err(TableError::new(self.name(), kind))
+    }
+
+    /// Slots in block `b`.
+    pub fn slots_in_block(&self, b: usize) -> u64 {
+        let start = b as u64 * self.block_slots as u64;
+        (self.header.slots - start).min(self.block_slots as u64)
+    }
+
+    /// Reads, decompresses and checks blocks `range`, returning their raw bytes in order.
+    pub fn read_blocks(&self, range: std::ops::Range<usize>) -> Result<Vec<Vec<u8>>, TableError> {
+        let mut stored: Vec<Vec<u8>> = range.clone().map(|b| vec![0u8; self.blocks[b].stored_len as usize]).collect();
+        {
+            let mut pieces: Vec<(u64, &mut [u8])> =
+                range.clone().zip(stored.iter_mut()).map(|(b, buf)| (self.blocks[b].offset, &mut buf[..])).collect();
+            self.source
+                .read_ranges(&mut pieces)
+                .map_err(|e| TableError::in_block(self.name(), range.start as u64, ErrorKind::Read(e)))?;
+        }
+        range.zip(stored).map(|(b, s)| self.decode_block(b, &s)).collect()
+    }
+
+    /// Decompresses one block's stored bytes and checks its CRC.
+    fn decode_block(&self, b: usize, stored: &[u8]) -> Result<Vec<u8>, TableError> {
+        let fail = |kind: ErrorKind| TableError::in_block(self.name(), b as u64, kind);
+        let raw_len = self.slots_in_block(b).div_ceil(4) as usize;
+        let raw = match self.codec {
+            CODEC_STORED => stored.to_vec(),
+            _ => zstd::bulk::decompress(stored, raw_len).map_err(|e| fail(ErrorKind::Decompress(e.to_string())))?,
+        };
+        if raw.len() != raw_len {
+            return Err(fail(ErrorKind::RawLength { found: raw.len(), expected: raw_len }));
+        }
+        if crc32fast::hash(&raw) != self.blocks[b].crc32 {
+            return Err(fail(ErrorKind::BlockChecksum));
+        }
+        Ok(raw)
+    }
+
+    /// All values, with several block reads in flight.
+    pub fn read_all(&self) -> Result<PackedValues, TableError> {
+        // Grows with what was actually read and checked, never ahead of it.
+        let mut bytes = Vec::new();
+        let step = crate::uring::QUEUE_DEPTH as usize * 4;
+        let mut b = 0;
+        while b < self.blocks.len() {
+            let end = (b + step).min(self.blocks.len());
+            for raw in self.read_blocks(b..end)? {
+                bytes.extend_from_slice(&raw);
+            }
+            b = end;
+        }
+        Ok(PackedValues::from_bytes(self.header.slots, bytes).expect("block sizes add up to the slot count"))
+    }
+
+    /// The code of one slot, reading and decompressing only its block.
+    pub fn code(&self, i: u64) -> Result<u8, TableError> {
+        if i >= self.header.slots {
+            return Err(TableError::new(self.name(), ErrorKind::PastEnd { index: i, slots: self.header.slots }));
+        }
+        let b = (i / self.block_slots as u64) as usize;
+        let raw = self.read_blocks(b..b + 1)?.pop().unwrap();
+        let j = i % self.block_slots as u64;
+        Ok((raw[(j / 4) as usize] >> ((j % 4) * 2)) & 3)
+    }
+
+    /// The whole file's bytes (for its CRC32 against a manifest).
+    pub fn read_file(&self) -> Result<Vec<u8>, TableError> {
+        self.source.read_all().map_err(|e| TableError::new(self.name(), ErrorKind::Io(e)))
+    }
+}
+
+/// Reads a whole table file with every slot stored (what a solve writes)
+/// and checks that it is the expected one. A published table, whose
+/// fox-to-move values are derived rather than stored, is refused.
+pub fn read_table(path: &Path, expect: &TableHeader) -> Result<PackedValues, TableError> {
+    let t = TableFile::open(path)?;
+    t.expect(expect)?;
+    if t.layout != Layout::Solved {
+        return Err(TableError::new(t.name(), ErrorKind::PublishedAsChild));
+    }
+    t.read_all()
+}
+
+/// Reads the header of a table file.
+pub fn read_header(path: &Path) -> Result<TableHeader, TableError> {
+    Ok(TableFile::open(path)?.header)
+}

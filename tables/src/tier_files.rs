@@ -1,0 +1,30 @@
+//! Where a tier's table lives in a tablebase, and the header it must carry.
+//! Every reader and writer (solve, coordinator, probe, verify, publish)
+//! names tables through these functions.
+
+use crate::table::TableHeader;
+use foxbase_core::tier::TierGame;
+use std::path::{Path, PathBuf};
+
+/// File extension of tier tables.
+pub const TABLE_EXT: &str = "fxt";
+
+/// The key of a tier's table inside a tablebase: `tiers/NAME.fxt`.
+pub fn table_key<G: TierGame>(game: &G, tier: G::Tier) -> String {
+    key_of_name(&game.tier_name(tier))
+}
+
+/// The key of the table of the tier named `name`.
+pub fn key_of_name(name: &str) -> String {
+    format!("tiers/{name}.{TABLE_EXT}")
+}
+
+/// Where a tier's table lives inside a tablebase directory.
+pub fn table_path<G: TierGame>(game: &G, dir: &Path, tier: G::Tier) -> PathBuf {
+    dir.join(table_key(game, tier))
+}
+
+/// The header a tier's table must carry.
+pub fn table_header<G: TierGame>(game: &G, tier: G::Tier, slots: u64) -> TableHeader {
+    TableHeader { game: game.game_name().into(), variant: game.variant_json(), tier: game.tier_name(tier), slots }
+}

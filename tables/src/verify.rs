@@ -1,0 +1,252 @@
+//! `foxbase verify`: checks a table directory end to end.
+//!
+//! 1. The manifest names every file, each file exists with the recorded
+//!    length and CRC32, and its header is the tier and variant the manifest
+//!    says (so swapped or foreign files are caught).
+//! 2. Every block decompresses and matches its CRC32.
+//! 3. Every stored value agrees with its children's stored values after one
+//!    forward step: a game-over position holds its game-over value; a win has
+//!    a child lost for the opponent; a loss has only children won for the
+//!    opponent; a draw has no losing child and at least one drawn child.
+//!    Published tables store no fox-to-move values: those are derived by
+//!    this same step from the sheep-to-move values, which are then checked.
+
+use crate::dir::{value_by_one_step, Loaded, TableDir};
+use crate::error::{Error, TableError};
+use crate::index::{IndexEntry, TierIndex};
+use crate::manifest::Manifest;
+use crate::source::DirLocation;
+use crate::table::TableFile;
+use crate::tier_files::table_header;
+use foxbase_core::foxgame::{FoxGame, FoxTier};
+use foxbase_core::notation::format_position;
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Side, Variant};
+use rayon::prelude::*;
+use std::path::Path;
+
+/// The first problem found, precisely.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub file: Option<String>,
+    pub block: Option<u64>,
+    pub position: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{file}: ")?;
+        }
+        if let Some(b) = self.block {
+            write!(f, "block {b}: ")?;
+        }
+        if let Some(p) = &self.position {
+            write!(f, "position {p}: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Problem {}
+
+fn problem(file: Option<&str>, message: impl Into<String>) -> Problem {
+    Problem { file: file.map(String::from), block: None, position: None, message: message.into() }
+}
+
+/// Figures from a successful verification.
+#[derive(Debug, Clone, Default)]
+pub struct Verified {
+    pub tiers: usize,
+    pub slots: u64,
+    pub positions_checked: u64,
+}
+
+/// Tables kept in memory between tiers (a child is read by each of its parents).
+const CACHE_BYTES: u64 = 1 << 30;
+
+/// Called after each tier with (tiers done, tiers in all).
+pub type OnTier<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// What steps 1 and 2 found: the manifest, its game, and each tier with
+/// its file and its block size.
+pub struct CheckedFiles {
+    pub manifest: Manifest,
+    pub game: FoxGame,
+    pub tiers: Vec<(FoxTier, String, u64)>,
+}
+
+/// A problem in `file` from a table error: the file as the manifest names
+/// it, the block from the error's own field.
+fn table_problem(file: &str, e: TableError) -> Problem {
+    Problem { file: Some(file.to_string()), block: e.block, position: None, message: e.kind.to_string() }
+}
+
+/// A problem from a tablebase error: a file's error keeps its block.
+fn dir_problem(file: &str, e: Error) -> Problem {
+    match e {
+        Error::Table(t) => table_problem(file, t),
+        other => problem(Some(file), other.to_string()),
+    }
+}
+
+/// Steps 1 and 2: the manifest and the tier index that goes with it,
+/// every file's length, checksum and header, every block's CRC. Values are
+/// not kept.
+pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
+    let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
+    if manifest.game != "fox" {
+        return Err(problem(None, format!("{}: tables of game '{}', not the Fox Game", dir.display(), manifest.game)));
+    }
+    let variant = Variant::from_json(&manifest.variant)
+        .map_err(|e| problem(None, format!("{}: the manifest's variant: {e}", dir.display())))?;
+    let game = FoxGame::new(variant);
+    let want_layout = manifest.layout;
+    let mut tiers = Vec::new();
+    for entry in &manifest.tiers {
+        let file = Some(entry.file.as_str());
+        let tier = game
+            .parse_tier_name(&entry.name)
+            .ok_or_else(|| problem(file, format!("manifest names an unknown tier '{}'", entry.name)))?;
+        let path = dir.join(&entry.file);
+        let real_slots = game.tier_size(&game.tier_index(tier));
+        if entry.slots != real_slots {
+            return Err(problem(
+                file,
+                format!("the manifest says {} slots, tier {} has {real_slots}", entry.slots, entry.name),
+            ));
+        }
+        // Header first (a swapped file is named as such), then blocks (a
+        // damaged block is named), then the whole-file length and checksum.
+        let t = TableFile::open(&path).map_err(|e| table_problem(&entry.file, e))?;
+        t.expect(&table_header(&game, tier, entry.slots)).map_err(|e| table_problem(&entry.file, e))?;
+        t.read_all().map_err(|e| table_problem(&entry.file, e))?;
+        let bytes = t.read_file().map_err(|e| table_problem(&entry.file, e))?;
+        if bytes.len() as u64 != entry.bytes {
+            return Err(problem(file, format!("{} bytes, the manifest says {}", bytes.len(), entry.bytes)));
+        }
+        let crc = format!("{:08x}", crc32fast::hash(&bytes));
+        if crc != entry.crc32 {
+            return Err(problem(file, format!("file checksum {crc}, the manifest says {}", entry.crc32)));
+        }
+        if t.layout != want_layout {
+            return Err(problem(
+                file,
+                format!("table layout {}, but the manifest says the directory is {}", t.layout, manifest.layout),
+            ));
+        }
+        tiers.push((tier, entry.file.clone(), t.block_slots as u64));
+    }
+    check_index(dir, &manifest)?;
+    Ok(CheckedFiles { manifest, game, tiers })
+}
+
+/// The tier index says what the manifest says: the same summary and the
+/// same record for every tier, and nothing more.
+fn check_index(dir: &Path, manifest: &Manifest) -> Result<(), Problem> {
+    let file = Some(crate::index::INDEX_FILE);
+    let index = TierIndex::open(&DirLocation::new(dir)).map_err(|e| problem(file, e.message()))?;
+    let records = index.all().map_err(|e| problem(file, e.message()))?;
+    if index.summary != crate::index::Summary::of(manifest) {
+        return Err(problem(file, format!("its summary disagrees with {}", crate::manifest::MANIFEST_FILE)));
+    }
+    let mut expected: Vec<IndexEntry> = manifest
+        .tiers
+        .iter()
+        .map(|t| IndexEntry {
+            name: t.name.clone(),
+            slots: t.slots,
+            bytes: t.bytes,
+            crc32: u32::from_str_radix(&t.crc32, 16).unwrap_or(0),
+        })
+        .collect();
+    expected.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    if let Some((got, want)) = records.iter().zip(&expected).find(|(g, w)| g != w) {
+        return Err(problem(
+            file,
+            format!(
+                "its record of tier {} disagrees with {} (tier {})",
+                got.name,
+                crate::manifest::MANIFEST_FILE,
+                want.name
+            ),
+        ));
+    }
+    if records.len() != expected.len() {
+        return Err(problem(
+            file,
+            format!("{} tiers, {} lists {}", records.len(), crate::manifest::MANIFEST_FILE, expected.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// Verifies a table directory; the error is the first problem found.
+pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
+    let CheckedFiles { manifest, game: _, tiers } = check_files(dir)?;
+    let tables = TableDir::open(dir).map_err(|e| problem(None, e.to_string()))?.with_cache_budget(CACHE_BYTES);
+    let game = &tables.game;
+    // Step 3 loads each tier with its children, as a solve does, so memory
+    // stays that of a few tiers however large the directory.
+    let mut checked = 0;
+    for (n, (tier, file, block_slots)) in tiers.iter().enumerate() {
+        let load = |t: FoxTier| {
+            let f = crate::tier_files::table_key(game, t);
+            tables.complete(t).map_err(|e| dir_problem(&f, e))
+        };
+        let derived_fox_side =
+            tables.stored(*tier).map_err(|e| dir_problem(file, e))?.layout != crate::table::Layout::Solved;
+        let mut loaded = vec![load(*tier)?];
+        for child in game.child_tiers(*tier) {
+            if tables.holds(child).map_err(|e| table_problem(crate::index::INDEX_FILE, e))? {
+                loaded.push(load(child)?);
+            }
+        }
+        let refs: Vec<&Loaded> = loaded.iter().map(|l| l.as_ref()).collect();
+        let index = &loaded[0].index;
+        let own = &loaded[0].values;
+        let size = game.tier_size(index);
+        let chunk = 1u64 << 16;
+        let results: Vec<Result<u64, Problem>> = (0..size.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| {
+                let mut count = 0;
+                let mut scratch = Vec::new();
+                let mut first: Result<(), Problem> = Ok(());
+                game.for_each_slot(index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
+                    let Some(pos) = pos else { return };
+                    // A published table's fox-to-move values were just derived by this very step.
+                    if first.is_err() || (derived_fox_side && pos.side() == Side::Fox) {
+                        return;
+                    }
+                    count += 1;
+                    let fail = |message: String| Problem {
+                        file: Some(file.clone()),
+                        block: Some(i / block_slots),
+                        position: Some(format_position(&pos)),
+                        message,
+                    };
+                    let Some(stored) = own.value(i) else {
+                        first = Err(fail(format!("slot {i} holds the unused code 3, but a position belongs there")));
+                        return;
+                    };
+                    first = match value_by_one_step(game, &pos, &refs, &mut scratch) {
+                        Err(e) => Err(fail(e.to_string())),
+                        Ok(d) if d != stored => Err(fail(format!(
+                            "stored {stored}, but its children say {d} (slot {i} of tier {})",
+                            tier.name()
+                        ))),
+                        Ok(_) => Ok(()),
+                    };
+                });
+                first.map(|_| count)
+            })
+            .collect();
+        for r in results {
+            checked += r?;
+        }
+        on_tier(n + 1, tiers.len());
+    }
+    Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked })
+}
