@@ -58,6 +58,8 @@ fn padded_copy(dir: &Path, n: usize) -> PathBuf {
             losses: 0,
             unused: 1,
             children: vec!["f2-0.0.0.0.0.0.0".into(); 6],
+            levels: 0,
+            decided_at_start: 0,
         });
     }
     manifest.write(&out).unwrap();

@@ -142,6 +142,8 @@ mod tests {
             losses: 3,
             unused: 2,
             children: vec!["f1-0.0.0.0.0.0.1".into()],
+            levels: 3,
+            decided_at_start: 4,
         }
     }
 

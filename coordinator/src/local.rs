@@ -7,6 +7,7 @@ use crate::run::{Refusal, RunOptions, RunState};
 use foxbase_core::tier::TierGame;
 use foxbase_tables::manifest::Manifest;
 use foxbase_worker::job::TierReport;
+use foxbase_worker::kernel::{Kernel, SolveTier};
 use foxbase_worker::lease_loop::{run_lease_loop, WorkerOptions};
 use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration};
 use foxbase_worker::store::DirStore;
@@ -22,6 +23,15 @@ pub struct LocalOptions {
     pub workers: usize,
     /// Kernel threads per worker.
     pub threads_per_worker: usize,
+    /// Which kernel solves the tiers (the tables are the same either way).
+    pub kernel: Kernel,
+}
+
+impl Default for LocalOptions {
+    /// One worker of one thread, the default kernel.
+    fn default() -> LocalOptions {
+        LocalOptions { workers: 1, threads_per_worker: 1, kernel: Kernel::default() }
+    }
 }
 
 /// Progress events, for a bar or log lines.
@@ -35,7 +45,7 @@ pub trait Progress: Sync {
 /// coordinator is [`RunState`], the workers run [`run_lease_loop`] on
 /// threads of this process, calling it directly: the same code as
 /// `foxbase coordinator` and `foxbase worker`, without gRPC.
-pub fn solve_local<G: TierGame>(
+pub fn solve_local<G: SolveTier>(
     game: &G,
     plan: &TierPlan<G>,
     store: &Path,
@@ -53,6 +63,7 @@ pub fn solve_local<G: TierGame>(
     let worker_options = WorkerOptions {
         name: "local".into(),
         threads: options.threads_per_worker,
+        kernel: options.kernel,
         cache: store.to_path_buf(),
         give_up_after: Duration::from_secs(1),
         hold_before_solving: Duration::ZERO,

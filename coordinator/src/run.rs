@@ -19,6 +19,7 @@ use foxbase_tables::manifest::{Manifest, TierEntry};
 use foxbase_tables::source::ByteSource;
 use foxbase_tables::table::TableFile;
 use foxbase_tables::tier_files::{table_header, TABLE_EXT};
+use foxbase_worker::kernel::Phases;
 use foxbase_worker::protocol::{
     Accepted, Assignment, Completion, LeaseAnswer, Registration, RunStatus, TableRef, WorkerStatus,
 };
@@ -105,6 +106,8 @@ pub struct RunState<'g, G: TierGame> {
     started: Instant,
     slots_done_here: u64,
     counters: RunCounters,
+    /// Phase seconds summed over the tiers finished by this run.
+    phases: Phases,
 }
 
 pub use foxbase_tables::tier_files::table_key;
@@ -161,6 +164,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
             started: Instant::now(),
             slots_done_here: 0,
             counters: RunCounters::default(),
+            phases: Phases::default(),
         })
     }
 
@@ -170,6 +174,11 @@ impl<'g, G: TierGame> RunState<'g, G> {
 
     pub fn counters(&self) -> RunCounters {
         self.counters
+    }
+
+    /// Phase seconds summed over the tiers this run finished (not resumed ones).
+    pub fn phases(&self) -> Phases {
+        self.phases
     }
 
     /// Workers heard from within `within` of `now`.
@@ -356,6 +365,8 @@ impl<'g, G: TierGame> RunState<'g, G> {
             losses: stats.losses,
             unused: stats.unused,
             children: self.plan.children[&tier].iter().map(|&c| self.game.tier_name(c)).collect(),
+            levels: stats.levels,
+            decided_at_start: stats.decided_at_start,
         };
         if let Some(j) = &mut self.journal {
             j.append(&entry).map_err(|e| Refusal::Internal(e.to_string()))?;
@@ -371,6 +382,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
             self.leases.remove(&id);
         }
         self.scheduler.complete(tier);
+        self.phases += completion.report.phases;
         self.slots_done_here += slots;
         self.slots_finished += slots;
         Ok(Accepted { duplicate: false })

@@ -49,8 +49,14 @@ impl Solved {
         let dir = TempDir::new(tag);
         let game = game();
         let plan = TierPlan::new(&game);
-        let manifest =
-            solve_local(&game, &plan, &dir.0, LocalOptions { workers: 1, threads_per_worker: 2 }, &Quiet).unwrap();
+        let manifest = solve_local(
+            &game,
+            &plan,
+            &dir.0,
+            LocalOptions { workers: 1, threads_per_worker: 2, ..Default::default() },
+            &Quiet,
+        )
+        .unwrap();
         manifest.write(&dir.0).unwrap();
         assert!(manifest.tiers.len() > 10, "the variant should have many tiers");
         Solved { dir, game, manifest }

@@ -47,8 +47,14 @@ fn game() -> FoxGame {
 fn local_checksums(root: &Path) -> Vec<(String, String)> {
     let dir = root.join("local");
     let game = game();
-    let m = solve_local(&game, &TierPlan::new(&game), &dir, LocalOptions { workers: 1, threads_per_worker: 1 }, &Quiet)
-        .unwrap();
+    let m = solve_local(
+        &game,
+        &TierPlan::new(&game),
+        &dir,
+        LocalOptions { workers: 1, threads_per_worker: 1, ..Default::default() },
+        &Quiet,
+    )
+    .unwrap();
     m.tiers.into_iter().map(|t| (t.name, t.crc32)).collect()
 }
 
@@ -334,7 +340,14 @@ fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refu
         worker_id: me.worker_id.clone(),
         lease_id: a.lease_id,
         upload_key: a.upload_key.clone(),
-        report: TierReport { tier_name: a.tier.clone(), stats: TierStats::default(), crc32: 0, bytes: 0, seconds: 0.0 },
+        report: TierReport {
+            tier_name: a.tier.clone(),
+            stats: TierStats::default(),
+            crc32: 0,
+            bytes: 0,
+            seconds: 0.0,
+            phases: Default::default(),
+        },
     };
     let refused = |req: Completion, want: &str| match l.complete(&req) {
         Err(LinkError::Refused(m)) => assert!(m.contains(want), "'{m}' should say '{want}'"),

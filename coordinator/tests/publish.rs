@@ -33,8 +33,14 @@ fn game() -> FoxGame {
 
 fn solve(dir: &Path) -> Manifest {
     let game = game();
-    let m = solve_local(&game, &TierPlan::new(&game), dir, LocalOptions { workers: 1, threads_per_worker: 2 }, &Quiet)
-        .unwrap();
+    let m = solve_local(
+        &game,
+        &TierPlan::new(&game),
+        dir,
+        LocalOptions { workers: 1, threads_per_worker: 2, ..Default::default() },
+        &Quiet,
+    )
+    .unwrap();
     m.write(dir).unwrap();
     m
 }

@@ -14,6 +14,7 @@ use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Value, Variant};
 use foxbase_tables::table::read_table;
 use foxbase_tables::tier_files::{table_header, table_path};
+use foxbase_worker::kernel::Kernel;
 use std::collections::HashMap;
 
 struct Quiet;
@@ -30,7 +31,14 @@ fn variant(start: &str, geometry: Geometry, k: u32) -> Variant {
 fn solve(v: &Variant, workers: usize, threads: usize, dir: &TempDir) -> HashMap<String, Vec<u8>> {
     let game = FoxGame::new(*v);
     let plan = TierPlan::new(&game);
-    let m = solve_local(&game, &plan, &dir.0, LocalOptions { workers, threads_per_worker: threads }, &Quiet).unwrap();
+    let m = solve_local(
+        &game,
+        &plan,
+        &dir.0,
+        LocalOptions { workers, threads_per_worker: threads, ..Default::default() },
+        &Quiet,
+    )
+    .unwrap();
     m.tiers.iter().map(|t| (t.name.clone(), std::fs::read(dir.0.join(&t.file)).unwrap())).collect()
 }
 
@@ -137,4 +145,47 @@ fn tables_are_identical_for_any_thread_and_worker_count() {
     assert!(one.len() > 10);
     assert_eq!(one, two);
     assert_eq!(one, workers);
+}
+
+/// Solves with `kernel` and returns every tier's bytes on disk.
+fn solve_with(v: &Variant, workers: usize, threads: usize, kernel: Kernel, dir: &TempDir) -> HashMap<String, Vec<u8>> {
+    let game = FoxGame::new(*v);
+    let plan = TierPlan::new(&game);
+    let options = LocalOptions { workers, threads_per_worker: threads, kernel };
+    let m = solve_local(&game, &plan, &dir.0, options, &Quiet).unwrap();
+    m.tiers.iter().map(|t| (t.name.clone(), std::fs::read(dir.0.join(&t.file)).unwrap())).collect()
+}
+
+/// The block kernel writes the counter kernel's tables byte for byte, with
+/// 1 and 2 threads, on every variant above and on larger pen targets.
+#[test]
+fn the_block_kernel_writes_the_counter_kernels_tables() {
+    let variants = [
+        (".F./.../......./......./SSS..../.../... f", Geometry::Classic, 2),
+        (".F./.../......./......./SSS..../.../... s", Geometry::Orthogonal, 2),
+        (".F./.../......./......./......./S.S/... s", Geometry::Classic, 1),
+        ("F.F/.../......./......./......./.S./.S. f", Geometry::Orthogonal, 1),
+        ("F.F/.../......./......./..S.S../.../... f", Geometry::Classic, 2),
+        ("F.F/.../......./......./..S.S../.../... s", Geometry::Orthogonal, 2),
+        (".F./.../......./...S.../..S.S../.../... f", Geometry::Classic, 3),
+        (".F./.../......./......./SSS..../.../... f", Geometry::Orthogonal, 3),
+        ("F.F/.../......./......./..SSS../.../... f", Geometry::Orthogonal, 3),
+        (".F./.../......./SS...SS/......./.../... s", Geometry::Classic, 3),
+        // Pens that fill: K up to the sheep count, and two foxes that can both be trapped.
+        ("F.F/.../......./......./SSSS.../.../... f", Geometry::Classic, 4),
+        (".F./.../......./......./SSSSS../.../... s", Geometry::Orthogonal, 5),
+        ("F.F/.../......./SSSS.../......./.../... s", Geometry::Classic, 9),
+    ];
+    for (start, geometry, k) in variants {
+        let v = variant(start, geometry, k);
+        let counter = solve_with(&v, 1, 1, Kernel::Counter, &TempDir::new("counter"));
+        assert!(!counter.is_empty());
+        for threads in [1, 2] {
+            let block = solve_with(&v, 1, threads, Kernel::Block, &TempDir::new("block"));
+            assert_eq!(block.len(), counter.len(), "{v}");
+            for (name, bytes) in &counter {
+                assert!(block[name] == *bytes, "{v}: tier {name} differs with {threads} threads");
+            }
+        }
+    }
 }

@@ -30,7 +30,8 @@ const OPTIONS: RunOptions = RunOptions { lease: Duration::from_secs(10), retry_a
 fn solve(game: &FoxGame, store: &DirStore, worker: &str, a: &Assignment) -> Completion {
     let tier = game.parse_tier_name(&a.tier).unwrap();
     let out = store.local_path(&a.upload_key).unwrap();
-    let report = solve_to_file(game, tier, &|c| store.local_path(&table_key(game, c)).unwrap(), &out, 1).unwrap();
+    let child = |c| store.local_path(&table_key(game, c)).unwrap();
+    let report = solve_to_file(game, tier, &child, &out, 1, Default::default()).unwrap();
     Completion { worker_id: worker.into(), lease_id: a.lease_id, upload_key: a.upload_key.clone(), report }
 }
 
@@ -102,6 +103,7 @@ fn leases_expire_late_completions_count_once_and_conflicts_never_replace() {
 
     // Finish the run with b, then resume from the journal: nothing to lease.
     let mut pending = Some(next);
+    let mut reports = vec![from_a.report.clone()];
     while !run.is_finished() {
         let a = match pending.take() {
             Some(a) => a,
@@ -109,10 +111,19 @@ fn leases_expire_late_completions_count_once_and_conflicts_never_replace() {
         };
         let done = solve(&game, &store, &b, &a);
         assert!(!run.complete(&done, t19).unwrap().duplicate);
+        reports.push(done.report);
     }
     assert_eq!(run.lease(&b, t19).unwrap(), LeaseAnswer::Done);
     let manifest = run.manifest();
     assert_eq!(manifest.tiers.len(), plan.order.len());
+    // Each tier's propagation levels and initial decisions, as its solve reported them.
+    assert_eq!(reports.len(), plan.order.len());
+    for r in &reports {
+        let e = manifest.tiers.iter().find(|t| t.name == r.tier_name).unwrap();
+        assert_eq!((e.levels, e.decided_at_start), (r.stats.levels, r.stats.decided_at_start), "{}", e.name);
+        assert!(e.levels >= 1 && e.decided_at_start <= e.slots - e.unused, "{e:?}");
+    }
+    assert!(manifest.tiers.iter().any(|t| t.levels > 2 && t.decided_at_start > 0));
     drop(run);
     let (journal, finished) = Journal::resume(&journal_path, "fox", &game.variant_json()).unwrap();
     assert_eq!(finished.len(), plan.order.len());

@@ -710,3 +710,18 @@ fn tier_name_parse_accepts_only_the_canonical_spelling() {
         assert_eq!(g.parse_tier_name(bad), None, "{bad:?}");
     }
 }
+
+/// `sheep_index` and `set_base` invert `sheep_set` (1 and 2 foxes, small and large tiers).
+#[test]
+fn sheep_index_and_set_base_invert_sheep_set() {
+    for (foxes, counts) in
+        [(1, [0, 0, 1, 1, 1, 0, 0]), (2, [0, 0, 2, 2, 2, 0, 0]), (2, [3, 3, 7, 7, 0, 0, 0]), (1, [1, 2, 3, 2, 1, 1, 0])]
+    {
+        let index = TierIndex::new(FoxTier::new(foxes, counts).unwrap());
+        for i in 0..index.sheep_sets {
+            let sheep = index.sheep_set(i);
+            assert_eq!(index.sheep_index(sheep), i, "{index:?} set {i}");
+            assert_eq!(index.set_base(sheep), i * index.fox_slots * 2, "{index:?} set {i}");
+        }
+    }
+}

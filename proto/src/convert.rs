@@ -6,7 +6,7 @@
 
 use crate::v1;
 use foxbase_worker::job::TierReport;
-use foxbase_worker::kernel::TierStats;
+use foxbase_worker::kernel::{Phases, TierStats};
 use foxbase_worker::protocol::{
     Accepted, Assignment, Completion, LeaseAnswer, Registration, RunStatus, TableRef, WorkerStatus,
 };
@@ -110,12 +110,18 @@ impl From<Completion> for v1::CompleteRequest {
             losses: r.stats.losses,
             unused: r.stats.unused,
             seconds: r.seconds,
+            levels: r.stats.levels,
+            decided_at_start: r.stats.decided_at_start,
+            load_seconds: r.phases.load,
+            init_seconds: r.phases.init,
+            propagate_seconds: r.phases.propagate,
+            pack_seconds: r.phases.pack,
+            write_seconds: r.phases.write,
         }
     }
 }
 
 impl From<v1::CompleteRequest> for Completion {
-    /// The message carries no propagation levels: `stats.levels` is 0.
     fn from(c: v1::CompleteRequest) -> Self {
         Completion {
             worker_id: c.worker_id,
@@ -129,11 +135,19 @@ impl From<v1::CompleteRequest> for Completion {
                     draws: c.draws,
                     losses: c.losses,
                     unused: c.unused,
-                    levels: 0,
+                    levels: c.levels,
+                    decided_at_start: c.decided_at_start,
                 },
                 crc32: c.crc32,
                 bytes: c.bytes,
                 seconds: c.seconds,
+                phases: Phases {
+                    load: c.load_seconds,
+                    init: c.init_seconds,
+                    propagate: c.propagate_seconds,
+                    pack: c.pack_seconds,
+                    write: c.write_seconds,
+                },
             },
         }
     }
@@ -228,10 +242,11 @@ mod tests {
     fn report() -> TierReport {
         TierReport {
             tier_name: "f1-0.0.0.0.3.0.0".into(),
-            stats: TierStats { slots: 10, wins: 1, draws: 2, losses: 3, unused: 4, levels: 0 },
+            stats: TierStats { slots: 10, wins: 1, draws: 2, losses: 3, unused: 4, levels: 7, decided_at_start: 5 },
             crc32: 0xdead_beef,
             bytes: 123,
             seconds: 0.5,
+            phases: Phases { load: 0.125, init: 0.25, propagate: 0.0625, pack: 0.03125, write: 0.5 },
         }
     }
 

@@ -30,6 +30,12 @@ pub struct TierEntry {
     pub losses: u64,
     pub unused: u64,
     pub children: Vec<String>,
+    /// Propagation levels the solve needed (absent in manifests written before it was recorded: 0).
+    #[serde(default)]
+    pub levels: u32,
+    /// Positions the solve's initial pass decided, before any propagation (absent before it was recorded: 0).
+    #[serde(default)]
+    pub decided_at_start: u64,
 }
 
 /// The value of the variant's start position.

@@ -36,6 +36,12 @@ impl PackedValues {
         &self.bytes
     }
 
+    /// The packed bytes, four codes to a byte, lowest bits first (for
+    /// writers that fill whole bytes, e.g. in parallel chunks).
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.bytes
+    }
+
     /// The code at index `i`. Precondition: `i < len`.
     #[inline]
     pub fn code(&self, i: u64) -> u8 {

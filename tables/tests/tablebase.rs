@@ -51,6 +51,8 @@ fn synthetic(n: usize) -> Manifest {
                 losses: 0,
                 unused: 0,
                 children: Vec::new(),
+                levels: 0,
+                decided_at_start: 0,
             }
         })
         .collect();

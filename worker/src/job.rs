@@ -3,10 +3,10 @@
 //! same code.
 
 use crate::error::WorkerError;
-use crate::kernel::{solve_tier, ChildTable, TierStats};
-use foxbase_core::tier::TierGame;
+use crate::kernel::{ChildTable, Kernel, KernelError, Phases, SolveTier, TierStats};
 use foxbase_tables::table::{read_table, write_table};
 use foxbase_tables::tier_files::{table_header, table_path};
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -18,48 +18,76 @@ pub struct TierReport {
     pub crc32: u32,
     pub bytes: u64,
     pub seconds: f64,
+    /// Where the seconds went.
+    pub phases: Phases,
 }
 
 /// Loads the child tables of `tier` from the directory `store`, solves it
 /// with `threads` threads and writes its table there.
-pub fn solve_and_store<G: TierGame>(
+pub fn solve_and_store<G: SolveTier>(
     game: &G,
     store: &Path,
     tier: G::Tier,
     threads: usize,
 ) -> Result<TierReport, WorkerError> {
-    solve_to_file(game, tier, &|child| table_path(game, store, child), &table_path(game, store, tier), threads)
+    let child_path = |child| table_path(game, store, child);
+    solve_to_file(game, tier, &child_path, &table_path(game, store, tier), threads, Kernel::default())
 }
 
 /// Solves `tier` with `threads` threads from the child tables at
-/// `child_path(child)` and writes its table durably to `out`.
-pub fn solve_to_file<G: TierGame>(
+/// `child_path(child)` and writes its table durably to `out`. Child tables
+/// are decoded in parallel and the table's blocks compressed in parallel,
+/// on the same `threads` threads (the bytes written do not depend on how
+/// many).
+pub fn solve_to_file<G: SolveTier>(
     game: &G,
     tier: G::Tier,
-    child_path: &dyn Fn(G::Tier) -> PathBuf,
+    child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),
     out: &Path,
     threads: usize,
+    kernel: Kernel,
+) -> Result<TierReport, WorkerError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| KernelError::ThreadPool { threads, message: e.to_string() })?;
+    pool.install(|| solve_to_file_in_pool(game, tier, child_path, out, kernel))
+}
+
+fn solve_to_file_in_pool<G: SolveTier>(
+    game: &G,
+    tier: G::Tier,
+    child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),
+    out: &Path,
+    kernel: Kernel,
 ) -> Result<TierReport, WorkerError> {
     let started = Instant::now();
-    let mut children = Vec::new();
-    for child in game.child_tiers(tier) {
-        let index = game.tier_index(child);
-        let header = table_header(game, child, game.tier_size(&index));
-        let values = read_table(&child_path(child), &header)?;
-        children.push(ChildTable { tier: child, index, values });
-    }
-    let solved = solve_tier(game, tier, &children, threads)?;
+    let children: Vec<ChildTable<G>> = game
+        .child_tiers(tier)
+        .into_par_iter()
+        .map(|child| {
+            let index = game.tier_index(child);
+            let header = table_header(game, child, game.tier_size(&index));
+            let values = read_table(&child_path(child), &header)?;
+            Ok(ChildTable { tier: child, index, values })
+        })
+        .collect::<Result<_, WorkerError>>()?;
+    let load = started.elapsed().as_secs_f64();
+    let solved = game.solve_with(kernel, tier, &children)?;
     drop(children);
+    let writing = Instant::now();
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir).map_err(|source| WorkerError::Io { path: dir.display().to_string(), source })?;
     }
     let header = table_header(game, tier, solved.values.len());
     let (crc32, bytes) = write_table(out, &header, &solved.values)?;
+    let phases = Phases { load, write: writing.elapsed().as_secs_f64(), ..solved.phases };
     Ok(TierReport {
         tier_name: game.tier_name(tier),
         stats: solved.stats,
         crc32,
         bytes,
         seconds: started.elapsed().as_secs_f64(),
+        phases,
     })
 }

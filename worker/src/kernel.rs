@@ -23,18 +23,18 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Per-position solver state: a pending-child counter below `MAX_COUNTER`,
 /// or one of the decided states.
-const MAX_COUNTER: u8 = 248;
+pub(crate) const MAX_COUNTER: u8 = 248;
 /// Decided by the initial pass and not yet propagated; becomes LOSS or WIN
 /// when the first level walks back from it.
-const LOSS_AT_START: u8 = 249;
-const WIN_AT_START: u8 = 250;
-const DRAW: u8 = 252;
-const WIN: u8 = 253;
-const LOSS: u8 = 254;
-const EMPTY: u8 = 255;
+pub(crate) const LOSS_AT_START: u8 = 249;
+pub(crate) const WIN_AT_START: u8 = 250;
+pub(crate) const DRAW: u8 = 252;
+pub(crate) const WIN: u8 = 253;
+pub(crate) const LOSS: u8 = 254;
+pub(crate) const EMPTY: u8 = 255;
 
 /// Positions decided per parallel work item.
-const CHUNK: usize = 1 << 14;
+pub(crate) const CHUNK: usize = 1 << 14;
 
 /// Why a tier could not be solved. Apart from [`KernelError::ThreadPool`],
 /// each is a bug in a game's implementation of the tier contract or a
@@ -51,6 +51,74 @@ pub enum KernelError {
     #[error("{0}")]
     Inconsistent(String),
 }
+
+/// Which kernel solves a tier. The tables are the same either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kernel {
+    /// [`crate::fox_kernel`]: per sheep set, for the Fox Game (other games use the counter kernel).
+    #[default]
+    Block,
+    /// This module's counter kernel, generic over [`TierGame`]: the oracle.
+    Counter,
+}
+
+impl Kernel {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Block => "block",
+            Kernel::Counter => "counter",
+        }
+    }
+}
+
+impl std::str::FromStr for Kernel {
+    type Err = UnknownKernel;
+    fn from_str(s: &str) -> Result<Kernel, UnknownKernel> {
+        match s {
+            "block" => Ok(Kernel::Block),
+            "counter" => Ok(Kernel::Counter),
+            _ => Err(UnknownKernel(s.to_string())),
+        }
+    }
+}
+
+/// A kernel name other than `block` or `counter`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown kernel '{0}' (block or counter)")]
+pub struct UnknownKernel(pub String);
+
+/// A game the worker can solve, with the kernels it supports: every game
+/// has the counter kernel; a game with a kernel of its own overrides
+/// [`SolveTier::solve_with`].
+pub trait SolveTier: TierGame + Sized {
+    /// Solves `tier` with `kernel` on the calling thread's rayon pool.
+    /// Preconditions as [`solve_tier`].
+    fn solve_with(
+        &self,
+        kernel: Kernel,
+        tier: Self::Tier,
+        children: &[ChildTable<Self>],
+    ) -> Result<SolvedTier, KernelError> {
+        let _ = kernel;
+        solve_in_pool(self, tier, children)
+    }
+}
+
+impl SolveTier for foxbase_core::foxgame::FoxGame {
+    fn solve_with(
+        &self,
+        kernel: Kernel,
+        tier: Self::Tier,
+        children: &[ChildTable<Self>],
+    ) -> Result<SolvedTier, KernelError> {
+        match kernel {
+            Kernel::Block => crate::fox_kernel::solve_fox_in_pool(self, tier, children),
+            Kernel::Counter => solve_in_pool(self, tier, children),
+        }
+    }
+}
+
+impl SolveTier for foxbase_core::tictactoe::TicTacToe {}
 
 /// The solved values of a child tier, with its layout.
 pub struct ChildTable<G: TierGame> {
@@ -69,12 +137,48 @@ pub struct TierStats {
     pub unused: u64,
     /// Propagation levels until nothing changed (the initial pass's decisions are level 1).
     pub levels: u32,
+    /// Positions decided by the initial pass, before any propagation
+    /// (game-over positions, and positions with a losing child in another tier).
+    pub decided_at_start: u64,
+}
+
+/// Seconds spent in each phase of a tier's solve; summed over tiers in reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Phases {
+    /// Reading and decoding the child tables.
+    pub load: f64,
+    /// The initial pass: game-over positions, child lookups, counters.
+    pub init: f64,
+    /// Walking back from decided positions until nothing changes.
+    pub propagate: f64,
+    /// Turning the solver's state into 2-bit values and counts.
+    pub pack: f64,
+    /// Compressing and writing the table.
+    pub write: f64,
+}
+
+impl std::ops::AddAssign for Phases {
+    fn add_assign(&mut self, o: Phases) {
+        self.load += o.load;
+        self.init += o.init;
+        self.propagate += o.propagate;
+        self.pack += o.pack;
+        self.write += o.write;
+    }
+}
+
+impl Phases {
+    pub fn total(&self) -> f64 {
+        self.load + self.init + self.propagate + self.pack + self.write
+    }
 }
 
 /// The result of solving a tier.
 pub struct SolvedTier {
     pub values: PackedValues,
     pub stats: TierStats,
+    /// `init`, `propagate` and `pack` (the kernel neither loads nor writes).
+    pub phases: Phases,
 }
 
 /// Solves `tier` of `game` with `threads` threads.
@@ -95,12 +199,19 @@ pub fn solve_tier<G: TierGame>(
     pool.install(|| solve_in_pool(game, tier, children))
 }
 
-fn solve_in_pool<G: TierGame>(game: &G, tier: G::Tier, children: &[ChildTable<G>]) -> Result<SolvedTier, KernelError> {
+/// [`solve_tier`] on the calling thread's rayon pool (the caller chose its size).
+pub fn solve_in_pool<G: TierGame>(
+    game: &G,
+    tier: G::Tier,
+    children: &[ChildTable<G>],
+) -> Result<SolvedTier, KernelError> {
     let index = game.tier_index(tier);
     let size = game.tier_size(&index);
     if size >= u32::MAX as u64 {
         return Err(KernelError::TooLarge { tier: game.tier_name(tier), size });
     }
+    let started = std::time::Instant::now();
+    let mut phases = Phases::default();
     let state: Vec<AtomicU8> = (0..size).map(|_| AtomicU8::new(EMPTY)).collect();
 
     // Initial pass: primitive values, child lookups and counters. The
@@ -132,9 +243,8 @@ fn solve_in_pool<G: TierGame>(game: &G, tier: G::Tier, children: &[ChildTable<G>
         result
     })?;
 
-    // Level 1 walks back from the positions the initial pass decided, found
-    // by a scan of the state; later levels from the list the level before
-    // made, kept in its per-chunk parts rather than copied into one list.
+    phases.init = started.elapsed().as_secs_f64();
+    let started = std::time::Instant::now();
     let walk_back = |c: u64, next: &mut Vec<u32>, parents: &mut Vec<u64>| {
         let decided = state[c as usize].load(Ordering::Relaxed);
         let pos = game.unrank(&index, c).expect("decided slot holds a position");
@@ -148,23 +258,49 @@ fn solve_in_pool<G: TierGame>(game: &G, tier: G::Tier, children: &[ChildTable<G>
             }
         }
     };
-    let mut frontier: Vec<Vec<u32>> = chunks
+    let (levels, decided_at_start) = propagate(&state, &walk_back);
+    phases.propagate = started.elapsed().as_secs_f64();
+    let started = std::time::Instant::now();
+    let (values, mut stats) = pack(&state);
+    stats.levels = levels;
+    stats.decided_at_start = decided_at_start;
+    phases.pack = started.elapsed().as_secs_f64();
+    Ok(SolvedTier { values, stats, phases })
+}
+
+/// Propagation, shared by the kernels: level 1 walks back from the
+/// positions the initial pass decided (marked `WIN_AT_START` or
+/// `LOSS_AT_START`), found by a scan of the state; later levels from the
+/// list the level before made, kept in its per-chunk parts rather than
+/// copied into one list. `walk_back(slot, next, scratch)` applies a decided
+/// slot to its in-tier parents with [`update_parent`] and lists those it
+/// decides in `next`. Returns the number of levels and of positions decided
+/// at the start.
+pub(crate) fn propagate<S: Default>(
+    state: &[AtomicU8],
+    walk_back: &(impl Fn(u64, &mut Vec<u32>, &mut S) + Sync),
+) -> (u32, u64) {
+    let size = state.len() as u64;
+    let chunks: Vec<u64> = (0..size.div_ceil(CHUNK as u64)).collect();
+    let (mut frontier, at_start): (Vec<Vec<u32>>, Vec<u64>) = chunks
         .par_iter()
         .map(|&c| {
-            let (mut next, mut parents) = (Vec::new(), Vec::with_capacity(128));
+            let (mut next, mut scratch, mut decided_here) = (Vec::new(), S::default(), 0);
             for i in c * CHUNK as u64..((c + 1) * CHUNK as u64).min(size) {
                 let decided = match state[i as usize].load(Ordering::Relaxed) {
                     WIN_AT_START => WIN,
                     LOSS_AT_START => LOSS,
                     _ => continue,
                 };
+                decided_here += 1;
                 // Only this thread touches this slot now: updates never change a decided state.
                 state[i as usize].store(decided, Ordering::Relaxed);
-                walk_back(i, &mut next, &mut parents);
+                walk_back(i, &mut next, &mut scratch);
             }
-            next
+            next.sort_unstable();
+            (next, decided_here)
         })
-        .collect();
+        .unzip();
     let mut levels = 1;
     while frontier.iter().any(|part| !part.is_empty()) {
         levels += 1;
@@ -172,36 +308,63 @@ fn solve_in_pool<G: TierGame>(game: &G, tier: G::Tier, children: &[ChildTable<G>
             .par_iter()
             .flat_map(|part| part.par_chunks(CHUNK))
             .map(|chunk| {
-                let (mut next, mut parents) = (Vec::new(), Vec::with_capacity(128));
+                let (mut next, mut scratch) = (Vec::new(), S::default());
                 for &c in chunk {
-                    walk_back(c as u64, &mut next, &mut parents);
+                    walk_back(c as u64, &mut next, &mut scratch);
                 }
+                // In slot order, the next level reads the state (and decodes
+                // sheep sets) in order.
+                next.sort_unstable();
                 next
             })
             .collect();
     }
+    (levels, at_start.iter().sum())
+}
 
-    // Undecided positions are draws.
+/// Turns the final state into 2-bit values (undecided positions are draws)
+/// and counts, in parallel a byte (four slots) at a time, so chunks never
+/// share a byte. `levels` and `decided_at_start` are left at 0.
+pub(crate) fn pack(state: &[AtomicU8]) -> (PackedValues, TierStats) {
+    let size = state.len() as u64;
     let mut values = PackedValues::filled(size, 0);
-    let mut stats = TierStats { slots: size, levels, ..TierStats::default() };
-    for (i, s) in state.iter().enumerate() {
-        let code = match s.load(Ordering::Relaxed) {
-            WIN => Value::Win.code(),
-            LOSS => Value::Loss.code(),
-            EMPTY => UNUSED,
-            _ => Value::Draw.code(),
-        };
-        match code {
-            0 => stats.draws += 1,
-            1 => stats.wins += 1,
-            2 => stats.losses += 1,
-            _ => stats.unused += 1,
-        }
-        if code != 0 {
-            values.set_code(i as u64, code);
-        }
+    const PACK_BYTES: usize = CHUNK / 4;
+    let counts: Vec<[u64; 4]> = values
+        .bytes_mut()
+        .par_chunks_mut(PACK_BYTES)
+        .enumerate()
+        .map(|(c, bytes)| {
+            let mut counts = [0u64; 4];
+            let first = c * PACK_BYTES * 4;
+            for (k, byte) in bytes.iter_mut().enumerate() {
+                let mut packed = 0u8;
+                for j in 0..4 {
+                    let i = first + k * 4 + j;
+                    if i as u64 >= size {
+                        break;
+                    }
+                    let code = match state[i].load(Ordering::Relaxed) {
+                        WIN => Value::Win.code(),
+                        LOSS => Value::Loss.code(),
+                        EMPTY => UNUSED,
+                        _ => Value::Draw.code(),
+                    };
+                    counts[code as usize] += 1;
+                    packed |= code << (2 * j);
+                }
+                *byte = packed;
+            }
+            counts
+        })
+        .collect();
+    let mut stats = TierStats { slots: size, ..TierStats::default() };
+    for c in counts {
+        stats.draws += c[0];
+        stats.wins += c[1];
+        stats.losses += c[2];
+        stats.unused += c[3];
     }
-    Ok(SolvedTier { values, stats })
+    (values, stats)
 }
 
 /// The initial state of a position.
@@ -291,7 +454,7 @@ fn init_position<G: TierGame>(
 
 /// Applies a decided child to an undecided parent; true if that decides the parent.
 #[inline]
-fn update_parent(parent: &AtomicU8, child: u8) -> bool {
+pub(crate) fn update_parent(parent: &AtomicU8, child: u8) -> bool {
     let mut s = parent.load(Ordering::Relaxed);
     loop {
         if s >= MAX_COUNTER {

@@ -6,9 +6,9 @@
 
 use crate::error::WorkerError;
 use crate::job::{solve_to_file, TierReport};
+use crate::kernel::SolveTier;
 use crate::protocol::{Assignment, Completion, LeaseAnswer, Link, LinkError, Registration};
 use crate::store::Store;
-use foxbase_core::tier::TierGame;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +21,8 @@ pub struct WorkerOptions {
     pub name: String,
     /// Kernel threads.
     pub threads: usize,
+    /// Which kernel solves the tiers (the tables are the same either way).
+    pub kernel: crate::kernel::Kernel,
     /// Local directory for child tables fetched from a remote store and for
     /// tables before upload. Unused when the store is a local directory.
     pub cache: PathBuf,
@@ -90,7 +92,7 @@ pub fn register(
 /// says the solve is over or `stop` is set; a tier being solved when `stop`
 /// is set is finished and reported first, one not yet started is released.
 /// `log` receives one line per event worth telling a person.
-pub fn run_lease_loop<G: TierGame>(
+pub fn run_lease_loop<G: SolveTier>(
     game: &G,
     link: &dyn Link,
     store: &dyn Store,
@@ -183,7 +185,7 @@ pub fn run_lease_loop<G: TierGame>(
 /// meanwhile. `None` if `stop` was set before solving began: the lease is
 /// released instead.
 #[allow(clippy::too_many_arguments)]
-fn work_on<G: TierGame>(
+fn work_on<G: SolveTier>(
     game: &G,
     link: &dyn Link,
     store: &dyn Store,
@@ -228,7 +230,7 @@ fn work_on<G: TierGame>(
             let local_out = store.local_path(&assignment.upload_key);
             let out = local_out.clone().unwrap_or_else(|| options.cache.join(&assignment.upload_key));
             let child_path = |c: G::Tier| child_paths[&c].clone();
-            let report = solve_to_file(game, tier, &child_path, &out, options.threads)?;
+            let report = solve_to_file(game, tier, &child_path, &out, options.threads, options.kernel)?;
             if local_out.is_none() {
                 store.put_file(&assignment.upload_key, &out).map_err(|source| WorkerError::Store {
                     what: format!("upload {}", assignment.upload_key),

@@ -1,4 +1,5 @@
-//! foxbase-worker: solves tiers. The retrograde kernel ([`kernel`]), the
+//! foxbase-worker: solves tiers. The retrograde kernels ([`kernel`], the
+//! counter kernel for any game, and [`fox_kernel`], per sheep set), the
 //! one-tier job that loads child tables, solves and writes ([`job`]), the
 //! store tables are shared through ([`store`]), and the worker's lease loop
 //! ([`lease_loop`]) over the protocol's plain types ([`protocol`]). No
@@ -6,6 +7,7 @@
 //! table files in `foxbase-tables`.
 
 pub mod error;
+pub mod fox_kernel;
 pub mod job;
 pub mod kernel;
 pub mod lease_loop;

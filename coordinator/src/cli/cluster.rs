@@ -1,7 +1,7 @@
 //! `foxbase coordinator`, `foxbase worker` and `foxbase status`: flags,
 //! credentials and output around the distributed solve's libraries.
 
-use super::output::{json, line};
+use super::output::{json, line, phases_json};
 use super::solve::{SolveRuleArgs, DEFAULT_SOLVE_START};
 use super::{threads_or_all, CommandResult, Failure};
 use clap::Args;
@@ -97,6 +97,9 @@ pub struct WorkerArgs {
     /// Hold each lease this many milliseconds before solving (for tests of failures mid-tier).
     #[arg(long, default_value_t = 0, hide = true)]
     hold_ms: u64,
+    /// Kernel: `block` (per sheep set, the default) or `counter` (the generic oracle); the tables are the same.
+    #[arg(long, default_value = "block", value_parser = super::solve::parse_kernel)]
+    kernel: foxbase_worker::kernel::Kernel,
 }
 
 #[derive(Args)]
@@ -160,7 +163,8 @@ pub fn coordinator(args: CoordinatorArgs) -> CommandResult {
             "tiers": done.manifest.tiers.len(), "tiers_resumed": done.resumed, "positions": done.manifest.total_slots(),
             "table_bytes": done.manifest.total_bytes(), "seconds": started.elapsed().as_secs_f64(),
             "leases_issued": c.leases_issued, "leases_expired": c.leases_expired,
-            "completions_rejected": c.completions_rejected, "store": config.store.display().to_string()}));
+            "completions_rejected": c.completions_rejected, "store": config.store.display().to_string(),
+            "phases": phases_json(&done.phases)}));
     }
     line(format_args!("variant: {variant}"))?;
     line(format_args!(
@@ -222,6 +226,7 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
     let options = WorkerOptions {
         name: args.name.unwrap_or_else(default_worker_name),
         threads,
+        kernel: args.kernel,
         cache: args.cache,
         give_up_after: Duration::from_secs(args.give_up_after),
         hold_before_solving: Duration::from_millis(args.hold_ms),

@@ -5,6 +5,7 @@
 
 use super::Failure;
 use foxbase_worker::job::TierReport;
+use foxbase_worker::kernel::Phases;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -62,6 +63,7 @@ pub struct SolveProgress {
     started: Instant,
     last_line: Mutex<Instant>,
     tiers: Mutex<usize>,
+    phases: Mutex<Phases>,
 }
 
 impl SolveProgress {
@@ -77,7 +79,13 @@ impl SolveProgress {
             );
             bar
         });
-        SolveProgress { bar, started: Instant::now(), last_line: Mutex::new(Instant::now()), tiers: Mutex::new(0) }
+        SolveProgress {
+            bar,
+            started: Instant::now(),
+            last_line: Mutex::new(Instant::now()),
+            tiers: Mutex::new(0),
+            phases: Mutex::new(Phases::default()),
+        }
     }
 
     pub fn finish(&self) {
@@ -85,6 +93,16 @@ impl SolveProgress {
             bar.finish_and_clear();
         }
     }
+
+    /// Phase seconds summed over the tiers solved so far.
+    pub fn phases(&self) -> Phases {
+        *self.phases.lock().unwrap()
+    }
+}
+
+/// Phase seconds as a JSON object.
+pub fn phases_json(p: &Phases) -> serde_json::Value {
+    serde_json::json!({"load": p.load, "init": p.init, "propagate": p.propagate, "pack": p.pack, "write": p.write})
 }
 
 impl foxbase_coordinator::local::Progress for SolveProgress {
@@ -100,6 +118,7 @@ impl foxbase_coordinator::local::Progress for SolveProgress {
     }
 
     fn tier_done(&self, report: &TierReport, tiers_done: usize, slots_done: u64) {
+        *self.phases.lock().unwrap() += report.phases;
         let tiers = *self.tiers.lock().unwrap();
         match &self.bar {
             Some(bar) => {

@@ -2,7 +2,7 @@
 //! (manifest, tier index, start value), report. `--plan-only` prints the
 //! size of the work without doing it.
 
-use super::output::{json, line, SolveProgress};
+use super::output::{json, line, phases_json, SolveProgress};
 use super::{position_arg, threads_or_all, CommandResult, Failure};
 use clap::Args;
 use foxbase_coordinator::local::{solve_local, LocalOptions};
@@ -10,6 +10,7 @@ use foxbase_coordinator::plan::TierPlan;
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::format_position;
 use foxbase_core::{Geometry, Value, Variant};
+use foxbase_worker::kernel::Kernel;
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -61,6 +62,14 @@ pub struct SolveArgs {
     /// Only plan: print the number of tiers, positions and the largest tier, and solve nothing.
     #[arg(long)]
     plan_only: bool,
+    /// Kernel: `block` (per sheep set, the default) or `counter` (the generic oracle); the tables are the same.
+    #[arg(long, default_value = "block", value_parser = parse_kernel)]
+    kernel: Kernel,
+}
+
+/// `--kernel`'s parser.
+pub fn parse_kernel(s: &str) -> Result<Kernel, foxbase_worker::kernel::UnknownKernel> {
+    s.parse()
 }
 
 pub fn solve(args: SolveArgs) -> CommandResult {
@@ -77,7 +86,7 @@ pub fn solve(args: SolveArgs) -> CommandResult {
     let started = Instant::now();
     let plan = TierPlan::new(&game);
     let progress = SolveProgress::new(json_out);
-    let options = LocalOptions { workers, threads_per_worker: (threads / workers).max(1) };
+    let options = LocalOptions { workers, threads_per_worker: (threads / workers).max(1), kernel: args.kernel };
     let manifest = solve_local(&game, &plan, out, options, &progress).map_err(Failure::failed)?;
     progress.finish();
     let (manifest, value) = foxbase_tables::seal::seal(out, manifest).map_err(Failure::failed)?;
@@ -91,7 +100,7 @@ pub fn solve(args: SolveArgs) -> CommandResult {
             "side_to_move": start.side().name(), "tiers": manifest.tiers.len(), "positions": slots,
             "largest_tier": {"name": largest.name(), "positions": largest_slots},
             "seconds": secs, "threads": threads, "workers": workers, "table_bytes": manifest.total_bytes(),
-            "out": out.display().to_string(),
+            "out": out.display().to_string(), "phases": phases_json(&progress.phases()), "kernel": args.kernel.name(),
         }));
     }
     line(format_args!("variant: {variant}"))?;

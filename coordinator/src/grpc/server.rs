@@ -44,6 +44,8 @@ pub struct Finished {
     pub manifest: Manifest,
     pub resumed: usize,
     pub counters: RunCounters,
+    /// Phase seconds summed over the tiers this run finished.
+    pub phases: foxbase_worker::kernel::Phases,
 }
 
 /// Refuses calls without the token or with another protocol version.
@@ -259,5 +261,5 @@ async fn serve(
     let _ = shutdown.send(());
     let _ = server.await;
     let s = state.lock().unwrap();
-    Ok(Finished { manifest, resumed: s.resumed(), counters: s.counters() })
+    Ok(Finished { manifest, resumed: s.resumed(), counters: s.counters(), phases: s.phases() })
 }

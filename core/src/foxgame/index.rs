@@ -288,22 +288,38 @@ impl TierIndex {
     /// Slot index of `(sheep, foxes, side)`, given `mirrored = mirror_bits(sheep)`.
     #[inline]
     fn slot(&self, sheep: Bits, mirrored: Bits, foxes: Bits, side: Side) -> u64 {
+        self.set_base_given(sheep, mirrored) + self.fox_index(sheep, foxes) * 2 + (side == Side::Sheep) as u64
+    }
+
+    /// The slot of fox index 0, fox to move, of a canonical sheep set, given
+    /// `mirrored = mirror_bits(sheep)`.
+    #[inline]
+    fn set_base_given(&self, sheep: Bits, mirrored: Bits) -> u64 {
         let diff = sheep ^ mirrored;
         let b = if diff == 0 { 7 } else { 6 - RANK_OF_POINT[63 - diff.leading_zeros() as usize] as usize };
         let c = &self.contribution[b];
-        let mut idx = self.block_start[b] * self.fox_slots * 2;
         let mut sum = 0u32;
         for g in 0..5 {
             sum = sum
                 .wrapping_add(c[GROUP_OFFSET[g] + ((sheep >> GROUP_START[g]) & ((1 << GROUP_BITS[g]) - 1)) as usize]);
         }
-        idx += sum as u64;
-        idx + self.fox_index(sheep, foxes) * 2 + (side == Side::Sheep) as u64
+        self.block_start[b] * self.fox_slots * 2 + sum as u64
+    }
+
+    /// The first slot of a canonical sheep set of this tier (fox index 0,
+    /// fox to move): `sheep_index(sheep) * fox_slots * 2`.
+    ///
+    /// Precondition: `sheep` is a canonical sheep set of this tier.
+    #[inline]
+    pub fn set_base(&self, sheep: Bits) -> u64 {
+        self.set_base_given(sheep, mirror_bits(sheep))
     }
 
     /// Index of a canonical sheep set of this tier.
+    ///
+    /// Precondition: `sheep` is a canonical sheep set of this tier.
     pub fn sheep_index(&self, sheep: Bits) -> u64 {
-        self.slot(sheep, mirror_bits(sheep), 0, Side::Fox) / (self.fox_slots * 2)
+        self.set_base(sheep) / (self.fox_slots * 2)
     }
 
     /// The canonical sheep set with index `idx < sheep_sets`.

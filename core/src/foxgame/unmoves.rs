@@ -4,10 +4,20 @@ use crate::board::{BitIter, Bits, PEN, RANK_START};
 use crate::position::{Position, Side, MAX_FOXES, MAX_SHEEP};
 use crate::rules::Rules;
 
-#[inline]
-fn rank_of(point: u8) -> usize {
-    RANK_START.iter().rposition(|&s| s <= point).unwrap()
-}
+/// Per point: the points of its rank.
+const RANK_MASK_OF_POINT: [Bits; 33] = {
+    let mut t = [0; 33];
+    let mut p = 0;
+    while p < 33 {
+        let mut y = 0;
+        while y + 1 < 7 && RANK_START[y + 1] as usize <= p {
+            y += 1;
+        }
+        t[p] = ((1u64 << crate::board::RANK_WIDTH[y]) - 1) << RANK_START[y];
+        p += 1;
+    }
+    t
+};
 
 /// Calls `f` with each non-primitive `q` with a move leading to `pos`, once
 /// per such move. With `same_tier`, only those in `pos`'s tier: fox
@@ -47,6 +57,20 @@ pub(super) fn for_each_parent(rules: &Rules, pos: &Position, same_tier: bool, mu
                 return;
             }
             let pen_filled = (sheep & PEN).count_ones() >= k;
+            if same_tier {
+                // In the tier: sideways un-steps, and no fox was removed, so
+                // none of the foxes may be trapped now (unless the pen is full).
+                if !pen_filled && rules.trapped_foxes(sheep, foxes) != 0 {
+                    return;
+                }
+                for to in BitIter(sheep) {
+                    let froms = board.sheep_unsteps[to as usize] & empty & RANK_MASK_OF_POINT[to as usize];
+                    for from in BitIter(froms) {
+                        f(Position::from_parts_unchecked((sheep & !(1 << to)) | 1 << from, foxes, Side::Sheep));
+                    }
+                }
+                return;
+            }
             // Foxes removed after the sheep move: sets R of empty points such
             // that, with R restored, exactly the foxes of R are trapped.
             let mut removed: [Bits; 128] = [0; 128];
@@ -55,7 +79,7 @@ pub(super) fn for_each_parent(rules: &Rules, pos: &Position, same_tier: bool, mu
                 removed[0] = 0;
                 n_removed = 1;
             }
-            if !same_tier && !pen_filled {
+            if !pen_filled {
                 let room = MAX_FOXES - foxes.count_ones();
                 let candidates = trapped_spots(rules, empty);
                 if room >= 1 {
@@ -81,12 +105,7 @@ pub(super) fn for_each_parent(rules: &Rules, pos: &Position, same_tier: bool, mu
                 return;
             }
             for to in BitIter(sheep) {
-                let mut froms = board.sheep_unsteps[to as usize] & empty;
-                if same_tier {
-                    let y = rank_of(to);
-                    froms &= crate::board::rank_mask(y as u8 + 1);
-                }
-                for from in BitIter(froms) {
+                for from in BitIter(board.sheep_unsteps[to as usize] & empty) {
                     let q_sheep = (sheep & !(1 << to)) | 1 << from;
                     for &r in &removed[..n_removed] {
                         if r & (1 << from) == 0 {

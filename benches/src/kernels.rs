@@ -1,0 +1,202 @@
+//! The kernel benchmark: on one fixed variant (two foxes against six sheep,
+//! pen target 5, classic: 592 tiers, 145,115,936 slots), with each thread
+//! count, three runs, each in its own child process so that peak memory is
+//! per run:
+//!
+//! - `sweep`: the block kernel's initial pass over every slot of every tier
+//!   (every child value read once, no propagation), from the tables of the
+//!   block run: the floor any number of rounds adds to;
+//! - `counter`: the counter kernel, the oracle;
+//! - `block`: the block kernel, whose tables must equal the counter's byte
+//!   for byte (checked here through the manifests' CRCs).
+//!
+//! Each run prints one JSON object; after each thread count a summary
+//! object. The targets (exit status 1 when one is missed) are those of the
+//! kernel issue: at least 10 M slots per core-second for the block kernel,
+//! at least 5 times the counter kernel's speed, at most 3 times the sweep,
+//! and peak memory at most 1.5 bytes per slot of the largest tier plus its
+//! children's packed tables plus 64 MB.
+
+use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
+use foxbase_coordinator::plan::TierPlan;
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::notation::parse_position;
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Geometry, Variant};
+use foxbase_tables::manifest::Manifest;
+use foxbase_tables::table::read_table;
+use foxbase_tables::tier_files::{table_header, table_path};
+use foxbase_worker::job::TierReport;
+use foxbase_worker::kernel::{ChildTable, Kernel, Phases};
+use serde_json::{json, Value as Json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Instant;
+
+pub const START: &str = "F.F/.../......./......./SSSSSS./.../... f";
+pub const PEN_TARGET: u32 = 5;
+
+pub fn variant() -> Variant {
+    Variant::new(Geometry::Classic, PEN_TARGET, parse_position(START).unwrap()).unwrap()
+}
+
+/// Peak resident set size of this process, from /proc (0 where unavailable).
+pub fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// User and system CPU seconds of this process so far.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes the struct it is given and nothing else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    if rc != 0 {
+        return 0.0;
+    }
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 / 1e6;
+    t(usage.ru_utime) + t(usage.ru_stime)
+}
+
+fn phases_json(p: &Phases) -> Json {
+    json!({"load": p.load, "init": p.init, "propagate": p.propagate, "pack": p.pack, "write": p.write})
+}
+
+/// Sums the phases of the solved tiers.
+#[derive(Default)]
+struct SumPhases(Mutex<Phases>);
+
+impl Progress for SumPhases {
+    fn planned(&self, _: usize, _: u64) {}
+    fn tier_done(&self, report: &TierReport, _: usize, _: u64) {
+        *self.0.lock().unwrap() += report.phases;
+    }
+}
+
+/// One run, in this process: `kernel` is "sweep", "counter" or "block";
+/// `out` receives the tables of a solve; a sweep reads `children`.
+pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>) -> Json {
+    let v = variant();
+    let game = FoxGame::new(v);
+    let plan = TierPlan::new(&game);
+    let started = Instant::now();
+    let cpu_before = cpu_seconds();
+    let phases = match kernel {
+        "sweep" => {
+            let dir = children.expect("a sweep reads the tables of a solve");
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let mut phases = Phases::default();
+                for &tier in &plan.order {
+                    let loading = Instant::now();
+                    let tables: Vec<ChildTable<FoxGame>> = game
+                        .child_tiers(tier)
+                        .into_iter()
+                        .map(|c| {
+                            let index = game.tier_index(c);
+                            let header = table_header(&game, c, game.tier_size(&index));
+                            let values = read_table(&table_path(&game, dir, c), &header).unwrap();
+                            ChildTable { tier: c, index, values }
+                        })
+                        .collect();
+                    phases.load += loading.elapsed().as_secs_f64();
+                    phases.init += foxbase_worker::fox_kernel::sweep_fox_in_pool(&game, tier, &tables).unwrap();
+                }
+                phases
+            })
+        }
+        _ => {
+            let kernel: Kernel = kernel.parse().unwrap();
+            let sum = SumPhases::default();
+            let options = LocalOptions { workers: 1, threads_per_worker: threads, kernel };
+            let m = solve_local(&game, &plan, out, options, &sum).unwrap();
+            m.write(out).unwrap();
+            let p = *sum.0.lock().unwrap();
+            p
+        }
+    };
+    let wall = started.elapsed().as_secs_f64();
+    let slots = plan.total_slots();
+    json!({"variant": v.to_json_value(), "kernel": kernel, "threads": threads, "slots": slots,
+        "wall_s": wall, "cpu_s": cpu_seconds() - cpu_before,
+        "slots_per_core_second": slots as f64 / (wall * threads as f64),
+        "peak_rss_bytes": peak_rss(), "phases": phases_json(&phases)})
+}
+
+fn child(kernel: &str, threads: usize, out: &Path, children: Option<&Path>) -> Json {
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = Command::new(exe);
+    cmd.args(["--phase", kernel, "--threads", &threads.to_string(), "--out", out.to_str().unwrap()]);
+    if let Some(c) = children {
+        cmd.args(["--children", c.to_str().unwrap()]);
+    }
+    let o = cmd.output().expect("cannot run the benchmark");
+    assert!(o.status.success(), "the {kernel} run failed: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Per tier, the CRC of its table.
+fn crcs(dir: &Path) -> Vec<(String, String)> {
+    Manifest::read(dir).unwrap().tiers.into_iter().map(|t| (t.name, t.crc32)).collect()
+}
+
+/// Runs the benchmark for each thread count; prints JSON lines (or a table
+/// with `json_out` false) and returns whether every target was met.
+pub fn run(threads_list: &[usize], json_out: bool) -> bool {
+    let game = FoxGame::new(variant());
+    let plan = TierPlan::new(&game);
+    let (largest, largest_slots) = plan.largest_tier().unwrap();
+    let child_bytes: u64 = game.child_tiers(largest).iter().map(|c| plan.slots[c].div_ceil(4)).sum();
+    let budget = largest_slots * 3 / 2 + child_bytes + (64 << 20);
+    let root: PathBuf = std::env::temp_dir().join(format!("foxbase-kernel-bench-{}", std::process::id()));
+    let mut ok = true;
+    let say = |j: &Json| {
+        if json_out {
+            println!("{j}");
+        } else if j["summary"] == true {
+            println!(
+                "threads {}: block {:.2}x the counter kernel, {:.2}x the sweep; tables identical: {}",
+                j["threads"], j["speedup_vs_counter"], j["solve_over_sweep"], j["tables_identical"]
+            );
+        } else {
+            println!(
+                "{:8} threads {}: {:7.2} s wall, {:7.2} s CPU, {:6.2} M slots/core-s, peak {} MB",
+                j["kernel"].as_str().unwrap(),
+                j["threads"],
+                j["wall_s"].as_f64().unwrap(),
+                j["cpu_s"].as_f64().unwrap(),
+                j["slots_per_core_second"].as_f64().unwrap() / 1e6,
+                j["peak_rss_bytes"].as_u64().unwrap() >> 20
+            );
+        }
+    };
+    for &t in threads_list {
+        let (dc, db, ds) = (root.join(format!("counter-{t}")), root.join(format!("block-{t}")), root.join("sweep"));
+        let counter = child("counter", t, &dc, None);
+        say(&counter);
+        let block = child("block", t, &db, None);
+        say(&block);
+        let sweep = child("sweep", t, &ds, Some(&db));
+        say(&sweep);
+        let identical = crcs(&dc) == crcs(&db);
+        let wall = |j: &Json| j["wall_s"].as_f64().unwrap();
+        let summary = json!({"summary": true, "threads": t, "speedup_vs_counter": wall(&counter) / wall(&block),
+            "solve_over_sweep": wall(&block) / wall(&sweep), "tables_identical": identical,
+            "memory_budget_bytes": budget});
+        say(&summary);
+        ok &= identical
+            && block["slots_per_core_second"].as_f64().unwrap() >= 10e6
+            && summary["speedup_vs_counter"].as_f64().unwrap() >= 5.0
+            && summary["solve_over_sweep"].as_f64().unwrap() <= 3.0
+            && block["peak_rss_bytes"].as_u64().unwrap() <= budget;
+        let _ = std::fs::remove_dir_all(&dc);
+        let _ = std::fs::remove_dir_all(&db);
+    }
+    let _ = std::fs::remove_dir_all(&root);
+    ok
+}
