@@ -39,6 +39,12 @@ struct Args {
     /// Instead: measure compression of the tables in this solved directory.
     #[arg(long)]
     compression: Option<PathBuf>,
+    /// zstd levels measured with --compression, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "3,9,19")]
+    levels: Vec<i32>,
+    /// Block sizes (slots) measured with --compression, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "16384,65536,262144,1048576")]
+    block_slots: Vec<u32>,
     /// Internal: run one phase in this process and print its JSON.
     #[arg(long, hide = true)]
     phase: Option<String>,
@@ -53,7 +59,7 @@ struct Args {
 fn main() {
     let args = Args::parse();
     if let Some(dir) = &args.compression {
-        let report = compression::measure(dir, &[1 << 14, 1 << 16, 1 << 18, 1 << 20], &[3, 9, 19]);
+        let report = compression::measure(dir, &args.block_slots, &args.levels);
         println!("{}", serde_json::to_string_pretty(&report).unwrap());
         return;
     }

@@ -194,7 +194,10 @@ fn init_position(
     if over {
         return Ok(LOSS);
     }
+    // In-tier children are listed (to deduplicate) only when two of them
+    // can be one position; otherwise they are just counted.
     in_tier.clear();
+    let mut in_tier_count = 0usize;
     let mut draw_outside = false;
     // The value of a child outside the tier.
     let outside =
@@ -233,7 +236,7 @@ fn init_position(
                         let target = block.captures[j.over as usize].as_ref().expect("a capture target per sheep");
                         let child_foxes = rest | (1 << j.to);
                         match target.place {
-                            Place::InTier => in_tier.push(target.slot(child_foxes, Side::Sheep)),
+                            Place::InTier => unreachable!("a capture leaves the tier"),
                             _ => match outside(target, sheep ^ (1 << j.over), child_foxes, Side::Sheep)? {
                                 Value::Loss => return Ok(WIN),
                                 Value::Draw => draw_outside = true,
@@ -244,9 +247,14 @@ fn init_position(
                 }
             }
             for from in BitIter(foxes) {
-                let rest = foxes ^ (1 << from);
-                for to in BitIter(board.neighbours[from as usize] & empty) {
-                    in_tier.push(block.own.slot(rest | (1 << to), Side::Sheep));
+                let steps = board.neighbours[from as usize] & empty;
+                if need_dedup {
+                    let rest = foxes ^ (1 << from);
+                    for to in BitIter(steps) {
+                        in_tier.push(block.own.slot(rest | (1 << to), Side::Sheep));
+                    }
+                } else {
+                    in_tier_count += steps.count_ones() as usize;
                 }
             }
         }
@@ -272,7 +280,8 @@ fn init_position(
                     return Ok(WIN);
                 };
                 match target.place {
-                    Place::InTier => in_tier.push(target.slot(left, Side::Fox)),
+                    Place::InTier if need_dedup => in_tier.push(target.slot(left, Side::Fox)),
+                    Place::InTier => in_tier_count += 1,
                     _ => match outside(target, step.moved, left, Side::Fox)? {
                         Value::Loss => return Ok(WIN),
                         Value::Draw => draw_outside = true,
@@ -285,8 +294,9 @@ fn init_position(
     if need_dedup {
         in_tier.sort_unstable();
         in_tier.dedup();
+        in_tier_count = in_tier.len();
     }
-    let counter = in_tier.len() + draw_outside as usize;
+    let counter = in_tier_count + draw_outside as usize;
     if counter == 0 {
         return Ok(LOSS);
     }
@@ -294,33 +304,6 @@ fn init_position(
         return Err(KernelError::TooManyChildren { tier: tier.name(), children: counter, limit: MAX_COUNTER });
     }
     Ok(counter as u8)
-}
-
-/// In-tier ranking with the sheep part of recent sheep sets remembered.
-struct RankCache {
-    /// Direct-mapped by a hash of the sheep set: (sheep, target).
-    entries: Vec<(Bits, Option<Target>)>,
-}
-
-impl Default for RankCache {
-    fn default() -> RankCache {
-        RankCache { entries: vec![(u64::MAX, None); 64] }
-    }
-}
-
-impl RankCache {
-    #[inline]
-    fn rank(&mut self, tier: FoxTier, index: &TierIndex, pos: &Position) -> u64 {
-        let sheep = pos.sheep();
-        let h = ((sheep.wrapping_mul(0x9E37_79B9_7F4A_7C15)) >> 58) as usize;
-        let e = &mut self.entries[h];
-        if e.0 != sheep || e.1.is_none() {
-            let target = Target::new(tier, index, &[], sheep, tier.foxes());
-            debug_assert!(matches!(target.place, Place::InTier), "a parent in another tier");
-            *e = (sheep, Some(target));
-        }
-        e.1.as_ref().unwrap().slot(pos.foxes(), pos.side())
-    }
 }
 
 /// Per point: the points of its rank.
@@ -344,6 +327,14 @@ struct DecodedSet {
     sheep: Bits,
     /// Its points without sheep, in order.
     free_points: [u8; 33],
+    /// Where its own positions are (for fox un-steps).
+    own: Target,
+    /// The pen holds K sheep: its sheep-to-move positions have no parents
+    /// (a fox-to-move parent would already be over).
+    pen_filled: bool,
+    /// Sideways sheep un-steps into it: the point the sheep came from, and
+    /// the target of the sheep set before the step.
+    unsteps: Vec<(u8, Target)>,
     /// Parents of its sheep-to-move positions may coincide (it is its own mirror).
     symmetric: bool,
     /// Parents of its fox-to-move positions may coincide: two sideways
@@ -352,30 +343,33 @@ struct DecodedSet {
 }
 
 impl DecodedSet {
-    fn new(game: &FoxGame, index: &TierIndex, set: u64) -> DecodedSet {
+    fn new(game: &FoxGame, tier: FoxTier, index: &TierIndex, set: u64) -> DecodedSet {
         let sheep = index.sheep_set(set);
         let mut free_points = [0u8; 33];
         for (k, p) in BitIter(ALL_POINTS & !sheep).enumerate() {
             free_points[k] = p;
         }
-        // At most two sideways un-steps per sheep.
-        let (mut prev, mut n) = ([0u64; 64], 0);
+        let mut unsteps = Vec::new();
         for to in BitIter(sheep) {
             let froms = game.rules.board.sheep_unsteps[to as usize] & !sheep & RANK_MASK_OF_POINT[to as usize];
             for from in BitIter(froms) {
                 let q = (sheep & !(1 << to)) | 1 << from;
-                prev[n] = q.min(mirror_bits(q));
-                n += 1;
+                unsteps.push((from, Target::new(tier, index, &[], q, tier.foxes())));
             }
         }
-        let prev = &mut prev[..n];
-        prev.sort_unstable();
+        let mut bases: Vec<u64> = unsteps.iter().map(|(_, t)| t.base).collect();
+        let n = bases.len();
+        bases.sort_unstable();
+        bases.dedup();
         DecodedSet {
             set,
             sheep,
             free_points,
+            own: Target::new(tier, index, &[], sheep, tier.foxes()),
+            pen_filled: (sheep & PEN).count_ones() >= game.rules.pen_target,
+            unsteps,
             symmetric: sheep == mirror_bits(sheep),
-            unsteps_may_merge: prev.windows(2).any(|w| w[0] == w[1]),
+            unsteps_may_merge: bases.len() < n,
         }
     }
 }
@@ -393,10 +387,10 @@ impl Default for SetCache {
 
 impl SetCache {
     #[inline]
-    fn get(&mut self, game: &FoxGame, index: &TierIndex, set: u64) -> &DecodedSet {
+    fn get(&mut self, game: &FoxGame, tier: FoxTier, index: &TierIndex, set: u64) -> &DecodedSet {
         let e = &mut self.entries[(set % 16) as usize];
         if e.as_ref().is_none_or(|d| d.set != set) {
-            *e = Some(DecodedSet::new(game, index, set));
+            *e = Some(DecodedSet::new(game, tier, index, set));
         }
         e.as_ref().unwrap()
     }
@@ -406,7 +400,6 @@ impl SetCache {
 #[derive(Default)]
 struct Scratch {
     parents: Vec<u64>,
-    ranks: RankCache,
     sets: SetCache,
 }
 
@@ -537,17 +530,51 @@ pub fn solve_fox_in_pool(
     debug_assert_eq!(fox_places.len() as u64, index.fox_slots);
     // One thread owns every counter: no atomic read-modify-writes needed.
     let alone = rayon::current_num_threads() == 1;
+    let board = game.rules.board;
+    // A sheep-to-move parent is over with fewer than K sheep (the tier's count).
+    let sheep_parents_over = tier.sheep() < game.rules.pen_target;
+    // The in-tier parents of a decided position, as `for_each_parent_in_tier`
+    // gives them (the tests compare the tables with the counter kernel's),
+    // ranked through the decoded sheep set's targets.
     let walk_back = |c: u64, next: &mut Vec<u32>, scratch: &mut Scratch| {
         let decided = state[c as usize].load(Ordering::Relaxed);
         let set = c / per_set;
-        let Scratch { parents, ranks, sets } = scratch;
-        let d = sets.get(game, &index, set);
+        let Scratch { parents, sets, .. } = scratch;
+        let d = sets.get(game, tier, &index, set);
         let (h, l) = fox_places[((c % per_set) >> 1) as usize];
         let foxes = (1u64 << d.free_points[h as usize]) | (1u64 << d.free_points[l as usize]);
-        let (side, dedup) = if c & 1 == 1 { (Side::Sheep, d.symmetric) } else { (Side::Fox, d.unsteps_may_merge) };
-        let pos = Position::from_parts_unchecked(d.sheep, foxes, side);
+        let empty = ALL_POINTS & !(d.sheep | foxes);
         parents.clear();
-        game.for_each_parent_in_tier(&pos, |q| parents.push(ranks.rank(tier, &index, &q)));
+        let dedup = if c & 1 == 1 {
+            // Sheep to move: a fox stepped last (fox un-steps, same sheep set).
+            if d.pen_filled {
+                return;
+            }
+            for to in BitIter(foxes) {
+                let rest = foxes & !(1 << to);
+                for from in BitIter(board.neighbours[to as usize] & empty) {
+                    parents.push(d.own.slot(rest | 1 << from, Side::Fox));
+                }
+            }
+            d.symmetric
+        } else {
+            // Fox to move: a sheep stepped sideways last, and removed no fox,
+            // so no fox may be trapped now unless the pen is full. A fox with
+            // an empty neighbour is not trapped.
+            if sheep_parents_over {
+                return;
+            }
+            let may_be_trapped = BitIter(foxes).any(|f| board.neighbours[f as usize] & empty == 0);
+            if !d.pen_filled && may_be_trapped && game.rules.trapped_foxes(d.sheep, foxes) != 0 {
+                return;
+            }
+            for (from, target) in &d.unsteps {
+                if foxes & (1 << from) == 0 {
+                    parents.push(target.slot(foxes, Side::Sheep));
+                }
+            }
+            d.unsteps_may_merge
+        };
         if dedup {
             parents.sort_unstable();
             parents.dedup();
