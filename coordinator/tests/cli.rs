@@ -356,3 +356,17 @@ fn output_to_a_closed_pipe_ends_quietly_with_success() {
         assert_eq!(stderr, "", "{args:?}");
     }
 }
+
+/// `--kernel` takes `block` or `counter`, and says so.
+#[test]
+fn an_unknown_kernel_is_refused_by_name() {
+    for cmd in [
+        vec!["solve", "--kernel", "fast", "--plan-only"],
+        vec!["worker", "--coordinator", "http://127.0.0.1:1", "--token-file", "/dev/null", "--kernel", "fast"],
+    ] {
+        let e = bad(&cmd);
+        assert!(e.contains("unknown kernel 'fast' (block or counter)"), "{cmd:?}: {e}");
+    }
+    let plan = ok_json(&["solve", "--kernel", "counter", "--plan-only", "--json"]);
+    assert_eq!(plan["tiers"], 1053);
+}

@@ -725,3 +725,32 @@ fn sheep_index_and_set_base_invert_sheep_set() {
         }
     }
 }
+
+proptest! {
+    /// `set_rank(sheep).slot(foxes, side)` is `canonical_rank` of the position.
+    #[test]
+    fn set_rank_slots_are_canonical_ranks(seed in any::<u64>()) {
+        let mut x = seed | 1;
+        let mut next = || { x ^= x << 13; x ^= x >> 7; x ^= x << 17; x };
+        let points: Vec<u8> = (0..33).collect();
+        let pick = |n: usize, r: &mut dyn FnMut() -> u64| -> Bits {
+            let mut bits: Bits = 0;
+            while bits.count_ones() < n as u32 {
+                bits |= 1u64 << points[(r() % 33) as usize];
+            }
+            bits
+        };
+        let sheep_n = (next() % 12) as usize;
+        let sheep = pick(sheep_n, &mut next);
+        let foxes_n = 1 + (next() % 2) as usize;
+        let mut foxes: Bits = 0;
+        while foxes.count_ones() < foxes_n as u32 {
+            let p = 1u64 << (next() % 33);
+            if p & sheep == 0 { foxes |= p; }
+        }
+        let side = if next() & 1 == 0 { Side::Fox } else { Side::Sheep };
+        let pos = Position::new(sheep, foxes, side).unwrap();
+        let index = TierIndex::new(FoxTier::of(sheep, foxes_n as u32));
+        prop_assert_eq!(index.set_rank(sheep).slot(foxes, side), index.canonical_rank(&pos));
+    }
+}

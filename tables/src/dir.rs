@@ -14,7 +14,8 @@ use crate::packed::{PackedValues, UNUSED};
 use crate::source::{DirLocation, Location};
 use crate::table::{Layout, TableFile};
 use crate::tier_files::{key_of_name, table_header};
-use foxbase_core::foxgame::{FoxGame, FoxTier, TierIndex as RankIndex};
+use foxbase_core::board::Bits;
+use foxbase_core::foxgame::{FoxGame, FoxTier, SetRank, TierIndex as RankIndex};
 use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Move, Position, Side, Value, Variant};
@@ -53,9 +54,43 @@ pub struct DeriveError {
     pub source: StepError,
 }
 
+/// Scratch of [`value_by_one_step`], reused between calls so that loops
+/// over a tier allocate nothing: the children's values, and the sheep part
+/// of recent children's indexes (which table, [`SetRank`]), remembered per
+/// sheep set and fox count since the children of neighbouring positions
+/// share a few sheep sets.
+pub struct StepScratch {
+    values: Vec<Value>,
+    ranks: Vec<Option<(Bits, u32, usize, SetRank)>>,
+}
+
+impl Default for StepScratch {
+    fn default() -> StepScratch {
+        StepScratch { values: Vec::with_capacity(64), ranks: vec![None; 256] }
+    }
+}
+
+impl StepScratch {
+    /// The table (index into `loaded`) and sheep rank of the positions with
+    /// `sheep` and `foxes` foxes.
+    #[inline]
+    fn rank(&mut self, loaded: &[&Loaded], sheep: Bits, foxes: u32) -> Result<(usize, SetRank), StepError> {
+        let h = ((sheep ^ foxes as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize;
+        if let Some((s, f, k, r)) = self.ranks[h] {
+            if s == sheep && f == foxes {
+                return Ok((k, r));
+            }
+        }
+        let t = FoxTier::of(sheep, foxes);
+        let k = loaded.iter().position(|l| l.tier == t).ok_or(StepError::MissingTier { tier: t.name() })?;
+        let r = loaded[k].index.set_rank(sheep);
+        self.ranks[h] = Some((sheep, foxes, k, r));
+        Ok((k, r))
+    }
+}
+
 /// The value one forward step gives `pos`, from the values of its children
 /// in `loaded` (a game-over position gets its game-over value).
-/// `scratch` is reused between calls so that loops over a tier allocate nothing.
 ///
 /// Errors name a child whose tier is not in `loaded` or whose slot holds the
 /// unused code.
@@ -63,12 +98,12 @@ pub fn value_by_one_step(
     game: &FoxGame,
     pos: &Position,
     loaded: &[&Loaded],
-    scratch: &mut Vec<Value>,
+    scratch: &mut StepScratch,
 ) -> Result<Value, StepError> {
     if let Some(v) = game.primitive(pos) {
         return Ok(v);
     }
-    scratch.clear();
+    scratch.values.clear();
     let mut failure = None;
     game.for_each_child(pos, |child| {
         if failure.is_some() {
@@ -77,12 +112,14 @@ pub fn value_by_one_step(
         let v = match game.primitive(&child) {
             Some(v) => v,
             None => {
-                let t = game.tier_of(&child);
-                let Some(l) = loaded.iter().find(|l| l.tier == t) else {
-                    failure = Some(StepError::MissingTier { tier: t.name() });
-                    return;
+                let (k, rank) = match scratch.rank(loaded, child.sheep(), child.fox_count()) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        failure = Some(e);
+                        return;
+                    }
                 };
-                match l.values.value(l.index.canonical_rank(&child)) {
+                match loaded[k].values.value(rank.slot(child.foxes(), child.side())) {
                     Some(v) => v,
                     None => {
                         failure = Some(StepError::UnusedChild { child: format_position(&child) });
@@ -91,11 +128,11 @@ pub fn value_by_one_step(
                 }
             }
         };
-        scratch.push(v);
+        scratch.values.push(v);
     });
     match failure {
         Some(f) => Err(f),
-        None => Ok(Value::from_children(scratch.iter().copied())),
+        None => Ok(Value::from_children(scratch.values.iter().copied())),
     }
 }
 
@@ -117,7 +154,7 @@ pub fn fill_fox_to_move(game: &FoxGame, own: &mut Loaded, children: &[&Loaded]) 
             .into_par_iter()
             .map(|c| {
                 let mut codes = Vec::with_capacity(chunk as usize / 2);
-                let mut scratch = Vec::new();
+                let mut scratch = StepScratch::default();
                 let mut first = Ok(());
                 game.for_each_slot(&own.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
                     if i % 2 != 0 || first.is_err() {

@@ -11,7 +11,7 @@
 //!    Published tables store no fox-to-move values: those are derived by
 //!    this same step from the sheep-to-move values, which are then checked.
 
-use crate::dir::{value_by_one_step, Loaded, TableDir};
+use crate::dir::{value_by_one_step, Loaded, StepScratch, TableDir};
 use crate::error::{Error, TableError};
 use crate::index::{IndexEntry, TierIndex};
 use crate::manifest::Manifest;
@@ -212,7 +212,7 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
             .into_par_iter()
             .map(|c| {
                 let mut count = 0;
-                let mut scratch = Vec::new();
+                let mut scratch = StepScratch::default();
                 let mut first: Result<(), Problem> = Ok(());
                 game.for_each_slot(index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
                     let Some(pos) = pos else { return };

@@ -22,84 +22,47 @@ use crate::kernel::{
     MAX_COUNTER, WIN, WIN_AT_START,
 };
 use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN, RANK_START, RANK_WIDTH};
-use foxbase_core::foxgame::{FoxGame, FoxTier, TierIndex};
+use foxbase_core::foxgame::{FoxGame, FoxTier, SetRank, TierIndex};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Position, Side, Value};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-/// n choose 2.
-#[inline]
-fn choose2(n: u64) -> u64 {
-    n * n.saturating_sub(1) / 2
-}
-
-/// The index of `foxes` among the points of `free` (the combinatorial
-/// number system, as `TierIndex::fox_index`).
-#[inline]
-fn fox_index(free: Bits, foxes: Bits) -> u64 {
-    let below = |f: Bits| (free & (f - 1)).count_ones() as u64;
-    let lo = foxes & foxes.wrapping_neg();
-    let hi = foxes ^ lo;
-    if hi == 0 {
-        below(lo)
-    } else {
-        choose2(below(hi)) + below(lo)
-    }
-}
-
-/// Where the positions with one sheep set and one fox count live: this
-/// tier, a child table, or nowhere (every such position is over).
+/// A sheep set a move leads to: where its positions are (this tier, a
+/// child table, or nowhere: every such position is over) and the sheep part
+/// of their indexes there.
 #[derive(Clone, Copy)]
-enum Place {
-    InTier,
-    Child(usize),
+enum Target {
+    InTier(SetRank),
+    Child(usize, SetRank),
     NoTable,
-}
-
-/// A sheep set a move leads to, with what its positions' indexes need.
-#[derive(Clone, Copy)]
-struct Target {
-    place: Place,
-    /// Slot of fox index 0, fox to move, of the canonical sheep set.
-    base: u64,
-    /// The sheep set is stored mirrored: mirror the foxes too.
-    mirrored: bool,
-    /// The canonical sheep set is its own mirror: foxes take the smaller of them and their mirror.
-    symmetric: bool,
-    /// Points without sheep of the canonical sheep set.
-    free: Bits,
 }
 
 impl Target {
     fn new(tier: FoxTier, index: &TierIndex, children: &[ChildTable<FoxGame>], sheep: Bits, foxes: u32) -> Target {
         let t = FoxTier::of(sheep, foxes);
-        let place = if t == tier {
-            Place::InTier
-        } else {
-            match children.iter().position(|c| c.tier == t) {
-                Some(k) => Place::Child(k),
-                None => Place::NoTable,
-            }
-        };
-        let mirror = mirror_bits(sheep);
-        let canonical = sheep.min(mirror);
-        let base = match place {
-            Place::InTier => index.set_base(canonical),
-            Place::Child(k) => children[k].index.set_base(canonical),
-            Place::NoTable => 0,
-        };
-        Target { place, base, mirrored: mirror < sheep, symmetric: mirror == sheep, free: ALL_POINTS & !canonical }
+        if t == tier {
+            return Target::InTier(index.set_rank(sheep));
+        }
+        match children.iter().position(|c| c.tier == t) {
+            Some(k) => Target::Child(k, children[k].index.set_rank(sheep)),
+            None => Target::NoTable,
+        }
+    }
+
+    /// The sheep part of the rank. Precondition: the positions have a table.
+    #[inline]
+    fn rank(&self) -> &SetRank {
+        match self {
+            Target::InTier(r) | Target::Child(_, r) => r,
+            Target::NoTable => unreachable!("positions of a tier without a table have no slot"),
+        }
     }
 
     /// The slot of `foxes` (as they stand before any mirroring) and `side`.
     #[inline]
     fn slot(&self, foxes: Bits, side: Side) -> u64 {
-        let mut f = if self.mirrored { mirror_bits(foxes) } else { foxes };
-        if self.symmetric {
-            f = f.min(mirror_bits(f));
-        }
-        self.base + fox_index(self.free, f) * 2 + (side == Side::Sheep) as u64
+        self.rank().slot(foxes, side)
     }
 }
 
@@ -153,7 +116,7 @@ impl Block {
             captures[over as usize] = Some(Target::new(tier, index, children, sheep ^ (1 << over), foxes));
         }
         let mut in_tier_sets: Vec<u64> =
-            steps.iter().filter(|s| matches!(s.keep.place, Place::InTier)).map(|s| s.keep.base).collect();
+            steps.iter().filter(|s| matches!(s.keep, Target::InTier(_))).map(|s| s.keep.rank().base).collect();
         let n = in_tier_sets.len();
         in_tier_sets.sort_unstable();
         in_tier_sets.dedup();
@@ -188,7 +151,7 @@ fn init_position(
     // check of its own: it has no children, so its counter is 0, a loss,
     // which is what `primitive` says of it.
     let (over, need_dedup) = match side {
-        Side::Fox => (block.fox_over, block.own.symmetric),
+        Side::Fox => (block.fox_over, block.own.rank().symmetric),
         Side::Sheep => (block.sheep_over, block.steps_may_merge),
     };
     if over {
@@ -202,9 +165,9 @@ fn init_position(
     // The value of a child outside the tier.
     let outside =
         |target: &Target, child_sheep: Bits, child_foxes: Bits, child_side: Side| -> Result<Value, KernelError> {
-            match target.place {
-                Place::Child(k) => {
-                    let i = target.slot(child_foxes, child_side);
+            match *target {
+                Target::Child(k, rank) => {
+                    let i = rank.slot(child_foxes, child_side);
                     children[k].values.value(i).ok_or_else(|| {
                         KernelError::Inconsistent(format!(
                             "child tier {} has an unused slot at {i}, where {:?} belongs",
@@ -213,7 +176,7 @@ fn init_position(
                         ))
                     })
                 }
-                Place::NoTable => {
+                Target::NoTable => {
                     let child = Position::from_parts_unchecked(child_sheep, child_foxes, child_side);
                     game.primitive(&child).ok_or_else(|| {
                         KernelError::Inconsistent(format!(
@@ -222,7 +185,7 @@ fn init_position(
                         ))
                     })
                 }
-                Place::InTier => unreachable!("in-tier children are counted, not valued"),
+                Target::InTier(_) => unreachable!("in-tier children are counted, not valued"),
             }
         };
     let board = game.rules.board;
@@ -235,8 +198,8 @@ fn init_position(
                     if sheep & (1 << j.over) != 0 && empty & (1 << j.to) != 0 {
                         let target = block.captures[j.over as usize].as_ref().expect("a capture target per sheep");
                         let child_foxes = rest | (1 << j.to);
-                        match target.place {
-                            Place::InTier => unreachable!("a capture leaves the tier"),
+                        match target {
+                            Target::InTier(_) => unreachable!("a capture leaves the tier"),
                             _ => match outside(target, sheep ^ (1 << j.over), child_foxes, Side::Sheep)? {
                                 Value::Loss => return Ok(WIN),
                                 Value::Draw => draw_outside = true,
@@ -279,9 +242,9 @@ fn init_position(
                     // No fox left: the foxes have lost.
                     return Ok(WIN);
                 };
-                match target.place {
-                    Place::InTier if need_dedup => in_tier.push(target.slot(left, Side::Fox)),
-                    Place::InTier => in_tier_count += 1,
+                match target {
+                    Target::InTier(rank) if need_dedup => in_tier.push(rank.slot(left, Side::Fox)),
+                    Target::InTier(_) => in_tier_count += 1,
                     _ => match outside(target, step.moved, left, Side::Fox)? {
                         Value::Loss => return Ok(WIN),
                         Value::Draw => draw_outside = true,
@@ -357,7 +320,7 @@ impl DecodedSet {
                 unsteps.push((from, Target::new(tier, index, &[], q, tier.foxes())));
             }
         }
-        let mut bases: Vec<u64> = unsteps.iter().map(|(_, t)| t.base).collect();
+        let mut bases: Vec<u64> = unsteps.iter().map(|(_, t)| t.rank().base).collect();
         let n = bases.len();
         bases.sort_unstable();
         bases.dedup();
@@ -443,7 +406,7 @@ fn initial_pass(
         for set in item * sets_per_item..((item + 1) * sets_per_item).min(index.sheep_sets) {
             let sheep = index.sheep_set(set);
             let block = Block::new(game, tier, index, children, sheep);
-            let symmetric = block.own.symmetric;
+            let symmetric = block.own.rank().symmetric;
             let free = ALL_POINTS & !sheep;
             let n = free.count_ones() as usize;
             for (k, p) in BitIter(free).enumerate() {

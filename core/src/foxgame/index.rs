@@ -190,6 +190,47 @@ const GROUP_START: [u32; 5] = [0, 6, 13, 20, 27];
 const GROUP_BITS: [u32; 5] = [6, 7, 7, 7, 6];
 const GROUP_OFFSET: [usize; 5] = [0, 64, 192, 320, 448];
 
+/// The sheep part of the rank of the positions with one sheep set
+/// ([`TierIndex::set_rank`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SetRank {
+    /// Slot of fox index 0, fox to move, of the canonical sheep set.
+    pub base: u64,
+    /// The sheep set is stored mirrored: the foxes are mirrored too.
+    pub mirrored: bool,
+    /// The sheep set is its own mirror: foxes take the smaller of them and their mirror.
+    pub symmetric: bool,
+    /// Points without sheep of the canonical sheep set.
+    pub free: Bits,
+}
+
+impl SetRank {
+    /// The slot of the position with these sheep, `foxes` (as they stand,
+    /// before any mirroring) and `side`: `canonical_rank` of it.
+    #[inline]
+    pub fn slot(&self, foxes: Bits, side: Side) -> u64 {
+        let mut f = if self.mirrored { mirror_bits(foxes) } else { foxes };
+        if self.symmetric {
+            f = f.min(mirror_bits(f));
+        }
+        self.base + fox_index_among(self.free, f) * 2 + (side == Side::Sheep) as u64
+    }
+}
+
+/// The index of one or two foxes among the points of `free` (the
+/// combinatorial number system; [`TierIndex::fox_index`] for a sheep set).
+#[inline]
+pub fn fox_index_among(free: Bits, foxes: Bits) -> u64 {
+    let below = |f: Bits| (free & (f - 1)).count_ones() as u64;
+    let lo = foxes & foxes.wrapping_neg();
+    let hi = foxes ^ lo;
+    if hi == 0 {
+        below(lo)
+    } else {
+        choose2(below(hi)) + below(lo)
+    }
+}
+
 /// Which digit a rank contributes in a block.
 #[derive(Clone, Copy)]
 enum Digit {
@@ -313,6 +354,23 @@ impl TierIndex {
     #[inline]
     pub fn set_base(&self, sheep: Bits) -> u64 {
         self.set_base_given(sheep, mirror_bits(sheep))
+    }
+
+    /// The sheep part of the index of every position of this tier with the
+    /// sheep set `sheep` (canonical or not): computed once, it ranks any fox
+    /// placement with two popcounts ([`SetRank::slot`]).
+    ///
+    /// Precondition: `sheep` is a sheep set of this tier.
+    #[inline]
+    pub fn set_rank(&self, sheep: Bits) -> SetRank {
+        let mirror = mirror_bits(sheep);
+        let canonical = sheep.min(mirror);
+        SetRank {
+            base: self.set_base(canonical),
+            mirrored: mirror < sheep,
+            symmetric: mirror == sheep,
+            free: ALL_POINTS & !canonical,
+        }
     }
 
     /// Index of a canonical sheep set of this tier.
