@@ -33,6 +33,21 @@ pub const RANK_START: [u8; 8] = [0, 3, 6, 13, 20, 27, 30, 33];
 /// Number of points on each rank (index 0 is rank 1).
 pub const RANK_WIDTH: [u8; 7] = [3, 3, 7, 7, 7, 3, 3];
 
+/// Per point: the points of its own rank (where a sideways sheep step stays).
+pub const RANK_MASK_OF_POINT: [Bits; NUM_POINTS] = {
+    let mut t = [0; NUM_POINTS];
+    let mut p = 0;
+    while p < NUM_POINTS {
+        let mut y = 0;
+        while y + 1 < 7 && RANK_START[y + 1] as usize <= p {
+            y += 1;
+        }
+        t[p] = ((1u64 << RANK_WIDTH[y]) - 1) << RANK_START[y];
+        p += 1;
+    }
+    t
+};
+
 /// The points of rank `y` (1..=7).
 pub const fn rank_mask(y: u8) -> Bits {
     let start = RANK_START[(y - 1) as usize];

@@ -18,10 +18,10 @@
 //! gives the same table: the counter kernel is the oracle (`--kernel counter`).
 
 use crate::kernel::{
-    pack, propagate, update_parent, ChildTable, KernelError, Phases, SolvedTier, CHUNK, EMPTY, LOSS, LOSS_AT_START,
+    propagate_and_pack, update_parent, ChildTable, KernelError, Phases, SolvedTier, CHUNK, EMPTY, LOSS, LOSS_AT_START,
     MAX_COUNTER, WIN, WIN_AT_START,
 };
-use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN, RANK_START, RANK_WIDTH};
+use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN, RANK_MASK_OF_POINT};
 use foxbase_core::foxgame::{FoxGame, FoxTier, SetRank, TierIndex};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Position, Side, Value};
@@ -269,21 +269,6 @@ fn init_position(
     Ok(counter as u8)
 }
 
-/// Per point: the points of its rank.
-const RANK_MASK_OF_POINT: [Bits; 33] = {
-    let mut t = [0; 33];
-    let mut p = 0;
-    while p < 33 {
-        let mut y = 0;
-        while y + 1 < 7 && RANK_START[y + 1] as usize <= p {
-            y += 1;
-        }
-        t[p] = ((1u64 << RANK_WIDTH[y]) - 1) << RANK_START[y];
-        p += 1;
-    }
-    t
-};
-
 /// A decoded sheep set, kept while consecutive decided positions share it.
 struct DecodedSet {
     set: u64,
@@ -481,7 +466,6 @@ pub fn solve_fox_in_pool(
     initial_pass(game, tier, &index, children, &state)?;
     phases.init = started.elapsed().as_secs_f64();
 
-    let started = std::time::Instant::now();
     // Fox index -> positions of the foxes among the free points (the same
     // for every sheep set of the tier).
     let fox_places: Vec<(u8, u8)> = if fox_count == 1 {
@@ -553,12 +537,5 @@ pub fn solve_fox_in_pool(
             }
         }
     };
-    let (levels, decided_at_start) = propagate(&state, &walk_back);
-    phases.propagate = started.elapsed().as_secs_f64();
-    let started = std::time::Instant::now();
-    let (values, mut stats) = pack(&state);
-    stats.levels = levels;
-    stats.decided_at_start = decided_at_start;
-    phases.pack = started.elapsed().as_secs_f64();
-    Ok(SolvedTier { values, stats, phases })
+    Ok(propagate_and_pack(&state, &walk_back, phases))
 }

@@ -244,7 +244,6 @@ pub fn solve_in_pool<G: TierGame>(
     })?;
 
     phases.init = started.elapsed().as_secs_f64();
-    let started = std::time::Instant::now();
     let walk_back = |c: u64, next: &mut Vec<u32>, parents: &mut Vec<u64>| {
         let decided = state[c as usize].load(Ordering::Relaxed);
         let pos = game.unrank(&index, c).expect("decided slot holds a position");
@@ -258,14 +257,25 @@ pub fn solve_in_pool<G: TierGame>(
             }
         }
     };
-    let (levels, decided_at_start) = propagate(&state, &walk_back);
+    Ok(propagate_and_pack(&state, &walk_back, phases))
+}
+
+/// The end of a solve, shared by the kernels: [`propagate`], then [`pack`],
+/// timed into `phases`.
+pub(crate) fn propagate_and_pack<S: Default>(
+    state: &[AtomicU8],
+    walk_back: &(impl Fn(u64, &mut Vec<u32>, &mut S) + Sync),
+    mut phases: Phases,
+) -> SolvedTier {
+    let started = std::time::Instant::now();
+    let (levels, decided_at_start) = propagate(state, walk_back);
     phases.propagate = started.elapsed().as_secs_f64();
     let started = std::time::Instant::now();
-    let (values, mut stats) = pack(&state);
+    let (values, mut stats) = pack(state);
     stats.levels = levels;
     stats.decided_at_start = decided_at_start;
     phases.pack = started.elapsed().as_secs_f64();
-    Ok(SolvedTier { values, stats, phases })
+    SolvedTier { values, stats, phases }
 }
 
 /// Propagation, shared by the kernels: level 1 walks back from the

@@ -1,23 +1,8 @@
 //! Un-moves: the predecessors of a position.
 
-use crate::board::{BitIter, Bits, PEN, RANK_START};
+use crate::board::{BitIter, Bits, PEN};
 use crate::position::{Position, Side, MAX_FOXES, MAX_SHEEP};
 use crate::rules::Rules;
-
-/// Per point: the points of its rank.
-const RANK_MASK_OF_POINT: [Bits; 33] = {
-    let mut t = [0; 33];
-    let mut p = 0;
-    while p < 33 {
-        let mut y = 0;
-        while y + 1 < 7 && RANK_START[y + 1] as usize <= p {
-            y += 1;
-        }
-        t[p] = ((1u64 << crate::board::RANK_WIDTH[y]) - 1) << RANK_START[y];
-        p += 1;
-    }
-    t
-};
 
 /// Calls `f` with each non-primitive `q` with a move leading to `pos`, once
 /// per such move. With `same_tier`, only those in `pos`'s tier: fox
@@ -64,7 +49,8 @@ pub(super) fn for_each_parent(rules: &Rules, pos: &Position, same_tier: bool, mu
                     return;
                 }
                 for to in BitIter(sheep) {
-                    let froms = board.sheep_unsteps[to as usize] & empty & RANK_MASK_OF_POINT[to as usize];
+                    let froms =
+                        board.sheep_unsteps[to as usize] & empty & crate::board::RANK_MASK_OF_POINT[to as usize];
                     for from in BitIter(froms) {
                         f(Position::from_parts_unchecked((sheep & !(1 << to)) | 1 << from, foxes, Side::Sheep));
                     }
