@@ -61,7 +61,7 @@ pub struct DeriveError {
 /// share a few sheep sets.
 pub struct StepScratch {
     values: Vec<Value>,
-    ranks: Vec<Option<(Bits, u32, usize, SetRank)>>,
+    ranks: Vec<Option<(Bits, u32, Option<(usize, SetRank)>)>>,
 }
 
 impl Default for StepScratch {
@@ -72,28 +72,30 @@ impl Default for StepScratch {
 
 impl StepScratch {
     /// The table (index into `loaded`) and sheep rank of the positions with
-    /// `sheep` and `foxes` foxes.
+    /// `sheep` and `foxes` foxes; `None` when their tier is not loaded.
     #[inline]
-    fn rank(&mut self, loaded: &[&Loaded], sheep: Bits, foxes: u32) -> Result<(usize, SetRank), StepError> {
+    fn rank(&mut self, loaded: &[&Loaded], sheep: Bits, foxes: u32) -> Option<(usize, SetRank)> {
         let h = ((sheep ^ foxes as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize;
-        if let Some((s, f, k, r)) = self.ranks[h] {
+        if let Some((s, f, found)) = self.ranks[h] {
             if s == sheep && f == foxes {
-                return Ok((k, r));
+                return found;
             }
         }
         let t = FoxTier::of(sheep, foxes);
-        let k = loaded.iter().position(|l| l.tier == t).ok_or(StepError::MissingTier { tier: t.name() })?;
-        let r = loaded[k].index.set_rank(sheep);
-        self.ranks[h] = Some((sheep, foxes, k, r));
-        Ok((k, r))
+        let found = loaded.iter().position(|l| l.tier == t).map(|k| (k, loaded[k].index.set_rank(sheep)));
+        self.ranks[h] = Some((sheep, foxes, found));
+        found
     }
 }
 
 /// The value one forward step gives `pos`, from the values of its children
-/// in `loaded` (a game-over position gets its game-over value).
+/// in `loaded` (a game-over position gets its game-over value). A child in
+/// a loaded tier is read from its table, which holds game-over positions
+/// too (and is checked against the rules when its own tier is verified); a
+/// child in a tier without a table must be over.
 ///
-/// Errors name a child whose tier is not in `loaded` or whose slot holds the
-/// unused code.
+/// Errors name a child whose tier is not in `loaded` and which is not over,
+/// or whose slot holds the unused code.
 pub fn value_by_one_step(
     game: &FoxGame,
     pos: &Position,
@@ -109,24 +111,21 @@ pub fn value_by_one_step(
         if failure.is_some() {
             return;
         }
-        let v = match game.primitive(&child) {
-            Some(v) => v,
-            None => {
-                let (k, rank) = match scratch.rank(loaded, child.sheep(), child.fox_count()) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        failure = Some(e);
-                        return;
-                    }
-                };
-                match loaded[k].values.value(rank.slot(child.foxes(), child.side())) {
-                    Some(v) => v,
-                    None => {
-                        failure = Some(StepError::UnusedChild { child: format_position(&child) });
-                        return;
-                    }
+        let v = match scratch.rank(loaded, child.sheep(), child.fox_count()) {
+            Some((k, rank)) => match loaded[k].values.value(rank.slot(child.foxes(), child.side())) {
+                Some(v) => v,
+                None => {
+                    failure = Some(StepError::UnusedChild { child: format_position(&child) });
+                    return;
                 }
-            }
+            },
+            None => match game.primitive(&child) {
+                Some(v) => v,
+                None => {
+                    failure = Some(StepError::MissingTier { tier: game.tier_of(&child).name() });
+                    return;
+                }
+            },
         };
         scratch.values.push(v);
     });
