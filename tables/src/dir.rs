@@ -61,8 +61,12 @@ pub struct DeriveError {
 /// share a few sheep sets.
 pub struct StepScratch {
     values: Vec<Value>,
-    ranks: Vec<Option<(Bits, u32, Option<(usize, SetRank)>)>>,
+    ranks: Vec<Option<RankEntry>>,
 }
+
+/// A remembered child rank: sheep, fox count, and the table and sheep rank
+/// of their positions (`None` when their tier is not loaded).
+type RankEntry = (Bits, u32, Option<(usize, SetRank)>);
 
 impl Default for StepScratch {
     fn default() -> StepScratch {
