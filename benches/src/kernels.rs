@@ -155,9 +155,18 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
     let budget = largest_slots * 3 / 2 + child_bytes + (64 << 20);
     let root: PathBuf = std::env::temp_dir().join(format!("foxbase-kernel-bench-{}", std::process::id()));
     let mut ok = true;
+    let mut block_runs = Vec::new();
     let say = |j: &Json| {
         if json_out {
             println!("{j}");
+        } else if j["scaling"] == true {
+            println!(
+                "block kernel: 1 -> 2 threads at {:.0} % efficiency; serial fraction per phase {}; projected {:.2} s on 16 threads, {:.2} s on 64",
+                j["efficiency_1_to_2"].as_f64().unwrap() * 100.0,
+                j["serial_fraction"],
+                j["projected_wall_s"]["16"].as_f64().unwrap(),
+                j["projected_wall_s"]["64"].as_f64().unwrap()
+            );
         } else if j["summary"] == true {
             println!(
                 "threads {}: block {:.2}x the counter kernel, {:.2}x the sweep; tables identical: {}",
@@ -181,6 +190,7 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         say(&counter);
         let block = child("block", t, &db, None);
         say(&block);
+        block_runs.push(block.clone());
         let sweep = child("sweep", t, &ds, Some(&db));
         say(&sweep);
         let identical = crcs(&dc) == crcs(&db);
@@ -198,5 +208,30 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         let _ = std::fs::remove_dir_all(&db);
     }
     let _ = std::fs::remove_dir_all(&root);
+    if let (Some(one), Some(two)) =
+        (block_runs.iter().find(|j| j["threads"] == 1), block_runs.iter().find(|j| j["threads"] == 2))
+    {
+        say(&scaling(one, two));
+    }
     ok
+}
+
+/// From the block kernel's runs with 1 and 2 threads: the scaling
+/// efficiency, each phase's serial fraction (Amdahl: with speed-up s on two
+/// threads, f = 2 / s - 1) and the wall time it projects for 16 and 64 threads.
+fn scaling(one: &Json, two: &Json) -> Json {
+    let wall = |j: &Json| j["wall_s"].as_f64().unwrap();
+    let mut serial = serde_json::Map::new();
+    let (mut t16, mut t64) = (0.0, 0.0);
+    for phase in ["load", "init", "propagate", "pack", "write"] {
+        let (a, b) = (one["phases"][phase].as_f64().unwrap(), two["phases"][phase].as_f64().unwrap());
+        let f = if b > 0.0 { (2.0 * b / a - 1.0).clamp(0.0, 1.0) } else { 0.0 };
+        serial.insert(phase.into(), json!(f));
+        t16 += a * (f + (1.0 - f) / 16.0);
+        t64 += a * (f + (1.0 - f) / 64.0);
+    }
+    let other =
+        (wall(one) - one["phases"].as_object().unwrap().values().filter_map(|v| v.as_f64()).sum::<f64>()).max(0.0);
+    json!({"scaling": true, "efficiency_1_to_2": wall(one) / wall(two) / 2.0, "serial_fraction": serial,
+        "projected_wall_s": {"16": t16 + other, "64": t64 + other}, "unphased_s": other})
 }
