@@ -24,10 +24,9 @@ use foxbase_core::notation::parse_position;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Variant};
 use foxbase_tables::manifest::Manifest;
-use foxbase_tables::table::read_table;
-use foxbase_tables::tier_files::{table_header, table_path};
-use foxbase_worker::job::TierReport;
-use foxbase_worker::kernel::{ChildTable, Kernel, Phases};
+use foxbase_tables::tier_files::table_path;
+use foxbase_worker::job::{load_children, TierReport};
+use foxbase_worker::kernel::{thread_pool, Kernel, Phases};
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -89,21 +88,12 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
     let phases = match kernel {
         "sweep" => {
             let dir = children.expect("a sweep reads the tables of a solve");
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| {
+            let child_path = |c| table_path(&game, dir, c);
+            thread_pool(threads).unwrap().install(|| {
                 let mut phases = Phases::default();
                 for &tier in &plan.order {
                     let loading = Instant::now();
-                    let tables: Vec<ChildTable<FoxGame>> = game
-                        .child_tiers(tier)
-                        .into_iter()
-                        .map(|c| {
-                            let index = game.tier_index(c);
-                            let header = table_header(&game, c, game.tier_size(&index));
-                            let values = read_table(&table_path(&game, dir, c), &header).unwrap();
-                            ChildTable { tier: c, index, values }
-                        })
-                        .collect();
+                    let tables = load_children(&game, tier, &child_path).unwrap();
                     phases.load += loading.elapsed().as_secs_f64();
                     phases.init += foxbase_worker::fox_kernel::sweep_fox_in_pool(&game, tier, &tables).unwrap();
                 }

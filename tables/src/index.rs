@@ -29,7 +29,7 @@
 use crate::error::{ErrorKind, TableError};
 use crate::manifest::{Manifest, StartValue};
 use crate::source::{ByteSource, Location};
-use crate::table::Layout;
+use crate::table::{le32, le64, Layout};
 use serde::{Deserialize, Serialize};
 
 /// File name of the index in a tablebase.
@@ -91,14 +91,6 @@ fn record_bytes(e: &IndexEntry) -> [u8; RECORD] {
     let crc = crc32fast::hash(&r[..60]);
     r[60..64].copy_from_slice(&crc.to_le_bytes());
     r
-}
-
-fn le32(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
-
-fn le64(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
 }
 
 /// A manifest entry the index cannot describe.

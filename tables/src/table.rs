@@ -264,11 +264,13 @@ pub fn write_table_layout(
     Ok((crc.finalize(), file_len))
 }
 
-fn le32(b: &[u8], at: usize) -> u32 {
+/// The little-endian u32 at `at` (the table and tier-index readers' fields).
+pub(crate) fn le32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
 }
 
-fn le64(b: &[u8], at: usize) -> u64 {
+/// The little-endian u64 at `at`.
+pub(crate) fn le64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
 }
 

@@ -18,8 +18,8 @@
 //! gives the same table: the counter kernel is the oracle (`--kernel counter`).
 
 use crate::kernel::{
-    propagate_and_pack, update_parent, ChildTable, KernelError, Phases, SolvedTier, CHUNK, EMPTY, LOSS, LOSS_AT_START,
-    MAX_COUNTER, WIN, WIN_AT_START,
+    propagate_and_pack, update_parent, update_parent_alone, ChildTable, KernelError, Phases, SolvedTier, CHUNK, EMPTY,
+    LOSS, LOSS_AT_START, MAX_COUNTER, WIN, WIN_AT_START,
 };
 use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN, RANK_MASK_OF_POINT};
 use foxbase_core::foxgame::{FoxGame, FoxTier, SetRank, TierIndex};
@@ -349,25 +349,6 @@ impl SetCache {
 struct Scratch {
     parents: Vec<u64>,
     sets: SetCache,
-}
-
-/// Applies a decided child to an undecided parent, as [`update_parent`],
-/// with plain loads and stores: only when one thread propagates.
-#[inline]
-fn update_parent_alone(parent: &AtomicU8, child: u8) -> bool {
-    let s = parent.load(Ordering::Relaxed);
-    if s >= MAX_COUNTER {
-        return false;
-    }
-    let new = if child == LOSS {
-        WIN
-    } else if s == 1 {
-        LOSS
-    } else {
-        s - 1
-    };
-    parent.store(new, Ordering::Relaxed);
-    new == WIN || new == LOSS
 }
 
 /// The initial pass over every slot of a tier: unused slots stay EMPTY,

@@ -3,7 +3,8 @@
 //! same code.
 
 use crate::error::WorkerError;
-use crate::kernel::{ChildTable, Kernel, KernelError, Phases, SolveTier, TierStats};
+use crate::kernel::{thread_pool, ChildTable, Kernel, Phases, SolveTier, TierStats};
+use foxbase_core::tier::TierGame;
 use foxbase_tables::table::{read_table, write_table};
 use foxbase_tables::tier_files::{table_header, table_path};
 use rayon::prelude::*;
@@ -47,11 +48,25 @@ pub fn solve_to_file<G: SolveTier>(
     threads: usize,
     kernel: Kernel,
 ) -> Result<TierReport, WorkerError> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-        .map_err(|e| KernelError::ThreadPool { threads, message: e.to_string() })?;
-    pool.install(|| solve_to_file_in_pool(game, tier, child_path, out, kernel))
+    thread_pool(threads)?.install(|| solve_to_file_in_pool(game, tier, child_path, out, kernel))
+}
+
+/// Reads and decodes the child tables of `tier` from `child_path(child)`,
+/// in parallel on the calling thread's rayon pool.
+pub fn load_children<G: TierGame>(
+    game: &G,
+    tier: G::Tier,
+    child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),
+) -> Result<Vec<ChildTable<G>>, WorkerError> {
+    game.child_tiers(tier)
+        .into_par_iter()
+        .map(|child| {
+            let index = game.tier_index(child);
+            let header = table_header(game, child, game.tier_size(&index));
+            let values = read_table(&child_path(child), &header)?;
+            Ok(ChildTable { tier: child, index, values })
+        })
+        .collect()
 }
 
 fn solve_to_file_in_pool<G: SolveTier>(
@@ -62,16 +77,7 @@ fn solve_to_file_in_pool<G: SolveTier>(
     kernel: Kernel,
 ) -> Result<TierReport, WorkerError> {
     let started = Instant::now();
-    let children: Vec<ChildTable<G>> = game
-        .child_tiers(tier)
-        .into_par_iter()
-        .map(|child| {
-            let index = game.tier_index(child);
-            let header = table_header(game, child, game.tier_size(&index));
-            let values = read_table(&child_path(child), &header)?;
-            Ok(ChildTable { tier: child, index, values })
-        })
-        .collect::<Result<_, WorkerError>>()?;
+    let children = load_children(game, tier, child_path)?;
     let load = started.elapsed().as_secs_f64();
     let solved = game.solve_with(kernel, tier, &children)?;
     drop(children);

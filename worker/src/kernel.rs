@@ -192,11 +192,15 @@ pub fn solve_tier<G: TierGame>(
     children: &[ChildTable<G>],
     threads: usize,
 ) -> Result<SolvedTier, KernelError> {
-    let pool = rayon::ThreadPoolBuilder::new()
+    thread_pool(threads)?.install(|| solve_in_pool(game, tier, children))
+}
+
+/// A rayon pool of `threads` threads (at least one), for one tier's work.
+pub fn thread_pool(threads: usize) -> Result<rayon::ThreadPool, KernelError> {
+    rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build()
-        .map_err(|e| KernelError::ThreadPool { threads, message: e.to_string() })?;
-    pool.install(|| solve_in_pool(game, tier, children))
+        .map_err(|e| KernelError::ThreadPool { threads, message: e.to_string() })
 }
 
 /// [`solve_tier`] on the calling thread's rayon pool (the caller chose its size).
@@ -462,24 +466,39 @@ fn init_position<G: TierGame>(
     Ok(counter as u8)
 }
 
+/// The state of a parent in state `s` after a child decided as `child`
+/// (WIN or LOSS): a loss below makes it a win, a win counts it down (a loss
+/// at zero); `None` when the parent is decided already.
+#[inline]
+fn after_child(s: u8, child: u8) -> Option<u8> {
+    if s >= MAX_COUNTER {
+        None
+    } else if child == LOSS {
+        Some(WIN)
+    } else if s == 1 {
+        Some(LOSS)
+    } else {
+        Some(s - 1)
+    }
+}
+
 /// Applies a decided child to an undecided parent; true if that decides the parent.
 #[inline]
 pub(crate) fn update_parent(parent: &AtomicU8, child: u8) -> bool {
     let mut s = parent.load(Ordering::Relaxed);
     loop {
-        if s >= MAX_COUNTER {
-            return false;
-        }
-        let new = if child == LOSS {
-            WIN
-        } else if s == 1 {
-            LOSS
-        } else {
-            s - 1
-        };
+        let Some(new) = after_child(s, child) else { return false };
         match parent.compare_exchange_weak(s, new, Ordering::Relaxed, Ordering::Relaxed) {
             Ok(_) => return new == WIN || new == LOSS,
             Err(actual) => s = actual,
         }
     }
+}
+
+/// [`update_parent`] with a plain load and store: only when one thread propagates.
+#[inline]
+pub(crate) fn update_parent_alone(parent: &AtomicU8, child: u8) -> bool {
+    let Some(new) = after_child(parent.load(Ordering::Relaxed), child) else { return false };
+    parent.store(new, Ordering::Relaxed);
+    new == WIN || new == LOSS
 }
