@@ -3,16 +3,16 @@
 //! count, three runs, each in its own child process so that peak memory is
 //! per run:
 //!
-//! - `sweep`: the block kernel's initial pass over every slot of every tier
+//! - `sweep`: the plane kernel's initial pass over every slot of every tier
 //!   (every child value read once, no propagation), from the tables of the
-//!   block run: the floor any number of rounds adds to;
+//!   plane run: the floor any number of phases adds to;
 //! - `counter`: the counter kernel, the oracle;
-//! - `block`: the block kernel, whose tables must equal the counter's byte
-//!   for byte (checked here through the manifests' CRCs).
+//! - `planes`: the plane kernel (the default), whose tables must equal the
+//!   counter's byte for byte (checked here through the manifests' CRCs).
 //!
 //! Each run prints one JSON object; after each thread count a summary
 //! object. The targets (exit status 1 when one is missed) are those of the
-//! kernel issue: at least 10 M slots per core-second for the block kernel,
+//! kernel issue: at least 10 M slots per core-second for the plane kernel,
 //! at least 5 times the counter kernel's speed, at most 3 times the sweep,
 //! and peak memory at most 1.5 bytes per slot of the largest tier plus its
 //! children's packed tables plus 64 MB.
@@ -77,7 +77,7 @@ impl Progress for SumPhases {
     }
 }
 
-/// One run, in this process: `kernel` is "sweep", "counter" or "block";
+/// One run, in this process: `kernel` is "sweep" or a kernel name ("planes", "counter", "block");
 /// `out` receives the tables of a solve; a sweep reads `children`.
 pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>) -> Json {
     let v = variant();
@@ -95,7 +95,7 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
                     let loading = Instant::now();
                     let tables = load_children(&game, tier, &child_path).unwrap();
                     phases.load += loading.elapsed().as_secs_f64();
-                    phases.init += foxbase_worker::fox_kernel::sweep_fox_in_pool(&game, tier, &tables).unwrap();
+                    phases.init += foxbase_worker::plane_kernel::sweep_planes_in_pool(&game, tier, &tables).unwrap();
                 }
                 phases
             })
@@ -151,7 +151,7 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
             println!("{j}");
         } else if j["scaling"] == true {
             println!(
-                "block kernel: 1 -> 2 threads at {:.0} % efficiency; serial fraction per phase {}; projected {:.2} s on 16 threads, {:.2} s on 64",
+                "plane kernel: 1 -> 2 threads at {:.0} % efficiency; serial fraction per phase {}; projected {:.2} s on 16 threads, {:.2} s on 64",
                 j["efficiency_1_to_2"].as_f64().unwrap() * 100.0,
                 j["serial_fraction"],
                 j["projected_wall_s"]["16"].as_f64().unwrap(),
@@ -159,7 +159,7 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
             );
         } else if j["summary"] == true {
             println!(
-                "threads {}: block {:.2}x the counter kernel, {:.2}x the sweep; tables identical: {}",
+                "threads {}: planes {:.2}x the counter kernel, {:.2}x the sweep; tables identical: {}",
                 j["threads"], j["speedup_vs_counter"], j["solve_over_sweep"], j["tables_identical"]
             );
         } else {
@@ -175,10 +175,10 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         }
     };
     for &t in threads_list {
-        let (dc, db, ds) = (root.join(format!("counter-{t}")), root.join(format!("block-{t}")), root.join("sweep"));
+        let (dc, db, ds) = (root.join(format!("counter-{t}")), root.join(format!("planes-{t}")), root.join("sweep"));
         let counter = child("counter", t, &dc, None);
         say(&counter);
-        let block = child("block", t, &db, None);
+        let block = child("planes", t, &db, None);
         say(&block);
         block_runs.push(block.clone());
         let sweep = child("sweep", t, &ds, Some(&db));
@@ -206,7 +206,7 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
     ok
 }
 
-/// From the block kernel's runs with 1 and 2 threads: the scaling
+/// From the plane kernel's runs with 1 and 2 threads: the scaling
 /// efficiency, each phase's serial fraction (Amdahl: with speed-up s on two
 /// threads, f = 2 / s - 1) and the wall time it projects for 16 and 64 threads.
 fn scaling(one: &Json, two: &Json) -> Json {

@@ -1,7 +1,7 @@
 //! `foxbase-bench`: measurements, not tests.
 //!
 //! - default: the kernel benchmark ([`kernels`]): on two foxes against six
-//!   sheep, the sweep, the counter kernel and the block kernel with 1 and 2
+//!   sheep, the sweep, the counter kernel and the plane kernel with 1 and 2
 //!   threads, checked against the kernel targets (exit status 1 when one is
 //!   missed);
 //! - `--reference mid|readme`: the tiered solver against the reference

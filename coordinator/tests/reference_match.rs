@@ -180,11 +180,13 @@ fn the_block_kernel_writes_the_counter_kernels_tables() {
         let v = variant(start, geometry, k);
         let counter = solve_with(&v, 1, 1, Kernel::Counter, &TempDir::new("counter"));
         assert!(!counter.is_empty());
-        for threads in [1, 2] {
-            let block = solve_with(&v, 1, threads, Kernel::Block, &TempDir::new("block"));
-            assert_eq!(block.len(), counter.len(), "{v}");
-            for (name, bytes) in &counter {
-                assert!(block[name] == *bytes, "{v}: tier {name} differs with {threads} threads");
+        for kernel in [Kernel::Block, Kernel::Planes] {
+            for threads in [1, 2] {
+                let tables = solve_with(&v, 1, threads, kernel, &TempDir::new(kernel.name()));
+                assert_eq!(tables.len(), counter.len(), "{v}");
+                for (name, bytes) in &counter {
+                    assert!(tables[name] == *bytes, "{v}: tier {name} differs with {threads} threads ({kernel:?})");
+                }
             }
         }
     }

@@ -32,14 +32,20 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// child table, or nowhere: every such position is over) and the sheep part
 /// of their indexes there.
 #[derive(Clone, Copy)]
-enum Target {
+pub(crate) enum Target {
     InTier(SetRank),
     Child(usize, SetRank),
     NoTable,
 }
 
 impl Target {
-    fn new(tier: FoxTier, index: &TierIndex, children: &[ChildTable<FoxGame>], sheep: Bits, foxes: u32) -> Target {
+    pub(crate) fn new(
+        tier: FoxTier,
+        index: &TierIndex,
+        children: &[ChildTable<FoxGame>],
+        sheep: Bits,
+        foxes: u32,
+    ) -> Target {
         let t = FoxTier::of(sheep, foxes);
         if t == tier {
             return Target::InTier(index.set_rank(sheep));

@@ -69,7 +69,9 @@ pub fn load_children<G: TierGame>(
         .collect()
 }
 
-fn solve_to_file_in_pool<G: SolveTier>(
+/// [`solve_to_file`] on the calling thread's rayon pool (the caller chose
+/// its size; a worker keeps one pool for all its tiers).
+pub fn solve_to_file_in_pool<G: SolveTier>(
     game: &G,
     tier: G::Tier,
     child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),

@@ -55,8 +55,11 @@ pub enum KernelError {
 /// Which kernel solves a tier. The tables are the same either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Kernel {
-    /// [`crate::fox_kernel`]: per sheep set, for the Fox Game (other games use the counter kernel).
+    /// [`crate::plane_kernel`]: bit planes per sheep set, for the Fox Game
+    /// (other games use the counter kernel).
     #[default]
+    Planes,
+    /// [`crate::fox_kernel`]: per sheep set and position, for the Fox Game.
     Block,
     /// This module's counter kernel, generic over [`TierGame`]: the oracle.
     Counter,
@@ -65,6 +68,7 @@ pub enum Kernel {
 impl Kernel {
     pub fn name(self) -> &'static str {
         match self {
+            Kernel::Planes => "planes",
             Kernel::Block => "block",
             Kernel::Counter => "counter",
         }
@@ -75,6 +79,7 @@ impl std::str::FromStr for Kernel {
     type Err = UnknownKernel;
     fn from_str(s: &str) -> Result<Kernel, UnknownKernel> {
         match s {
+            "planes" => Ok(Kernel::Planes),
             "block" => Ok(Kernel::Block),
             "counter" => Ok(Kernel::Counter),
             _ => Err(UnknownKernel(s.to_string())),
@@ -84,7 +89,7 @@ impl std::str::FromStr for Kernel {
 
 /// A kernel name other than `block` or `counter`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown kernel '{0}' (block or counter)")]
+#[error("unknown kernel '{0}' (planes, block or counter)")]
 pub struct UnknownKernel(pub String);
 
 /// A game the worker can solve, with the kernels it supports: every game
@@ -112,6 +117,7 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         children: &[ChildTable<Self>],
     ) -> Result<SolvedTier, KernelError> {
         match kernel {
+            Kernel::Planes => crate::plane_kernel::solve_planes_in_pool(self, tier, children),
             Kernel::Block => crate::fox_kernel::solve_fox_in_pool(self, tier, children),
             Kernel::Counter => solve_in_pool(self, tier, children),
         }

@@ -5,7 +5,8 @@
 //! embedded coordinator directly); it sees only [`Link`].
 
 use crate::error::WorkerError;
-use crate::job::{solve_to_file, TierReport};
+use crate::job::{solve_to_file_in_pool, TierReport};
+use crate::kernel::thread_pool;
 use crate::kernel::SolveTier;
 use crate::protocol::{Assignment, Completion, LeaseAnswer, Link, LinkError, Registration};
 use crate::store::Store;
@@ -101,6 +102,10 @@ pub fn run_lease_loop<G: SolveTier>(
     stop: &AtomicBool,
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<WorkerSummary, WorkerError> {
+    // One pool for every tier: its threads (and their io_uring rings) are
+    // set up once, not per tier (592 tiers of the kernel benchmark paid
+    // about 2 ms each for that).
+    let pool = thread_pool(options.threads)?;
     let check = |r: Registration| -> Result<Registration, WorkerError> {
         if r.game != game.game_name() || r.variant != game.variant_json() {
             return Err(WorkerError::Protocol(format!(
@@ -138,7 +143,7 @@ pub fn run_lease_loop<G: SolveTier>(
             }
             Err(error) => return Err(WorkerError::Link { call: "lease", error }),
         };
-        let Some(report) = work_on(game, link, store, options, &me, &assignment, stop, log)? else {
+        let Some(report) = work_on(game, link, store, options, &pool, &me, &assignment, stop, log)? else {
             // Stopped before solving: the lease was given back.
             summary.stopped = true;
             return Ok(summary);
@@ -190,6 +195,7 @@ fn work_on<G: SolveTier>(
     link: &dyn Link,
     store: &dyn Store,
     options: &WorkerOptions,
+    pool: &rayon::ThreadPool,
     me: &Registration,
     assignment: &Assignment,
     stop: &AtomicBool,
@@ -230,7 +236,7 @@ fn work_on<G: SolveTier>(
             let local_out = store.local_path(&assignment.upload_key);
             let out = local_out.clone().unwrap_or_else(|| options.cache.join(&assignment.upload_key));
             let child_path = |c: G::Tier| child_paths[&c].clone();
-            let report = solve_to_file(game, tier, &child_path, &out, options.threads, options.kernel)?;
+            let report = pool.install(|| solve_to_file_in_pool(game, tier, &child_path, &out, options.kernel))?;
             if local_out.is_none() {
                 store.put_file(&assignment.upload_key, &out).map_err(|source| WorkerError::Store {
                     what: format!("upload {}", assignment.upload_key),

@@ -11,6 +11,7 @@ pub mod fox_kernel;
 pub mod job;
 pub mod kernel;
 pub mod lease_loop;
+pub mod plane_kernel;
 pub mod protocol;
 pub mod store;
 

@@ -11,7 +11,7 @@ use foxbase_core::tictactoe::{TicTacToe, TttPosition};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Value, Variant};
 use foxbase_tables::packed::{PackedValues, UNUSED};
-use foxbase_worker::kernel::{solve_tier, ChildTable, SolvedTier};
+use foxbase_worker::kernel::{solve_tier, thread_pool, ChildTable, Kernel, SolveTier, SolvedTier};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 // ---------------------------------------------------------------------------
@@ -255,7 +255,7 @@ fn noise(tier: FoxTier, i: u64) -> u8 {
 }
 
 /// Child tables with made-up values: each used slot gets its primitive value
-/// if the position is over, else a pseudo-random one. They are not a solve of
+/// if the position is over, else a pseudo-random one (unused slots too). They are not a solve of
 /// anything, but the kernel's answer is still a function of them.
 fn synthetic_tables(game: &FoxGame, tier: FoxTier) -> Vec<ChildTable<FoxGame>> {
     game.child_tiers(tier)
@@ -264,14 +264,14 @@ fn synthetic_tables(game: &FoxGame, tier: FoxTier) -> Vec<ChildTable<FoxGame>> {
             let index = game.tier_index(c);
             let size = game.tier_size(&index);
             let mut values = PackedValues::filled(size, UNUSED);
+            // Unused slots get noise too: a table read from a file holds
+            // don't-care codes there, and no kernel may read them.
             game.for_each_slot(&index, 0..size, |i, p| {
-                if let Some(p) = p {
-                    let code = match game.primitive(&p) {
-                        Some(v) => v.code(),
-                        None => noise(c, i),
-                    };
-                    values.set_code(i, code);
-                }
+                let code = match p.map(|p| game.primitive(&p)) {
+                    Some(Some(v)) => v.code(),
+                    _ => noise(c, i),
+                };
+                values.set_code(i, code);
             });
             ChildTable { tier: c, index, values }
         })
@@ -379,6 +379,26 @@ fn check_large_tier(geometry: Geometry, k: u32, name: &str) {
         one.values.value(diffs[0] as u64),
         want[diffs[0]]
     );
+    // The Fox Game's own kernels write the same bytes.
+    for kernel in [Kernel::Block, Kernel::Planes] {
+        for threads in [1, 2] {
+            let got = thread_pool(threads).unwrap().install(|| game.solve_with(kernel, tier, &children)).unwrap();
+            let first = (0..one.values.len()).find(|&i| got.values.code(i) != one.values.code(i));
+            if let Some(i) = first {
+                panic!(
+                    "{geometry} K={k} {name}: {kernel:?} with {threads} threads differs first at slot {i} = {}: {:?}, counter {:?}",
+                    format_position(&game.unrank(&game.tier_index(tier), i).unwrap()),
+                    got.values.value(i),
+                    one.values.value(i)
+                );
+            }
+            assert_eq!(got.stats.slots, one.stats.slots);
+            assert_eq!(
+                [got.stats.wins, got.stats.draws, got.stats.losses],
+                [one.stats.wins, one.stats.draws, one.stats.losses]
+            );
+        }
+    }
     let h = one.values.histogram();
     eprintln!("{geometry} K={k} {name}: {:?} (draw, win, loss, unused), {} levels", h, one.stats.levels);
     assert!(h[0] > 0 && h[1] > 0 && h[2] > 0, "{name}: draws, wins and losses all occur: {h:?}");
@@ -393,6 +413,13 @@ fn fox_large_tier_on_synthetic_children_classic() {
 #[test]
 fn fox_large_tier_on_synthetic_children_orthogonal() {
     check_large_tier(Geometry::Orthogonal, 4, "f2-0.0.2.2.0.0.0");
+}
+
+/// One fox (a plane is one row in the plane kernel), a pen that fills.
+#[test]
+fn fox_large_one_fox_tiers_on_synthetic_children() {
+    check_large_tier(Geometry::Classic, 4, "f1-0.0.3.3.1.0.0");
+    check_large_tier(Geometry::Orthogonal, 2, "f1-0.1.3.3.0.0.0");
 }
 
 // ---------------------------------------------------------------------------

@@ -1,0 +1,1320 @@
+//! The plane kernel: retrograde analysis of a two-fox tier with the values
+//! of a whole sheep set held as bit planes over its fox placements.
+//!
+//! A *block* is one canonical sheep set of the tier. With `n` free points,
+//! its positions are the `n (n - 1) / 2` placements of two foxes, for each
+//! side to move. A *plane* is an `n`-row bit matrix in the block's own
+//! coordinates: row `i`, bit `j` is the placement with foxes on the `i`-th
+//! and `j`-th free points (counted from point 0), stored both ways round,
+//! so a plane is symmetric and its diagonal is always clear. Each side of a
+//! block has three planes: won, lost, and *cannot lose* (some child outside
+//! the tier is a draw or a win for the mover, so "every child is won for
+//! the opponent" can never hold).
+//!
+//! The moves become row operations:
+//! - a fox step keeps the sheep set: the row of a fox is the OR (for wins)
+//!   or the AND (for losses) of the rows of the points it can step to, and
+//!   the other fox's moves are the transpose ([`transpose32`]);
+//! - a sheep step keeps the foxes: the child block's rows map onto the
+//!   parent's with one `pdep`/`pext` per row (for a sideways step to a set
+//!   stored unmirrored, the coordinates agree and the rows are copied);
+//! - a capture leads to one row of the child block (the jumping fox's landing point).
+//!
+//! Solving a tier: an initial pass reads every child outside the tier once
+//! per block (a child table's block is decoded into planes once per move
+//! that leads to it), then *phases* alternate: fox planes from the block's
+//! own sheep planes, then sheep planes from the fox planes of the blocks
+//! its sideways sheep steps lead to. A phase recomputes only the blocks
+//! whose inputs changed in the phase before (a block whose fox planes
+//! change marks the blocks that step sideways into it), each block is
+//! written by the one thread that computes it, and the phase reads only
+//! planes the other phase writes: no atomics, and the same result for any
+//! thread count. Each phase is one ply, so a position decided in phase `d`
+//! is decided `d` plies into the tier's own propagation. Values only grow
+//! (undecided to won or lost), so the fixpoint is the counter kernel's;
+//! positions never decided are draws.
+//!
+//! The few placements that need per-position care go through a scalar
+//! path in the initial pass: a sheep step that traps a fox (which is then
+//! removed, so the child is in a tier with one fox) and children in tiers
+//! without a table. One-fox tiers are solved by the block kernel
+//! ([`crate::fox_kernel`]); the tables are byte-identical to the counter
+//! kernel's (tested).
+
+use crate::fox_kernel::Target;
+use crate::kernel::{ChildTable, KernelError, Phases, SolvedTier, TierStats};
+use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN, RANK_MASK_OF_POINT};
+use foxbase_core::foxgame::{bmi2_available, FoxGame, FoxTier, TierIndex};
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Position, Side, Value};
+use foxbase_tables::packed::PackedValues;
+use rayon::prelude::*;
+
+/// The rows of one plane (at most 32 free points: a tier has a sheep).
+type Rows = [u32; 32];
+
+/// Planes of one side of a block, in this order, `n` rows each.
+const WON: usize = 0;
+const LOST: usize = 1;
+const CANNOT_LOSE: usize = 2;
+const PLANES: usize = 3;
+
+/// Blocks per parallel work item (even, so that an item's slots fill whole bytes).
+const BLOCKS_PER_ITEM: usize = 64;
+
+const WIN_CODE: u8 = 1;
+const LOSS_CODE: u8 = 2;
+
+/// `pdep`/`pext`: BMI2 instructions where the CPU has them, portable loops
+/// elsewhere. The kernel is instantiated for both; [`bmi2_available`]
+/// picks one per solve.
+mod bitops {
+    use foxbase_core::board::Bits;
+
+    /// Deposits the low bits of `x` at the set bits of `mask`, in order.
+    #[inline(always)]
+    pub fn pdep<const BMI2: bool>(x: Bits, mask: Bits) -> Bits {
+        #[cfg(target_arch = "x86_64")]
+        if BMI2 {
+            let r: u64;
+            // SAFETY: `pdep` only reads and writes the registers named here.
+            // The kernel is instantiated with BMI2 = true only after
+            // `bmi2_available()` found the instruction on this CPU.
+            unsafe {
+                core::arch::asm!("pdep {r}, {x}, {m}", r = lateout(reg) r, x = in(reg) x, m = in(reg) mask,
+                    options(pure, nomem, nostack, preserves_flags));
+            }
+            return r;
+        }
+        pdep_portable(x, mask)
+    }
+
+    /// Gathers the bits of `x` at the set bits of `mask` into the low bits, in order.
+    #[inline(always)]
+    pub fn pext<const BMI2: bool>(x: Bits, mask: Bits) -> Bits {
+        #[cfg(target_arch = "x86_64")]
+        if BMI2 {
+            let r: u64;
+            // SAFETY: as in `pdep`.
+            unsafe {
+                core::arch::asm!("pext {r}, {x}, {m}", r = lateout(reg) r, x = in(reg) x, m = in(reg) mask,
+                    options(pure, nomem, nostack, preserves_flags));
+            }
+            return r;
+        }
+        pext_portable(x, mask)
+    }
+
+    /// [`pdep`] without BMI2.
+    #[inline]
+    pub fn pdep_portable(x: Bits, mut mask: Bits) -> Bits {
+        let (mut r, mut k) = (0, 1u64);
+        while mask != 0 {
+            let low = mask & mask.wrapping_neg();
+            if x & k != 0 {
+                r |= low;
+            }
+            mask ^= low;
+            k <<= 1;
+        }
+        r
+    }
+
+    /// [`pext`] without BMI2.
+    #[inline]
+    pub fn pext_portable(x: Bits, mut mask: Bits) -> Bits {
+        let (mut r, mut k) = (0, 1u64);
+        while mask != 0 {
+            let low = mask & mask.wrapping_neg();
+            if x & low != 0 {
+                r |= k;
+            }
+            mask ^= low;
+            k <<= 1;
+        }
+        r
+    }
+}
+
+use bitops::{pdep, pext};
+
+/// Transposes a 32 x 32 bit matrix (row `i`, bit `j`) in place.
+#[inline]
+pub fn transpose32(a: &mut Rows) {
+    let mut j = 16;
+    let mut m: u32 = 0x0000_FFFF;
+    while j != 0 {
+        let mut k = 0;
+        while k < 32 {
+            let t = ((a[k] >> j) ^ a[k + j]) & m;
+            a[k + j] ^= t;
+            a[k] ^= t << j;
+            k = (k + j + 1) & !j;
+        }
+        j >>= 1;
+        m ^= m << j;
+    }
+}
+
+/// The bits of rows `0..n` (a row of an `n`-point block).
+#[inline]
+fn row_mask(n: usize) -> u32 {
+    if n >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << n) - 1
+    }
+}
+
+/// The point a point's mirror image is.
+#[inline]
+fn mirror_point(p: u8) -> u8 {
+    mirror_bits(1 << p).trailing_zeros() as u8
+}
+
+/// A sheep set and its free points, in order.
+struct SetView {
+    sheep: Bits,
+    free: Bits,
+    points: [u8; 32],
+    /// Free points with at most one free neighbour, and with exactly two:
+    /// one sheep step fills one point and frees another, so only a fox on
+    /// one of these can be left with at most one free neighbour by it.
+    tight: Bits,
+    two_free: Bits,
+}
+
+impl SetView {
+    fn new(game: &FoxGame, sheep: Bits) -> SetView {
+        let free = ALL_POINTS & !sheep;
+        let mut points = [0u8; 32];
+        let (mut tight, mut two_free) = (0, 0);
+        for (k, p) in BitIter(free).enumerate() {
+            points[k] = p;
+            match (game.rules.board.neighbours[p as usize] & free).count_ones() {
+                0 | 1 => tight |= 1 << p,
+                2 => two_free |= 1 << p,
+                _ => {}
+            }
+        }
+        SetView { sheep, free, points, tight, two_free }
+    }
+
+    /// The index of free point `p` among the free points.
+    #[inline]
+    fn index_of(&self, p: u8) -> usize {
+        (self.free & ((1u64 << p) - 1)).count_ones() as usize
+    }
+}
+
+/// The row of a child block's plane (`rows`, in the coordinates of the
+/// canonical set with free points `child_free`) for a fox on the parent's
+/// point `p`, in the parent's columns (`parent_free`). `mirrored`: the
+/// child's sheep set is the mirror image of the canonical one.
+#[inline(always)]
+fn child_row<const BMI2: bool>(rows: &[u32], child_free: Bits, mirrored: bool, p: u8, parent_free: Bits) -> u32 {
+    let q = if mirrored { mirror_point(p) } else { p };
+    let ic = (child_free & ((1u64 << q) - 1)).count_ones() as usize;
+    map_columns::<BMI2>(rows[ic], child_free, mirrored, parent_free)
+}
+
+/// `m |= mirror(m)` for a plane of a symmetric sheep set with free points `free`.
+fn fill_mirror<const BMI2: bool>(m: &mut Rows, free: Bits, n: usize) {
+    let src = *m;
+    for (i, p) in BitIter(free).enumerate().take(n) {
+        let q = mirror_point(p);
+        let j = (free & ((1u64 << q) - 1)).count_ones() as usize;
+        m[j] |= pext::<BMI2>(mirror_bits(pdep::<BMI2>(src[i] as u64, free)), free) as u32;
+    }
+}
+
+/// The won and lost bits of `len` consecutive placements of one side (0:
+/// fox to move, 1: sheep to move) from the table slot `first_slot` (a fox
+/// to move slot) on.
+#[inline(always)]
+fn row_codes<const BMI2: bool>(bytes: &[u8], first_slot: u64, len: usize, side: u64) -> (u32, u32) {
+    if BMI2 {
+        // The row's slots are contiguous (both sides interleaved, 4 bits per placement).
+        let (low_mask, high_mask) = if side == 0 {
+            (0x1111_1111_1111_1111u64, 0x2222_2222_2222_2222u64)
+        } else {
+            (0x4444_4444_4444_4444, 0x8888_8888_8888_8888)
+        };
+        let first_bit = 2 * first_slot;
+        let (x0, x1) = (bits_at(bytes, first_bit), if len > 16 { bits_at(bytes, first_bit + 64) } else { 0 });
+        let low = (pext::<BMI2>(x0, low_mask) | pext::<BMI2>(x1, low_mask) << 16) as u32;
+        let high = (pext::<BMI2>(x0, high_mask) | pext::<BMI2>(x1, high_mask) << 16) as u32;
+        // Codes: 1 win (low bit), 2 loss (high bit), 3 unused (both).
+        let row = row_mask(len);
+        (low & !high & row, high & !low & row)
+    } else {
+        let (mut w, mut l) = (0u32, 0u32);
+        let mut slot = first_slot + side;
+        for j in 0..len {
+            let code = (bytes[(slot >> 2) as usize] >> ((slot & 3) * 2)) & 3;
+            w |= ((code == WIN_CODE) as u32) << j;
+            l |= ((code == LOSS_CODE) as u32) << j;
+            slot += 2;
+        }
+        (w, l)
+    }
+}
+
+/// The won and lost planes of one side (0: fox to move, 1: sheep to move)
+/// of a canonical sheep set in a child table with two foxes, in that set's
+/// coordinates.
+#[allow(clippy::too_many_arguments)]
+fn decode_child<const BMI2: bool>(
+    values: &PackedValues,
+    base: u64,
+    n: usize,
+    side: u64,
+    symmetric: bool,
+    free: Bits,
+    won: &mut Rows,
+    lost: &mut Rows,
+) {
+    *won = [0; 32];
+    *lost = [0; 32];
+    let bytes = values.bytes();
+    let mut points = [0u8; 33];
+    if symmetric {
+        for (k, p) in BitIter(free).enumerate() {
+            points[k] = p;
+        }
+    }
+    for h in 1..n {
+        let (mut w, mut l) = row_codes::<BMI2>(bytes, base + (h * (h - 1)) as u64, h, side);
+        if symmetric {
+            // Slots of mirror images hold whatever compressed best (a table
+            // read from a file does not mark them unused): keep the stored ones.
+            let mut used = 0u32;
+            for j in 0..h {
+                let foxes = (1u64 << points[h]) | (1u64 << points[j]);
+                used |= ((mirror_bits(foxes) >= foxes) as u32) << j;
+            }
+            w &= used;
+            l &= used;
+        }
+        won[h] = w;
+        lost[h] = l;
+    }
+    // The table holds each placement once (higher point first): add the other half.
+    for m in [&mut *won, &mut *lost] {
+        let mut t = *m;
+        transpose32(&mut t);
+        for (r, x) in m.iter_mut().zip(t) {
+            *r |= x;
+        }
+        if symmetric {
+            fill_mirror::<BMI2>(m, free, n);
+        }
+    }
+}
+
+/// The won and lost rows of one side of a canonical sheep set in a child
+/// table with one fox (bit `i`: the fox on the `i`-th free point).
+fn decode_child_one<const BMI2: bool>(
+    values: &PackedValues,
+    base: u64,
+    n: usize,
+    side: u64,
+    symmetric: bool,
+    free: Bits,
+) -> (u32, u32) {
+    let (mut w, mut l) = row_codes::<BMI2>(values.bytes(), base, n, side);
+    if symmetric {
+        // Keep the stored half (see `decode_child`), then mirror it.
+        let mut used = 0u32;
+        for (j, p) in BitIter(free).enumerate() {
+            used |= ((mirror_bits(1 << p) >= 1 << p) as u32) << j;
+        }
+        w &= used;
+        l &= used;
+        w |= map_columns::<BMI2>(w, free, true, free);
+        l |= map_columns::<BMI2>(l, free, true, free);
+    }
+    (w, l)
+}
+
+/// A row over the free points `child_free` (of a canonical set) as a row
+/// over `parent_free`; `mirrored`: the set the move leads to is the mirror
+/// image of the canonical one.
+#[inline(always)]
+fn map_columns<const BMI2: bool>(row: u32, child_free: Bits, mirrored: bool, parent_free: Bits) -> u32 {
+    let mut board = pdep::<BMI2>(row as u64, child_free);
+    if mirrored {
+        board = mirror_bits(board);
+    }
+    pext::<BMI2>(board, parent_free) as u32
+}
+
+/// The 64 bits of `bytes` (little-endian bit order) from bit `bit` on,
+/// zeros past the end.
+#[inline(always)]
+fn bits_at(bytes: &[u8], bit: u64) -> u64 {
+    let i = (bit >> 3) as usize;
+    let mut word = [0u8; 16];
+    if i + 16 <= bytes.len() {
+        word.copy_from_slice(&bytes[i..i + 16]);
+    } else if i < bytes.len() {
+        word[..bytes.len() - i].copy_from_slice(&bytes[i..]);
+    }
+    (u128::from_le_bytes(word) >> (bit & 7)) as u64
+}
+
+/// Jumps of the board grouped by the point jumped over: `(from, to)`.
+struct JumpsOver {
+    list: [[(u8, u8); 8]; 33],
+    len: [u8; 33],
+}
+
+impl JumpsOver {
+    fn new(game: &FoxGame) -> JumpsOver {
+        let mut j = JumpsOver { list: [[(0, 0); 8]; 33], len: [0; 33] };
+        let board = game.rules.board;
+        for from in 0..33u8 {
+            for jump in board.jumps_from(from) {
+                let o = jump.over as usize;
+                j.list[o][j.len[o] as usize] = (from, jump.to);
+                j.len[o] += 1;
+            }
+        }
+        j
+    }
+
+    fn over(&self, o: u8) -> &[(u8, u8)] {
+        &self.list[o as usize][..self.len[o as usize] as usize]
+    }
+}
+
+/// What a solve needs everywhere.
+struct Ctx<'a> {
+    game: &'a FoxGame,
+    tier: FoxTier,
+    index: TierIndex,
+    children: &'a [ChildTable<FoxGame>],
+    jumps_over: JumpsOver,
+    /// Free points per sheep set (every set of the tier has as many sheep).
+    n: usize,
+    /// The tier has one fox: a plane is one row (bit `i`: the fox on the
+    /// `i`-th free point) instead of `n`.
+    one_fox: bool,
+    /// Rows per plane, and `u32`s per side of a block.
+    rows: usize,
+    stride: usize,
+    /// Slots per sheep set.
+    per_set: u64,
+}
+
+/// Per-thread scratch.
+#[derive(Default)]
+struct Scratch {
+    traps: Vec<(Bits, Bits)>,
+}
+
+impl<'a> Ctx<'a> {
+    /// Placements of the parent `view` (foxes, and which of them are trapped)
+    /// in which the sheep step `from`-`to` traps a fox; pen not filled after it.
+    fn trapped_placements(&self, view: &SetView, moved: Bits, to: u8, out: &mut Vec<(Bits, Bits)>) {
+        out.clear();
+        let board = self.game.rules.board;
+        let free_after = ALL_POINTS & !moved;
+        let fox_points = view.free & !(1u64 << to);
+        // Candidates: a point that had at most one free neighbour, or two
+        // of which the sheep now fills one (`to`).
+        let candidates = (view.tight | (view.two_free & board.neighbours[to as usize])) & !(1u64 << to);
+        for a in BitIter(candidates) {
+            let mut options = board.neighbours[a as usize] & free_after;
+            if options.count_ones() > 1 {
+                continue;
+            }
+            for j in board.jumps_from(a) {
+                if moved & (1 << j.over) != 0 && free_after & (1 << j.to) != 0 {
+                    options |= 1 << j.to;
+                }
+            }
+            // Trapped when every option is the other fox's point.
+            let others = if self.one_fox { 0 } else { fox_points & !(1u64 << a) };
+            if self.one_fox && options == 0 {
+                out.push((1u64 << a, 0));
+                continue;
+            }
+            match options.count_ones() {
+                0 => out.extend(BitIter(others).map(|b| ((1u64 << a) | (1u64 << b), 0))),
+                1 if options & others != 0 => out.push(((1u64 << a) | options, 0)),
+                _ => {}
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        for (foxes, trapped) in out.iter_mut() {
+            *trapped = self.game.rules.trapped_foxes(moved, *foxes);
+            debug_assert!(*trapped != 0);
+        }
+    }
+
+    /// The value of a child outside the tier (`Target::Child` or `Target::NoTable`).
+    fn outside_value(&self, target: &Target, sheep: Bits, foxes: Bits, side: Side) -> Result<Value, KernelError> {
+        match *target {
+            Target::Child(k, rank) => {
+                let i = rank.slot(foxes, side);
+                self.children[k].values.value(i).ok_or_else(|| {
+                    KernelError::Inconsistent(format!(
+                        "child tier {} has an unused slot at {i}, where {:?} belongs",
+                        self.children[k].tier.name(),
+                        Position::from_parts_unchecked(sheep, foxes, side)
+                    ))
+                })
+            }
+            Target::NoTable => {
+                let child = Position::from_parts_unchecked(sheep, foxes, side);
+                self.game.primitive(&child).ok_or_else(|| {
+                    KernelError::Inconsistent(format!(
+                        "child {child:?} is in tier {}, which is not loaded (missing from child_tiers?)",
+                        self.game.tier_of(&child).name()
+                    ))
+                })
+            }
+            Target::InTier(_) => unreachable!("in-tier children are propagated, not looked up"),
+        }
+    }
+
+    /// The initial pass over one block: children outside the tier, game
+    /// over, and the placements that need a scalar look. Writes both sides'
+    /// planes (fox: `f`, sheep: `s`).
+    fn init_block<const BMI2: bool>(
+        &self,
+        set: u64,
+        f: &mut [u32],
+        s: &mut [u32],
+        scratch: &mut Scratch,
+    ) -> Result<(), KernelError> {
+        let n = self.n;
+        let view = SetView::new(self.game, self.index.sheep_set(set));
+        let sheep = view.sheep;
+        let rules = &self.game.rules;
+        let k = rules.pen_target;
+        let full = row_mask(n);
+        f.fill(0);
+        s.fill(0);
+
+        // Fox to move: over when the pen holds K sheep; else captures.
+        if (sheep & PEN).count_ones() >= k {
+            for i in 0..n {
+                f[LOST * n + i] = full & !(1 << i);
+            }
+        } else {
+            let (mut x_won, mut x_open) = ([0u32; 32], [0u32; 32]);
+            let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
+            for o in BitIter(sheep) {
+                let jumps = self.jumps_over.over(o);
+                if !jumps.iter().any(|&(a, t)| view.free & (1 << a) != 0 && view.free & (1 << t) != 0) {
+                    continue;
+                }
+                let after = sheep ^ (1 << o);
+                let target = Target::new(self.tier, &self.index, self.children, after, 2);
+                if let Target::Child(c, rank) = target {
+                    let child = &self.children[c];
+                    decode_child::<BMI2>(
+                        &child.values,
+                        rank.base,
+                        n + 1,
+                        1,
+                        rank.symmetric,
+                        rank.free,
+                        &mut won,
+                        &mut lost,
+                    );
+                }
+                for &(a, t) in jumps {
+                    if view.free & (1 << a) == 0 || view.free & (1 << t) == 0 {
+                        continue;
+                    }
+                    let (ia, it) = (view.index_of(a), view.index_of(t));
+                    let ok = full & !(1 << ia) & !(1 << it);
+                    match target {
+                        Target::Child(_, rank) => {
+                            let row_won = child_row::<BMI2>(&won, rank.free, rank.mirrored, t, view.free);
+                            let row_lost = child_row::<BMI2>(&lost, rank.free, rank.mirrored, t, view.free);
+                            x_won[ia] |= row_lost & ok;
+                            x_open[ia] |= !row_won & ok;
+                        }
+                        Target::NoTable => {
+                            // Only a tier too small to play has no table:
+                            // the sheep to move there have lost.
+                            if after.count_ones() >= k {
+                                return Err(KernelError::Inconsistent(format!(
+                                    "a capture from tier {} leads to a tier without a table that is not over",
+                                    self.tier.name()
+                                )));
+                            }
+                            x_won[ia] |= ok;
+                        }
+                        Target::InTier(_) => unreachable!("a capture leaves the tier"),
+                    }
+                }
+            }
+            // The other fox's captures: the transpose.
+            for (plane, x) in [(WON, x_won), (CANNOT_LOSE, x_open)] {
+                let mut t = x;
+                transpose32(&mut t);
+                for i in 0..n {
+                    f[plane * n + i] = x[i] | t[i];
+                }
+            }
+        }
+
+        // Sheep to move: over with fewer than K sheep; else forward steps
+        // (and steps that trap a fox) lead out of the tier.
+        if sheep.count_ones() < k {
+            for i in 0..n {
+                s[LOST * n + i] = full & !(1 << i);
+            }
+            return Ok(());
+        }
+        let board = rules.board;
+        let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
+        let mut trap_rows = [0u32; 32];
+        for from in BitIter(sheep) {
+            for to in BitIter(board.sheep_steps[from as usize] & view.free) {
+                let moved = sheep ^ (1 << from) ^ (1 << to);
+                let removes = (moved & PEN).count_ones() < k;
+                trap_rows[..n].fill(0);
+                if removes {
+                    self.trapped_placements(&view, moved, to, &mut scratch.traps);
+                    for &(foxes, trapped) in &scratch.traps {
+                        let left = foxes & !trapped;
+                        let value = if left == 0 {
+                            Value::Loss
+                        } else {
+                            let fewer = Target::new(self.tier, &self.index, self.children, moved, 1);
+                            self.outside_value(&fewer, moved, left, Side::Fox)?
+                        };
+                        let lo = foxes.trailing_zeros() as u8;
+                        let hi = 63 - foxes.leading_zeros() as u8;
+                        let (i, j) = (view.index_of(lo), view.index_of(hi));
+                        trap_rows[i] |= 1 << j;
+                        trap_rows[j] |= 1 << i;
+                        let plane = match value {
+                            Value::Loss => WON,
+                            Value::Draw => CANNOT_LOSE,
+                            Value::Win => continue,
+                        };
+                        s[plane * n + i] |= 1 << j;
+                        s[plane * n + j] |= 1 << i;
+                    }
+                }
+                let keep = Target::new(self.tier, &self.index, self.children, moved, 2);
+                let kt = view.index_of(to);
+                match keep {
+                    Target::InTier(_) => {}
+                    Target::Child(c, rank) => {
+                        let child = &self.children[c];
+                        let cn = 33 - moved.count_ones() as usize;
+                        decode_child::<BMI2>(
+                            &child.values,
+                            rank.base,
+                            cn,
+                            0,
+                            rank.symmetric,
+                            rank.free,
+                            &mut won,
+                            &mut lost,
+                        );
+                        for i in 0..n {
+                            if i == kt {
+                                continue;
+                            }
+                            let p = view.points[i];
+                            let ok = full & !(1 << i) & !(1 << kt) & !trap_rows[i];
+                            let row_won = child_row::<BMI2>(&won, rank.free, rank.mirrored, p, view.free);
+                            let row_lost = child_row::<BMI2>(&lost, rank.free, rank.mirrored, p, view.free);
+                            s[WON * n + i] |= row_lost & ok;
+                            s[CANNOT_LOSE * n + i] |= !row_won & ok;
+                        }
+                    }
+                    Target::NoTable => {
+                        for i in 0..n {
+                            for j in 0..i {
+                                if i == kt || j == kt || trap_rows[i] & (1 << j) != 0 {
+                                    continue;
+                                }
+                                let foxes = (1u64 << view.points[i]) | (1u64 << view.points[j]);
+                                let plane = match self.outside_value(&keep, moved, foxes, Side::Fox)? {
+                                    Value::Loss => WON,
+                                    Value::Draw => CANNOT_LOSE,
+                                    Value::Win => continue,
+                                };
+                                s[plane * n + i] |= 1 << j;
+                                s[plane * n + j] |= 1 << i;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The fox phase for one block: fox steps into the block's own sheep
+    /// planes. Returns whether the fox planes changed.
+    fn fox_phase(&self, view: &SetView, f: &mut [u32], s: &[u32]) -> bool {
+        let n = self.n;
+        if (view.sheep & PEN).count_ones() >= self.game.rules.pen_target {
+            return false; // every fox-to-move position is over, decided at the start
+        }
+        let board = self.game.rules.board;
+        let full = row_mask(n);
+        // steps_to_lost[i]: placements where the fox on point i can step
+        // to a position lost for the sheep; steps_all_won[i]: where every
+        // step of that fox leads to a position won for the sheep.
+        let (mut steps_to_lost, mut steps_all_won) = ([0u32; 32], [0u32; 32]);
+        for i in 0..n {
+            let (mut any_lost, mut all_won) = (0u32, full);
+            for q in BitIter(board.neighbours[view.points[i] as usize] & view.free) {
+                let j = view.index_of(q);
+                any_lost |= s[LOST * n + j];
+                // A step onto the other fox is no move.
+                all_won &= s[WON * n + j] | (1 << j);
+            }
+            steps_to_lost[i] = any_lost;
+            steps_all_won[i] = all_won;
+        }
+        let (mut other_lost, mut other_won) = (steps_to_lost, steps_all_won);
+        transpose32(&mut other_lost);
+        transpose32(&mut other_won);
+        let mut changed = false;
+        for i in 0..n {
+            let valid = full & !(1 << i);
+            let won = f[WON * n + i] | ((steps_to_lost[i] | other_lost[i]) & valid);
+            let lost = f[LOST * n + i] | (steps_all_won[i] & other_won[i] & !f[CANNOT_LOSE * n + i] & !won & valid);
+            changed |= won != f[WON * n + i] || lost != f[LOST * n + i];
+            f[WON * n + i] = won;
+            f[LOST * n + i] = lost;
+        }
+        changed
+    }
+
+    /// The sheep phase for one block: sideways sheep steps into the fox
+    /// planes of blocks of this tier (`fox_planes`). Returns whether the
+    /// sheep planes changed.
+    fn sheep_phase<const BMI2: bool>(
+        &self,
+        view: &SetView,
+        s: &mut [u32],
+        fox_planes: &[u32],
+        scratch: &mut Scratch,
+    ) -> bool {
+        let n = self.n;
+        let rules = &self.game.rules;
+        let k = rules.pen_target;
+        if view.sheep.count_ones() < k {
+            return false; // over, decided at the start
+        }
+        let board = rules.board;
+        let full = row_mask(n);
+        let sheep = view.sheep;
+        let (mut any_lost, mut all_won) = ([0u32; 32], [full; 32]);
+        let mut trap_rows = [0u32; 32];
+        let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
+        for from in BitIter(sheep) {
+            let sideways = board.sheep_steps[from as usize] & RANK_MASK_OF_POINT[from as usize] & view.free;
+            for to in BitIter(sideways) {
+                let moved = sheep ^ (1 << from) ^ (1 << to);
+                trap_rows[..n].fill(0);
+                if (moved & PEN).count_ones() < k {
+                    self.trapped_placements(view, moved, to, &mut scratch.traps);
+                    for &(foxes, _) in &scratch.traps {
+                        let lo = foxes.trailing_zeros() as u8;
+                        let hi = 63 - foxes.leading_zeros() as u8;
+                        let (i, j) = (view.index_of(lo), view.index_of(hi));
+                        trap_rows[i] |= 1 << j;
+                        trap_rows[j] |= 1 << i;
+                    }
+                }
+                let rank = self.index.set_rank(moved);
+                let c = (rank.base / self.per_set) as usize;
+                let planes = &fox_planes[c * self.stride..(c + 1) * self.stride];
+                let kt = view.index_of(to);
+                let (child_won, child_lost): (&[u32], &[u32]) = if !rank.mirrored && from.abs_diff(to) == 1 {
+                    // The free points of both sets agree but for `to`
+                    // here and `from` there, which have the same index.
+                    (&planes[WON * n..(WON + 1) * n], &planes[LOST * n..(LOST + 1) * n])
+                } else {
+                    for i in 0..n {
+                        if i != kt {
+                            let p = view.points[i];
+                            won[i] = child_row::<BMI2>(&planes[WON * n..], rank.free, rank.mirrored, p, view.free);
+                            lost[i] = child_row::<BMI2>(&planes[LOST * n..], rank.free, rank.mirrored, p, view.free);
+                        }
+                    }
+                    (&won[..n], &lost[..n])
+                };
+                let blocked = 1u32 << kt;
+                for i in 0..n {
+                    if i == kt {
+                        continue; // a fox stands on `to`: no such step
+                    }
+                    any_lost[i] |= child_lost[i] & !blocked & !trap_rows[i];
+                    all_won[i] &= child_won[i] | blocked | trap_rows[i];
+                }
+            }
+        }
+        let mut changed = false;
+        for i in 0..n {
+            let valid = full & !(1 << i);
+            let w = s[WON * n + i] | (any_lost[i] & valid);
+            let l = s[LOST * n + i] | (all_won[i] & !s[CANNOT_LOSE * n + i] & !w & valid);
+            changed |= w != s[WON * n + i] || l != s[LOST * n + i];
+            s[WON * n + i] = w;
+            s[LOST * n + i] = l;
+        }
+        changed
+    }
+
+    /// [`Ctx::init_block`] for a one-fox tier: each plane is one row.
+    fn init_block_one<const BMI2: bool>(
+        &self,
+        set: u64,
+        f: &mut [u32],
+        s: &mut [u32],
+        scratch: &mut Scratch,
+    ) -> Result<(), KernelError> {
+        let n = self.n;
+        let view = SetView::new(self.game, self.index.sheep_set(set));
+        let sheep = view.sheep;
+        let rules = &self.game.rules;
+        let k = rules.pen_target;
+        let full = row_mask(n);
+        f.fill(0);
+        s.fill(0);
+        if (sheep & PEN).count_ones() >= k {
+            f[LOST] = full;
+        } else {
+            for o in BitIter(sheep) {
+                let jumps = self.jumps_over.over(o);
+                if !jumps.iter().any(|&(a, t)| view.free & (1 << a) != 0 && view.free & (1 << t) != 0) {
+                    continue;
+                }
+                let after = sheep ^ (1 << o);
+                let target = Target::new(self.tier, &self.index, self.children, after, 1);
+                let (mut won, mut lost) = (0, 0);
+                match target {
+                    Target::Child(c, rank) => {
+                        let (w, l) = decode_child_one::<BMI2>(
+                            &self.children[c].values,
+                            rank.base,
+                            n + 1,
+                            1,
+                            rank.symmetric,
+                            rank.free,
+                        );
+                        won = map_columns::<BMI2>(w, rank.free, rank.mirrored, view.free | 1 << o);
+                        lost = map_columns::<BMI2>(l, rank.free, rank.mirrored, view.free | 1 << o);
+                    }
+                    Target::NoTable if after.count_ones() < k => {}
+                    _ => {
+                        return Err(KernelError::Inconsistent(format!(
+                            "a capture from tier {} leads to a tier without a table that is not over",
+                            self.tier.name()
+                        )))
+                    }
+                }
+                // Columns over the free points of `after` (this set's and `o`).
+                let after_free = view.free | 1 << o;
+                for &(a, t) in jumps {
+                    if view.free & (1 << a) == 0 || view.free & (1 << t) == 0 {
+                        continue;
+                    }
+                    let ia = view.index_of(a);
+                    let bit_t = 1u32 << (after_free & ((1u64 << t) - 1)).count_ones();
+                    if matches!(target, Target::NoTable) || lost & bit_t != 0 {
+                        f[WON] |= 1 << ia;
+                    }
+                    if !matches!(target, Target::NoTable) && won & bit_t == 0 {
+                        f[CANNOT_LOSE] |= 1 << ia;
+                    }
+                }
+            }
+        }
+        if sheep.count_ones() < k {
+            s[LOST] = full;
+            return Ok(());
+        }
+        let board = rules.board;
+        for from in BitIter(sheep) {
+            for to in BitIter(board.sheep_steps[from as usize] & view.free) {
+                let moved = sheep ^ (1 << from) ^ (1 << to);
+                let mut trapped = 0u32;
+                if (moved & PEN).count_ones() < k {
+                    // A trapped fox is removed: no fox left, the sheep have won.
+                    self.trapped_placements(&view, moved, to, &mut scratch.traps);
+                    for &(fox, _) in &scratch.traps {
+                        trapped |= 1 << view.index_of(fox.trailing_zeros() as u8);
+                    }
+                    s[WON] |= trapped;
+                }
+                let kt = view.index_of(to);
+                let ok = full & !(1 << kt) & !trapped;
+                match Target::new(self.tier, &self.index, self.children, moved, 1) {
+                    Target::InTier(_) => {}
+                    Target::Child(c, rank) => {
+                        let (w, l) = decode_child_one::<BMI2>(
+                            &self.children[c].values,
+                            rank.base,
+                            n,
+                            0,
+                            rank.symmetric,
+                            rank.free,
+                        );
+                        s[WON] |= map_columns::<BMI2>(l, rank.free, rank.mirrored, view.free) & ok;
+                        s[CANNOT_LOSE] |= !map_columns::<BMI2>(w, rank.free, rank.mirrored, view.free) & ok;
+                    }
+                    keep @ Target::NoTable => {
+                        for i in BitIter(ok as u64) {
+                            let fox = 1u64 << view.points[i as usize];
+                            match self.outside_value(&keep, moved, fox, Side::Fox)? {
+                                Value::Loss => s[WON] |= 1 << i,
+                                Value::Draw => s[CANNOT_LOSE] |= 1 << i,
+                                Value::Win => {}
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Ctx::fox_phase`] for a one-fox tier.
+    fn fox_phase_one<const BMI2: bool>(&self, view: &SetView, f: &mut [u32], s: &[u32]) -> bool {
+        if (view.sheep & PEN).count_ones() >= self.game.rules.pen_target {
+            return false;
+        }
+        let board = self.game.rules.board;
+        let (mut won, mut all_won) = (0u32, 0u32);
+        for i in 0..self.n {
+            let steps = pext::<BMI2>(board.neighbours[view.points[i] as usize] & view.free, view.free) as u32;
+            won |= ((s[LOST] & steps != 0) as u32) << i;
+            all_won |= ((steps & !s[WON] == 0) as u32) << i;
+        }
+        let w = f[WON] | won;
+        let l = f[LOST] | (all_won & !f[CANNOT_LOSE] & !w);
+        let changed = w != f[WON] || l != f[LOST];
+        f[WON] = w;
+        f[LOST] = l;
+        changed
+    }
+
+    /// [`Ctx::sheep_phase`] for a one-fox tier.
+    fn sheep_phase_one<const BMI2: bool>(
+        &self,
+        view: &SetView,
+        s: &mut [u32],
+        fox_planes: &[u32],
+        scratch: &mut Scratch,
+    ) -> bool {
+        let rules = &self.game.rules;
+        let k = rules.pen_target;
+        if view.sheep.count_ones() < k {
+            return false;
+        }
+        let board = rules.board;
+        let sheep = view.sheep;
+        let (mut any_lost, mut all_won) = (0u32, row_mask(self.n));
+        for from in BitIter(sheep) {
+            let sideways = board.sheep_steps[from as usize] & RANK_MASK_OF_POINT[from as usize] & view.free;
+            for to in BitIter(sideways) {
+                let moved = sheep ^ (1 << from) ^ (1 << to);
+                let mut trapped = 0u32;
+                if (moved & PEN).count_ones() < k {
+                    self.trapped_placements(view, moved, to, &mut scratch.traps);
+                    for &(fox, _) in &scratch.traps {
+                        trapped |= 1 << view.index_of(fox.trailing_zeros() as u8);
+                    }
+                }
+                let rank = self.index.set_rank(moved);
+                let c = (rank.base / self.per_set) as usize;
+                let (cw, cl) = (fox_planes[c * self.stride + WON], fox_planes[c * self.stride + LOST]);
+                let (won, lost) = if !rank.mirrored && from.abs_diff(to) == 1 {
+                    (cw, cl)
+                } else {
+                    (
+                        map_columns::<BMI2>(cw, rank.free, rank.mirrored, view.free),
+                        map_columns::<BMI2>(cl, rank.free, rank.mirrored, view.free),
+                    )
+                };
+                let blocked = 1u32 << view.index_of(to);
+                any_lost |= lost & !blocked & !trapped;
+                all_won &= won | blocked | trapped;
+            }
+        }
+        let w = s[WON] | any_lost;
+        let l = s[LOST] | (all_won & !s[CANNOT_LOSE] & !w);
+        let changed = w != s[WON] || l != s[LOST];
+        s[WON] = w;
+        s[LOST] = l;
+        changed
+    }
+
+    /// The blocks with a sideways sheep step into block `c`.
+    fn sideways_parents(&self, c: u64, out: &mut Vec<u32>) {
+        let sheep = self.index.sheep_set(c);
+        let board = self.game.rules.board;
+        for to in BitIter(sheep) {
+            let froms = board.sheep_unsteps[to as usize] & !sheep & RANK_MASK_OF_POINT[to as usize];
+            for from in BitIter(froms) {
+                let parent = sheep ^ (1 << to) ^ (1 << from);
+                out.push((self.index.set_base(parent.min(mirror_bits(parent))) / self.per_set) as u32);
+            }
+        }
+    }
+
+    /// Calls `f(row, first_slot, len, used)` for every row of a block's
+    /// table slots: the placements with bits `0..len` of plane row `row`
+    /// fill the slots from `first_slot` (fox to move; sheep to move next
+    /// to it) on, in order. Two foxes: row `h` holds the placements with
+    /// the other fox below it (`len = h`); one fox: one row. `used` clears
+    /// the mirror images a symmetric sheep set does not store.
+    #[inline]
+    fn for_each_row(&self, view: &SetView, mut f: impl FnMut(usize, u64, usize, u32)) {
+        let symmetric = view.sheep == mirror_bits(view.sheep);
+        let used = |h: usize, len: usize| -> u32 {
+            if !symmetric {
+                return row_mask(len);
+            }
+            let mut used = 0u32;
+            for j in 0..len {
+                let foxes = if self.one_fox {
+                    1u64 << view.points[j]
+                } else {
+                    (1u64 << view.points[h]) | (1u64 << view.points[j])
+                };
+                used |= ((mirror_bits(foxes) >= foxes) as u32) << j;
+            }
+            used
+        };
+        if self.one_fox {
+            f(0, 0, self.n, used(0, self.n));
+        } else {
+            for h in 1..self.n {
+                f(h, (h * (h - 1)) as u64, h, used(h, h));
+            }
+        }
+    }
+}
+
+/// Solves a Fox Game tier with the plane kernel (two-fox tiers; one-fox
+/// tiers go to the block kernel), on the calling thread's rayon pool.
+/// Same preconditions and results as [`crate::kernel::solve_in_pool`].
+pub fn solve_planes_in_pool(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: &[ChildTable<FoxGame>],
+) -> Result<SolvedTier, KernelError> {
+    if bmi2_available() {
+        solve::<true>(game, tier, children, true)
+    } else {
+        solve::<false>(game, tier, children, true)
+    }
+}
+
+/// The benchmark's floor for the plane kernel: its initial pass alone over
+/// a tier (every child read once, no phases, nothing kept). Returns the
+/// seconds it took.
+pub fn sweep_planes_in_pool(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: &[ChildTable<FoxGame>],
+) -> Result<f64, KernelError> {
+    let started = std::time::Instant::now();
+    if bmi2_available() {
+        solve::<true>(game, tier, children, false)?;
+    } else {
+        solve::<false>(game, tier, children, false)?;
+    }
+    Ok(started.elapsed().as_secs_f64())
+}
+
+fn solve<const BMI2: bool>(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: &[ChildTable<FoxGame>],
+    propagate: bool,
+) -> Result<SolvedTier, KernelError> {
+    let index = game.tier_index(tier);
+    let size = game.tier_size(&index);
+    let n = 33 - tier.sheep() as usize;
+    let one_fox = tier.foxes() == 1;
+    let rows = if one_fox { 1 } else { n };
+    let stride = PLANES * rows;
+    let ctx = Ctx {
+        game,
+        tier,
+        jumps_over: JumpsOver::new(game),
+        n,
+        one_fox,
+        rows,
+        stride,
+        per_set: index.fox_slots * 2,
+        index,
+        children,
+    };
+    let sets = ctx.index.sheep_sets as usize;
+    let started = std::time::Instant::now();
+    let mut phases = Phases::default();
+    let mut fox_planes = vec![0u32; sets * stride];
+    let mut sheep_planes = vec![0u32; sets * stride];
+    let item = BLOCKS_PER_ITEM * stride;
+    fox_planes.par_chunks_mut(item).zip(sheep_planes.par_chunks_mut(item)).enumerate().try_for_each(
+        |(it, (f, s))| -> Result<(), KernelError> {
+            let mut scratch = Scratch::default();
+            for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
+                let set = (it * BLOCKS_PER_ITEM + b) as u64;
+                if one_fox {
+                    ctx.init_block_one::<BMI2>(set, fb, sb, &mut scratch)?;
+                } else {
+                    ctx.init_block::<BMI2>(set, fb, sb, &mut scratch)?;
+                }
+            }
+            Ok(())
+        },
+    )?;
+    let decided_at_start = count_decided(&ctx, &fox_planes, &sheep_planes);
+    phases.init = started.elapsed().as_secs_f64();
+    if !propagate {
+        return Ok(SolvedTier { values: PackedValues::filled(0, 0), stats: TierStats::default(), phases });
+    }
+
+    let started = std::time::Instant::now();
+    // Propagation phases that decided something.
+    let mut levels = 0u32;
+    // The fox phase's input: blocks whose sheep planes changed. The sheep
+    // phase's: blocks with a sideways step into a block whose fox planes
+    // changed. The first of each looks at every block.
+    let mut sheep_changed = vec![true; sets];
+    let mut dirty = vec![true; sets];
+    let mut first = true;
+    loop {
+        // Fox phase: fox steps, within each block.
+        let fox_changed: Vec<u32> = fox_planes
+            .par_chunks_mut(item)
+            .zip(sheep_changed.par_chunks(BLOCKS_PER_ITEM))
+            .enumerate()
+            .flat_map_iter(|(it, (f, todo))| {
+                let mut out = Vec::new();
+                for (b, fb) in f.chunks_mut(stride).enumerate() {
+                    if !todo[b] {
+                        continue;
+                    }
+                    let set = it * BLOCKS_PER_ITEM + b;
+                    let view = SetView::new(ctx.game, ctx.index.sheep_set(set as u64));
+                    let s = &sheep_planes[set * stride..(set + 1) * stride];
+                    let changed =
+                        if one_fox { ctx.fox_phase_one::<BMI2>(&view, fb, s) } else { ctx.fox_phase(&view, fb, s) };
+                    if changed {
+                        out.push(set as u32);
+                    }
+                }
+                out
+            })
+            .collect();
+        levels += !fox_changed.is_empty() as u32;
+        if !first {
+            if fox_changed.is_empty() {
+                break;
+            }
+            dirty.fill(false);
+            let parents: Vec<u32> = fox_changed
+                .par_chunks(1024)
+                .flat_map_iter(|part| {
+                    let mut out = Vec::new();
+                    for &c in part {
+                        ctx.sideways_parents(c as u64, &mut out);
+                    }
+                    out
+                })
+                .collect();
+            for p in parents {
+                dirty[p as usize] = true;
+            }
+        }
+        first = false;
+        // Sheep phase: sideways sheep steps into other blocks' fox planes.
+        sheep_planes
+            .par_chunks_mut(item)
+            .zip(sheep_changed.par_chunks_mut(BLOCKS_PER_ITEM))
+            .zip(dirty.par_chunks(BLOCKS_PER_ITEM))
+            .enumerate()
+            .for_each(|(it, ((s, changed), todo))| {
+                let mut scratch = Scratch::default();
+                for (b, sb) in s.chunks_mut(stride).enumerate() {
+                    changed[b] = false;
+                    if !todo[b] {
+                        continue;
+                    }
+                    let set = it * BLOCKS_PER_ITEM + b;
+                    let view = SetView::new(ctx.game, ctx.index.sheep_set(set as u64));
+                    changed[b] = if one_fox {
+                        ctx.sheep_phase_one::<BMI2>(&view, sb, &fox_planes, &mut scratch)
+                    } else {
+                        ctx.sheep_phase::<BMI2>(&view, sb, &fox_planes, &mut scratch)
+                    };
+                }
+            });
+        if !sheep_changed.iter().any(|&c| c) {
+            break;
+        }
+        levels += 1;
+    }
+    phases.propagate = started.elapsed().as_secs_f64();
+
+    let started = std::time::Instant::now();
+    let (values, mut stats) = pack::<BMI2>(&ctx, &fox_planes, &sheep_planes, size);
+    stats.levels = levels.max(1);
+    stats.decided_at_start = decided_at_start;
+    phases.pack = started.elapsed().as_secs_f64();
+    Ok(SolvedTier { values, stats, phases })
+}
+
+/// Positions decided by the initial pass (used slots only).
+fn count_decided(ctx: &Ctx, fox_planes: &[u32], sheep_planes: &[u32]) -> u64 {
+    let (rows, stride) = (ctx.rows, ctx.stride);
+    fox_planes
+        .par_chunks(stride)
+        .zip(sheep_planes.par_chunks(stride))
+        .enumerate()
+        .map(|(set, (f, s))| {
+            let view = SetView::new(ctx.game, ctx.index.sheep_set(set as u64));
+            let mut count = 0u64;
+            ctx.for_each_row(&view, |h, _, _, used| {
+                count += ((f[WON * rows + h] | f[LOST * rows + h]) & used).count_ones() as u64;
+                count += ((s[WON * rows + h] | s[LOST * rows + h]) & used).count_ones() as u64;
+            });
+            count
+        })
+        .sum()
+}
+
+/// ORs the low `len` (at most 64) bits of `value` into `bytes` from bit `bit` on.
+#[inline(always)]
+fn or_bits(bytes: &mut [u8], bit: u64, value: u64) {
+    let at = (bit >> 3) as usize;
+    let wide = (value as u128) << (bit & 7);
+    if at + 16 <= bytes.len() {
+        let window: &mut [u8; 16] = (&mut bytes[at..at + 16]).try_into().expect("sixteen bytes");
+        *window = (u128::from_le_bytes(*window) | wide).to_le_bytes();
+    } else {
+        for (k, b) in bytes[at..].iter_mut().enumerate() {
+            *b |= (wide >> (8 * k)) as u8;
+        }
+    }
+}
+
+/// Four bits per placement (fox to move, then sheep to move, 2 bits each)
+/// for 16 placements: `fw`, `fl`, `sw`, `sl` their won and lost bits, `unused` all four bits set.
+#[inline(always)]
+fn codes16<const BMI2: bool>(fw: u32, fl: u32, sw: u32, sl: u32, unused: u32) -> u64 {
+    let spread = |x: u32, mask: u64| pdep::<BMI2>((x & 0xFFFF) as u64, mask);
+    spread(fw, 0x1111_1111_1111_1111)
+        | spread(fl, 0x2222_2222_2222_2222)
+        | spread(sw, 0x4444_4444_4444_4444)
+        | spread(sl, 0x8888_8888_8888_8888)
+        | spread(unused, 0x1111_1111_1111_1111) * 0xF
+}
+
+/// The planes as 2-bit values (undecided positions are draws) and counts.
+fn pack<const BMI2: bool>(ctx: &Ctx, fox_planes: &[u32], sheep_planes: &[u32], size: u64) -> (PackedValues, TierStats) {
+    let (rows, stride) = (ctx.rows, ctx.stride);
+    // Zeros past the last slot, as the other kernels leave them.
+    let mut values = PackedValues::filled(size, 0);
+    let bytes_per_item = BLOCKS_PER_ITEM * ctx.per_set as usize / 4;
+    let counts: Vec<[u64; 4]> = values
+        .bytes_mut()
+        .par_chunks_mut(bytes_per_item)
+        .enumerate()
+        .map(|(it, bytes)| {
+            // draws, wins, losses, unused
+            let mut counts = [0u64; 4];
+            let first = it * BLOCKS_PER_ITEM;
+            let last = (first + BLOCKS_PER_ITEM).min(ctx.index.sheep_sets as usize);
+            for set in first..last {
+                let view = SetView::new(ctx.game, ctx.index.sheep_set(set as u64));
+                let (f, s) = (&fox_planes[set * stride..], &sheep_planes[set * stride..]);
+                let block_slot = (set - first) as u64 * ctx.per_set;
+                ctx.for_each_row(&view, |h, first_slot, len, used| {
+                    let (fw, fl) = (f[WON * rows + h] & used, f[LOST * rows + h] & used);
+                    let (sw, sl) = (s[WON * rows + h] & used, s[LOST * rows + h] & used);
+                    let unused = row_mask(len) & !used;
+                    let live = used.count_ones() as u64;
+                    counts[1] += (fw.count_ones() + sw.count_ones()) as u64;
+                    counts[2] += (fl.count_ones() + sl.count_ones()) as u64;
+                    counts[3] += 2 * unused.count_ones() as u64;
+                    counts[0] += 2 * live - (fw | fl).count_ones() as u64 - (sw | sl).count_ones() as u64;
+                    let bit = 2 * (block_slot + first_slot);
+                    for part in 0..len.div_ceil(16) {
+                        let shift = 16 * part;
+                        let codes =
+                            codes16::<BMI2>(fw >> shift, fl >> shift, sw >> shift, sl >> shift, unused >> shift);
+                        or_bits(bytes, bit + 64 * part as u64, codes);
+                    }
+                });
+            }
+            counts
+        })
+        .collect();
+    let mut stats = TierStats { slots: size, ..TierStats::default() };
+    for c in counts {
+        stats.draws += c[0];
+        stats.wins += c[1];
+        stats.losses += c[2];
+        stats.unused += c[3];
+    }
+    (values, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transpose32_matches_the_definition() {
+        let mut a: Rows = [0; 32];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for r in a.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *r = x as u32;
+        }
+        let mut t = a;
+        transpose32(&mut t);
+        for i in 0..32 {
+            for j in 0..32 {
+                assert_eq!((t[i] >> j) & 1, (a[j] >> i) & 1, "{i} {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_bmi2_and_portable_bit_operations_agree() {
+        let mut x = 0x0123_4567_89AB_CDEFu64;
+        let mut m = 0xF0F0_0FF0_1234_8001u64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            m = m.rotate_left(7) ^ x;
+            let mask = m & ALL_POINTS;
+            assert_eq!(pext::<false>(pdep::<false>(x, mask), mask), x & ((1u64 << mask.count_ones()) - 1));
+            if bmi2_available() {
+                assert_eq!(pdep::<true>(x, mask), bitops::pdep_portable(x, mask));
+                assert_eq!(pext::<true>(x, mask), bitops::pext_portable(x, mask));
+            }
+        }
+        // Known values.
+        assert_eq!(bitops::pdep_portable(0b101, 0b1101_0000), 0b1001_0000);
+        assert_eq!(bitops::pext_portable(0b1001_0000, 0b1101_0000), 0b101);
+    }
+}
