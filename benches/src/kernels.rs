@@ -8,12 +8,15 @@
 //!   plane run: the floor any number of phases adds to;
 //! - `counter`: the counter kernel, the oracle;
 //! - `planes`: the plane kernel (the default), whose tables must equal the
-//!   counter's byte for byte (checked here through the manifests' CRCs).
+//!   counter's byte for byte (checked here through the manifests' CRCs);
+//! - `verify`: `foxbase verify` of the plane run's tables (files, blocks and
+//!   every value against its children, with the plane kernel's check).
 //!
 //! Each run prints one JSON object; after each thread count a summary
 //! object. The targets (exit status 1 when one is missed) are those of the
 //! kernel issue: at least 10 M slots per core-second for the plane kernel,
 //! at least 5 times the counter kernel's speed, at most 3 times the sweep,
+//! a verification in at most 1.5 times the sweep,
 //! and peak memory at most 1.5 bytes per slot of the largest tier plus its
 //! children's packed tables plus 64 MB.
 
@@ -100,6 +103,14 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
                 phases
             })
         }
+        "verify" => {
+            let dir = children.expect("a verification reads the tables of a solve");
+            let check = foxbase_worker::plane_kernel::PlaneCheck;
+            thread_pool(threads).unwrap().install(|| {
+                foxbase_tables::verify::verify_with(dir, &|_, _| {}, Some(&check)).expect("the tables verify")
+            });
+            Phases::default()
+        }
         _ => {
             let kernel: Kernel = kernel.parse().unwrap();
             let sum = SumPhases::default();
@@ -159,8 +170,8 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
             );
         } else if j["summary"] == true {
             println!(
-                "threads {}: planes {:.2}x the counter kernel, {:.2}x the sweep; tables identical: {}",
-                j["threads"], j["speedup_vs_counter"], j["solve_over_sweep"], j["tables_identical"]
+                "threads {}: planes {:.2}x the counter kernel, {:.2}x the sweep; verify {:.2}x the sweep; tables identical: {}",
+                j["threads"], j["speedup_vs_counter"], j["solve_over_sweep"], j["verify_over_sweep"], j["tables_identical"]
             );
         } else {
             println!(
@@ -183,16 +194,19 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         block_runs.push(block.clone());
         let sweep = child("sweep", t, &ds, Some(&db));
         say(&sweep);
+        let verify = child("verify", t, &ds, Some(&db));
+        say(&verify);
         let identical = crcs(&dc) == crcs(&db);
         let wall = |j: &Json| j["wall_s"].as_f64().unwrap();
         let summary = json!({"summary": true, "threads": t, "speedup_vs_counter": wall(&counter) / wall(&block),
-            "solve_over_sweep": wall(&block) / wall(&sweep), "tables_identical": identical,
-            "memory_budget_bytes": budget});
+            "solve_over_sweep": wall(&block) / wall(&sweep), "verify_over_sweep": wall(&verify) / wall(&sweep),
+            "tables_identical": identical, "memory_budget_bytes": budget});
         say(&summary);
         ok &= identical
             && block["slots_per_core_second"].as_f64().unwrap() >= 10e6
             && summary["speedup_vs_counter"].as_f64().unwrap() >= 5.0
             && summary["solve_over_sweep"].as_f64().unwrap() <= 3.0
+            && summary["verify_over_sweep"].as_f64().unwrap() <= 1.5
             && block["peak_rss_bytes"].as_u64().unwrap() <= budget;
         let _ = std::fs::remove_dir_all(&dc);
         let _ = std::fs::remove_dir_all(&db);

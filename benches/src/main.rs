@@ -81,7 +81,7 @@ fn main() {
     }
     if !kernels::run(&args.threads_list, args.json) {
         eprintln!(
-            "foxbase-bench: a kernel target was missed (10 M slots/core-s, 5x the counter kernel, at most 3x the sweep, memory)"
+            "foxbase-bench: a kernel target was missed (10 M slots/core-s, 5x the counter kernel, at most 3x the sweep, verify at most 1.5x the sweep, memory)"
         );
         std::process::exit(1);
     }

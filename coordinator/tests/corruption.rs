@@ -294,6 +294,12 @@ fn a_changed_value_with_good_checksums_is_named_by_position() {
         assert_eq!(p["file"], file.as_str());
         assert!(message(&p).starts_with("stored loss, but its children say win"), "{p}");
     }
+    // The one-step check, position by position, finds the same first problem
+    // as the plane kernel's check of whole tiers.
+    let out = foxbase(&["verify", s.dir.0.to_str().unwrap(), "--json", "--one-step"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let one_step: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(one_step["problem"], p);
 }
 
 #[test]

@@ -21,7 +21,7 @@ use crate::tier_files::table_header;
 use foxbase_core::foxgame::{FoxGame, FoxTier};
 use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
-use foxbase_core::{Side, Variant};
+use foxbase_core::{Side, Value, Variant};
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -182,8 +182,42 @@ fn check_index(dir: &Path, manifest: &Manifest) -> Result<(), Problem> {
     Ok(())
 }
 
+/// A check of a whole tier's values against its children that takes the
+/// place of step 3's one-step check, position by position, where it
+/// applies: the worker's plane kernel provides one that runs at the speed
+/// of a solve's initial pass. The tables crate itself has no kernel.
+pub trait TierCheck: Sync {
+    /// `None` when this check does not handle `tier`. Otherwise the number
+    /// of positions checked, or why the tier fails. `own` and `children`
+    /// are complete (fox-to-move values derived for published tables);
+    /// `fox_side`: the fox-to-move values are stored and must be checked.
+    fn check(
+        &self,
+        game: &FoxGame,
+        tier: FoxTier,
+        own: &Loaded,
+        children: &[&Loaded],
+        fox_side: bool,
+    ) -> Option<Result<u64, TierCheckError>>;
+}
+
+/// Why a [`TierCheck`] failed a tier.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TierCheckError {
+    /// The stored value at `slot` is not what its children say.
+    Contradiction { slot: u64, stored: Value, derived: Value },
+    /// The check could not run (a missing or inconsistent child table).
+    Other(String),
+}
+
 /// Verifies a table directory; the error is the first problem found.
+/// Step 3 checks one position at a time; [`verify_with`] takes a faster check.
 pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
+    verify_with(dir, on_tier, None)
+}
+
+/// [`verify`] with `check` doing step 3 for the tiers it handles.
+pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -> Result<Verified, Problem> {
     let CheckedFiles { manifest, game: _, tiers } = check_files(dir)?;
     let tables = TableDir::open(dir).map_err(|e| problem(None, e.to_string()))?.with_cache_budget(CACHE_BYTES);
     let game = &tables.game;
@@ -207,6 +241,22 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
         let index = &loaded[0].index;
         let own = &loaded[0].values;
         let size = game.tier_size(index);
+        if let Some(result) = check.and_then(|c| c.check(game, *tier, refs[0], &refs[1..], !derived_fox_side)) {
+            checked += result.map_err(|e| match e {
+                TierCheckError::Contradiction { slot, stored, derived } => Problem {
+                    file: Some(file.clone()),
+                    block: Some(slot / block_slots),
+                    position: game.unrank(index, slot).map(|p| format_position(&p)),
+                    message: format!(
+                        "stored {stored}, but its children say {derived} (slot {slot} of tier {})",
+                        tier.name()
+                    ),
+                },
+                TierCheckError::Other(message) => problem(Some(file), message),
+            })?;
+            on_tier(n + 1, tiers.len());
+            continue;
+        }
         let chunk = 1u64 << 16;
         let results: Vec<Result<u64, Problem>> = (0..size.div_ceil(chunk))
             .into_par_iter()

@@ -46,14 +46,27 @@ impl Target {
         sheep: Bits,
         foxes: u32,
     ) -> Target {
+        Target::among(tier, index, children.iter().map(|c| (c.tier, &c.index)), sheep, foxes)
+    }
+
+    /// [`Target::new`] with the child tables given as (tier, layout) pairs, in order.
+    pub(crate) fn among<'a>(
+        tier: FoxTier,
+        index: &TierIndex,
+        children: impl Iterator<Item = (FoxTier, &'a TierIndex)>,
+        sheep: Bits,
+        foxes: u32,
+    ) -> Target {
         let t = FoxTier::of(sheep, foxes);
         if t == tier {
             return Target::InTier(index.set_rank(sheep));
         }
-        match children.iter().position(|c| c.tier == t) {
-            Some(k) => Target::Child(k, children[k].index.set_rank(sheep)),
-            None => Target::NoTable,
+        for (k, (child, child_index)) in children.enumerate() {
+            if child == t {
+                return Target::Child(k, child_index.set_rank(sheep));
+            }
         }
+        Target::NoTable
     }
 
     /// The sheep part of the rank. Precondition: the positions have a table.

@@ -172,32 +172,53 @@ fn mirror_point(p: u8) -> u8 {
     mirror_bits(1 << p).trailing_zeros() as u8
 }
 
+/// The points of `free` with at most one free neighbour, and with exactly two.
+#[inline]
+fn neighbour_counts(game: &FoxGame, free: Bits) -> (Bits, Bits) {
+    // Bit-sliced counters over all points at once: ones, twos, and "three or more".
+    let (mut ones, mut twos, mut more) = (0u64, 0u64, 0u64);
+    for q in BitIter(free) {
+        let near = game.rules.board.neighbours[q as usize];
+        let (o, t, m) = (ones, twos, more);
+        more = m | (t & near);
+        twos = (t & !near) | (o & near);
+        ones = (o & !near) | (near & !(o | t | m));
+    }
+    (free & !(twos | more), free & twos)
+}
+
 /// A sheep set and its free points, in order.
 struct SetView {
     sheep: Bits,
     free: Bits,
     points: [u8; 32],
-    /// Free points with at most one free neighbour, and with exactly two:
-    /// one sheep step fills one point and frees another, so only a fox on
-    /// one of these can be left with at most one free neighbour by it.
+}
+
+/// Where a sheep step can trap a fox: the free points with at most one
+/// free neighbour, and with exactly two. One sheep step fills one point
+/// and frees another, so only a fox on one of these can be left with at
+/// most one free neighbour by it.
+#[derive(Clone, Copy)]
+struct Cramped {
     tight: Bits,
     two_free: Bits,
 }
 
+impl Cramped {
+    fn new(game: &FoxGame, view: &SetView) -> Cramped {
+        let (tight, two_free) = neighbour_counts(game, view.free);
+        Cramped { tight, two_free }
+    }
+}
+
 impl SetView {
-    fn new(game: &FoxGame, sheep: Bits) -> SetView {
+    fn new(sheep: Bits) -> SetView {
         let free = ALL_POINTS & !sheep;
         let mut points = [0u8; 32];
-        let (mut tight, mut two_free) = (0, 0);
         for (k, p) in BitIter(free).enumerate() {
             points[k] = p;
-            match (game.rules.board.neighbours[p as usize] & free).count_ones() {
-                0 | 1 => tight |= 1 << p,
-                2 => two_free |= 1 << p,
-                _ => {}
-            }
         }
-        SetView { sheep, free, points, tight, two_free }
+        SetView { sheep, free, points }
     }
 
     /// The index of free point `p` among the free points.
@@ -388,12 +409,21 @@ impl JumpsOver {
     }
 }
 
+/// A child tier's table, borrowed: the kernel's children, or tables a
+/// verification has loaded.
+#[derive(Clone, Copy)]
+pub struct ChildRef<'a> {
+    pub tier: FoxTier,
+    pub index: &'a TierIndex,
+    pub values: &'a PackedValues,
+}
+
 /// What a solve needs everywhere.
 struct Ctx<'a> {
     game: &'a FoxGame,
     tier: FoxTier,
     index: TierIndex,
-    children: &'a [ChildTable<FoxGame>],
+    children: &'a [ChildRef<'a>],
     jumps_over: JumpsOver,
     /// Free points per sheep set (every set of the tier has as many sheep).
     n: usize,
@@ -414,16 +444,22 @@ struct Scratch {
 }
 
 impl<'a> Ctx<'a> {
+    /// Where the positions with sheep `sheep` and `foxes` foxes are.
+    #[inline]
+    fn target(&self, sheep: Bits, foxes: u32) -> Target {
+        Target::among(self.tier, &self.index, self.children.iter().map(|c| (c.tier, c.index)), sheep, foxes)
+    }
+
     /// Placements of the parent `view` (foxes, and which of them are trapped)
     /// in which the sheep step `from`-`to` traps a fox; pen not filled after it.
-    fn trapped_placements(&self, view: &SetView, moved: Bits, to: u8, out: &mut Vec<(Bits, Bits)>) {
+    fn trapped_placements(&self, view: &SetView, cramped: Cramped, moved: Bits, to: u8, out: &mut Vec<(Bits, Bits)>) {
         out.clear();
         let board = self.game.rules.board;
         let free_after = ALL_POINTS & !moved;
         let fox_points = view.free & !(1u64 << to);
         // Candidates: a point that had at most one free neighbour, or two
         // of which the sheep now fills one (`to`).
-        let candidates = (view.tight | (view.two_free & board.neighbours[to as usize])) & !(1u64 << to);
+        let candidates = (cramped.tight | (cramped.two_free & board.neighbours[to as usize])) & !(1u64 << to);
         for a in BitIter(candidates) {
             let mut options = board.neighbours[a as usize] & free_after;
             if options.count_ones() > 1 {
@@ -483,6 +519,7 @@ impl<'a> Ctx<'a> {
     /// The initial pass over one block: children outside the tier, game
     /// over, and the placements that need a scalar look. Writes both sides'
     /// planes (fox: `f`, sheep: `s`).
+    #[inline(never)]
     fn init_block<const BMI2: bool>(
         &self,
         set: u64,
@@ -491,7 +528,7 @@ impl<'a> Ctx<'a> {
         scratch: &mut Scratch,
     ) -> Result<(), KernelError> {
         let n = self.n;
-        let view = SetView::new(self.game, self.index.sheep_set(set));
+        let view = SetView::new(self.index.sheep_set(set));
         let sheep = view.sheep;
         let rules = &self.game.rules;
         let k = rules.pen_target;
@@ -513,7 +550,7 @@ impl<'a> Ctx<'a> {
                     continue;
                 }
                 let after = sheep ^ (1 << o);
-                let target = Target::new(self.tier, &self.index, self.children, after, 2);
+                let target = self.target(after, 2);
                 if let Target::Child(c, rank) = target {
                     let child = &self.children[c];
                     decode_child::<BMI2>(
@@ -574,6 +611,7 @@ impl<'a> Ctx<'a> {
             return Ok(());
         }
         let board = rules.board;
+        let cramped = Cramped::new(self.game, &view);
         let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
         let mut trap_rows = [0u32; 32];
         for from in BitIter(sheep) {
@@ -582,13 +620,13 @@ impl<'a> Ctx<'a> {
                 let removes = (moved & PEN).count_ones() < k;
                 trap_rows[..n].fill(0);
                 if removes {
-                    self.trapped_placements(&view, moved, to, &mut scratch.traps);
+                    self.trapped_placements(&view, cramped, moved, to, &mut scratch.traps);
                     for &(foxes, trapped) in &scratch.traps {
                         let left = foxes & !trapped;
                         let value = if left == 0 {
                             Value::Loss
                         } else {
-                            let fewer = Target::new(self.tier, &self.index, self.children, moved, 1);
+                            let fewer = self.target(moved, 1);
                             self.outside_value(&fewer, moved, left, Side::Fox)?
                         };
                         let lo = foxes.trailing_zeros() as u8;
@@ -605,7 +643,7 @@ impl<'a> Ctx<'a> {
                         s[plane * n + j] |= 1 << i;
                     }
                 }
-                let keep = Target::new(self.tier, &self.index, self.children, moved, 2);
+                let keep = self.target(moved, 2);
                 let kt = view.index_of(to);
                 match keep {
                     Target::InTier(_) => {}
@@ -699,6 +737,7 @@ impl<'a> Ctx<'a> {
     /// The sheep phase for one block: sideways sheep steps into the fox
     /// planes of blocks of this tier (`fox_planes`). Returns whether the
     /// sheep planes changed.
+    #[inline(never)]
     fn sheep_phase<const BMI2: bool>(
         &self,
         view: &SetView,
@@ -713,52 +752,68 @@ impl<'a> Ctx<'a> {
             return false; // over, decided at the start
         }
         let board = rules.board;
+        let cramped = Cramped::new(self.game, view);
         let full = row_mask(n);
         let sheep = view.sheep;
+        // Steps to a set stored as it is: the child's coordinates are this
+        // set's (see below). Steps to a set stored mirrored: the child's
+        // coordinates are those of this set's mirror image `mirror`, which
+        // the same step, mirrored, turns into the stored set; their
+        // contributions are gathered there and mirrored back once.
         let (mut any_lost, mut all_won) = ([0u32; 32], [full; 32]);
+        let (mut any_lost_m, mut all_won_m) = ([0u32; 32], [full; 32]);
+        let mut any_mirrored = false;
+        let mirror_free = mirror_bits(view.free);
         let mut trap_rows = [0u32; 32];
-        let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
         for from in BitIter(sheep) {
             let sideways = board.sheep_steps[from as usize] & RANK_MASK_OF_POINT[from as usize] & view.free;
             for to in BitIter(sideways) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
+                let rank = self.index.set_rank(moved);
+                // In the coordinates the child is read in: this set's, or its mirror image's.
+                let (free, to_there) = if rank.mirrored { (mirror_free, mirror_point(to)) } else { (view.free, to) };
+                let index_of = |p: u8| (free & ((1u64 << p) - 1)).count_ones() as usize;
                 trap_rows[..n].fill(0);
                 if (moved & PEN).count_ones() < k {
-                    self.trapped_placements(view, moved, to, &mut scratch.traps);
+                    self.trapped_placements(view, cramped, moved, to, &mut scratch.traps);
                     for &(foxes, _) in &scratch.traps {
+                        let foxes = if rank.mirrored { mirror_bits(foxes) } else { foxes };
                         let lo = foxes.trailing_zeros() as u8;
                         let hi = 63 - foxes.leading_zeros() as u8;
-                        let (i, j) = (view.index_of(lo), view.index_of(hi));
+                        let (i, j) = (index_of(lo), index_of(hi));
                         trap_rows[i] |= 1 << j;
                         trap_rows[j] |= 1 << i;
                     }
                 }
-                let rank = self.index.set_rank(moved);
                 let c = (rank.base / self.per_set) as usize;
                 let planes = &fox_planes[c * self.stride..(c + 1) * self.stride];
-                let kt = view.index_of(to);
-                let (child_won, child_lost): (&[u32], &[u32]) = if !rank.mirrored && from.abs_diff(to) == 1 {
-                    // The free points of both sets agree but for `to`
-                    // here and `from` there, which have the same index.
-                    (&planes[WON * n..(WON + 1) * n], &planes[LOST * n..(LOST + 1) * n])
-                } else {
-                    for i in 0..n {
-                        if i != kt {
-                            let p = view.points[i];
-                            won[i] = child_row::<BMI2>(&planes[WON * n..], rank.free, rank.mirrored, p, view.free);
-                            lost[i] = child_row::<BMI2>(&planes[LOST * n..], rank.free, rank.mirrored, p, view.free);
-                        }
-                    }
-                    (&won[..n], &lost[..n])
-                };
+                // A sideways step moves a sheep to the next point of its
+                // rank, so the free points of the parent (or its mirror
+                // image) and of the child agree but for `to` there and
+                // `from` here, which have the same index: the rows are the
+                // child's, but for that index (a fox on `to` blocks the step).
+                debug_assert_eq!(from.abs_diff(to), 1);
+                let kt = index_of(to_there);
                 let blocked = 1u32 << kt;
+                let (child_won, child_lost) = (&planes[WON * n..(WON + 1) * n], &planes[LOST * n..(LOST + 1) * n]);
+                let (lost_acc, won_acc) =
+                    if rank.mirrored { (&mut any_lost_m, &mut all_won_m) } else { (&mut any_lost, &mut all_won) };
+                any_mirrored |= rank.mirrored;
                 for i in 0..n {
                     if i == kt {
                         continue; // a fox stands on `to`: no such step
                     }
-                    any_lost[i] |= child_lost[i] & !blocked & !trap_rows[i];
-                    all_won[i] &= child_won[i] | blocked | trap_rows[i];
+                    lost_acc[i] |= child_lost[i] & !blocked & !trap_rows[i];
+                    won_acc[i] &= child_won[i] | blocked | trap_rows[i];
                 }
+            }
+        }
+        if any_mirrored {
+            // Row `i` of the mirror image is the fox on the mirror of its point.
+            for (j, q) in BitIter(mirror_free).enumerate() {
+                let i = view.index_of(mirror_point(q));
+                any_lost[i] |= map_columns::<BMI2>(any_lost_m[j], mirror_free, true, view.free);
+                all_won[i] &= map_columns::<BMI2>(all_won_m[j], mirror_free, true, view.free);
             }
         }
         let mut changed = false;
@@ -774,6 +829,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// [`Ctx::init_block`] for a one-fox tier: each plane is one row.
+    #[inline(never)]
     fn init_block_one<const BMI2: bool>(
         &self,
         set: u64,
@@ -782,7 +838,7 @@ impl<'a> Ctx<'a> {
         scratch: &mut Scratch,
     ) -> Result<(), KernelError> {
         let n = self.n;
-        let view = SetView::new(self.game, self.index.sheep_set(set));
+        let view = SetView::new(self.index.sheep_set(set));
         let sheep = view.sheep;
         let rules = &self.game.rules;
         let k = rules.pen_target;
@@ -798,7 +854,7 @@ impl<'a> Ctx<'a> {
                     continue;
                 }
                 let after = sheep ^ (1 << o);
-                let target = Target::new(self.tier, &self.index, self.children, after, 1);
+                let target = self.target(after, 1);
                 let (mut won, mut lost) = (0, 0);
                 match target {
                     Target::Child(c, rank) => {
@@ -843,13 +899,14 @@ impl<'a> Ctx<'a> {
             return Ok(());
         }
         let board = rules.board;
+        let cramped = Cramped::new(self.game, &view);
         for from in BitIter(sheep) {
             for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let mut trapped = 0u32;
                 if (moved & PEN).count_ones() < k {
                     // A trapped fox is removed: no fox left, the sheep have won.
-                    self.trapped_placements(&view, moved, to, &mut scratch.traps);
+                    self.trapped_placements(&view, cramped, moved, to, &mut scratch.traps);
                     for &(fox, _) in &scratch.traps {
                         trapped |= 1 << view.index_of(fox.trailing_zeros() as u8);
                     }
@@ -857,7 +914,7 @@ impl<'a> Ctx<'a> {
                 }
                 let kt = view.index_of(to);
                 let ok = full & !(1 << kt) & !trapped;
-                match Target::new(self.tier, &self.index, self.children, moved, 1) {
+                match self.target(moved, 1) {
                     Target::InTier(_) => {}
                     Target::Child(c, rank) => {
                         let (w, l) = decode_child_one::<BMI2>(
@@ -888,6 +945,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// [`Ctx::fox_phase`] for a one-fox tier.
+    #[inline(never)]
     fn fox_phase_one<const BMI2: bool>(&self, view: &SetView, f: &mut [u32], s: &[u32]) -> bool {
         if (view.sheep & PEN).count_ones() >= self.game.rules.pen_target {
             return false;
@@ -908,6 +966,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// [`Ctx::sheep_phase`] for a one-fox tier.
+    #[inline(never)]
     fn sheep_phase_one<const BMI2: bool>(
         &self,
         view: &SetView,
@@ -921,6 +980,7 @@ impl<'a> Ctx<'a> {
             return false;
         }
         let board = rules.board;
+        let cramped = Cramped::new(self.game, view);
         let sheep = view.sheep;
         let (mut any_lost, mut all_won) = (0u32, row_mask(self.n));
         for from in BitIter(sheep) {
@@ -929,7 +989,7 @@ impl<'a> Ctx<'a> {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let mut trapped = 0u32;
                 if (moved & PEN).count_ones() < k {
-                    self.trapped_placements(view, moved, to, &mut scratch.traps);
+                    self.trapped_placements(view, cramped, moved, to, &mut scratch.traps);
                     for &(fox, _) in &scratch.traps {
                         trapped |= 1 << view.index_of(fox.trailing_zeros() as u8);
                     }
@@ -1013,10 +1073,11 @@ pub fn solve_planes_in_pool(
     tier: FoxTier,
     children: &[ChildTable<FoxGame>],
 ) -> Result<SolvedTier, KernelError> {
+    let refs = child_refs(children);
     if bmi2_available() {
-        solve::<true>(game, tier, children, true)
+        solve::<true>(game, tier, &refs, true)
     } else {
-        solve::<false>(game, tier, children, true)
+        solve::<false>(game, tier, &refs, true)
     }
 }
 
@@ -1029,58 +1090,109 @@ pub fn sweep_planes_in_pool(
     children: &[ChildTable<FoxGame>],
 ) -> Result<f64, KernelError> {
     let started = std::time::Instant::now();
+    let refs = child_refs(children);
     if bmi2_available() {
-        solve::<true>(game, tier, children, false)?;
+        solve::<true>(game, tier, &refs, false)?;
     } else {
-        solve::<false>(game, tier, children, false)?;
+        solve::<false>(game, tier, &refs, false)?;
     }
     Ok(started.elapsed().as_secs_f64())
+}
+
+fn child_refs(children: &[ChildTable<FoxGame>]) -> Vec<ChildRef<'_>> {
+    children.iter().map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values }).collect()
+}
+
+impl<'a> Ctx<'a> {
+    fn new(game: &'a FoxGame, tier: FoxTier, children: &'a [ChildRef<'a>]) -> Ctx<'a> {
+        let index = game.tier_index(tier);
+        let n = 33 - tier.sheep() as usize;
+        let one_fox = tier.foxes() == 1;
+        let rows = if one_fox { 1 } else { n };
+        Ctx {
+            game,
+            tier,
+            jumps_over: JumpsOver::new(game),
+            n,
+            one_fox,
+            rows,
+            stride: PLANES * rows,
+            per_set: index.fox_slots * 2,
+            index,
+            children,
+        }
+    }
+
+    /// The initial pass over every block into `fox_planes` and `sheep_planes`.
+    fn init_all<const BMI2: bool>(&self, fox_planes: &mut [u32], sheep_planes: &mut [u32]) -> Result<(), KernelError> {
+        let (stride, item) = (self.stride, BLOCKS_PER_ITEM * self.stride);
+        fox_planes.par_chunks_mut(item).zip(sheep_planes.par_chunks_mut(item)).enumerate().try_for_each(
+            |(it, (f, s))| -> Result<(), KernelError> {
+                let mut scratch = Scratch::default();
+                for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
+                    let set = (it * BLOCKS_PER_ITEM + b) as u64;
+                    self.init_block_any::<BMI2>(set, fb, sb, &mut scratch)?;
+                }
+                Ok(())
+            },
+        )
+    }
+
+    #[inline]
+    fn init_block_any<const BMI2: bool>(
+        &self,
+        set: u64,
+        f: &mut [u32],
+        s: &mut [u32],
+        scratch: &mut Scratch,
+    ) -> Result<(), KernelError> {
+        if self.one_fox {
+            self.init_block_one::<BMI2>(set, f, s, scratch)
+        } else {
+            self.init_block::<BMI2>(set, f, s, scratch)
+        }
+    }
+
+    #[inline]
+    fn fox_phase_any<const BMI2: bool>(&self, view: &SetView, f: &mut [u32], s: &[u32]) -> bool {
+        if self.one_fox {
+            self.fox_phase_one::<BMI2>(view, f, s)
+        } else {
+            self.fox_phase(view, f, s)
+        }
+    }
+
+    #[inline]
+    fn sheep_phase_any<const BMI2: bool>(
+        &self,
+        view: &SetView,
+        s: &mut [u32],
+        fox_planes: &[u32],
+        scratch: &mut Scratch,
+    ) -> bool {
+        if self.one_fox {
+            self.sheep_phase_one::<BMI2>(view, s, fox_planes, scratch)
+        } else {
+            self.sheep_phase::<BMI2>(view, s, fox_planes, scratch)
+        }
+    }
 }
 
 fn solve<const BMI2: bool>(
     game: &FoxGame,
     tier: FoxTier,
-    children: &[ChildTable<FoxGame>],
+    children: &[ChildRef],
     propagate: bool,
 ) -> Result<SolvedTier, KernelError> {
-    let index = game.tier_index(tier);
-    let size = game.tier_size(&index);
-    let n = 33 - tier.sheep() as usize;
-    let one_fox = tier.foxes() == 1;
-    let rows = if one_fox { 1 } else { n };
-    let stride = PLANES * rows;
-    let ctx = Ctx {
-        game,
-        tier,
-        jumps_over: JumpsOver::new(game),
-        n,
-        one_fox,
-        rows,
-        stride,
-        per_set: index.fox_slots * 2,
-        index,
-        children,
-    };
+    let ctx = Ctx::new(game, tier, children);
+    let (size, stride) = (game.tier_size(&ctx.index), ctx.stride);
     let sets = ctx.index.sheep_sets as usize;
     let started = std::time::Instant::now();
     let mut phases = Phases::default();
     let mut fox_planes = vec![0u32; sets * stride];
     let mut sheep_planes = vec![0u32; sets * stride];
     let item = BLOCKS_PER_ITEM * stride;
-    fox_planes.par_chunks_mut(item).zip(sheep_planes.par_chunks_mut(item)).enumerate().try_for_each(
-        |(it, (f, s))| -> Result<(), KernelError> {
-            let mut scratch = Scratch::default();
-            for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
-                let set = (it * BLOCKS_PER_ITEM + b) as u64;
-                if one_fox {
-                    ctx.init_block_one::<BMI2>(set, fb, sb, &mut scratch)?;
-                } else {
-                    ctx.init_block::<BMI2>(set, fb, sb, &mut scratch)?;
-                }
-            }
-            Ok(())
-        },
-    )?;
+    ctx.init_all::<BMI2>(&mut fox_planes, &mut sheep_planes)?;
     let decided_at_start = count_decided(&ctx, &fox_planes, &sheep_planes);
     phases.init = started.elapsed().as_secs_f64();
     if !propagate {
@@ -1109,11 +1221,9 @@ fn solve<const BMI2: bool>(
                         continue;
                     }
                     let set = it * BLOCKS_PER_ITEM + b;
-                    let view = SetView::new(ctx.game, ctx.index.sheep_set(set as u64));
+                    let view = SetView::new(ctx.index.sheep_set(set as u64));
                     let s = &sheep_planes[set * stride..(set + 1) * stride];
-                    let changed =
-                        if one_fox { ctx.fox_phase_one::<BMI2>(&view, fb, s) } else { ctx.fox_phase(&view, fb, s) };
-                    if changed {
+                    if ctx.fox_phase_any::<BMI2>(&view, fb, s) {
                         out.push(set as u32);
                     }
                 }
@@ -1155,12 +1265,8 @@ fn solve<const BMI2: bool>(
                         continue;
                     }
                     let set = it * BLOCKS_PER_ITEM + b;
-                    let view = SetView::new(ctx.game, ctx.index.sheep_set(set as u64));
-                    changed[b] = if one_fox {
-                        ctx.sheep_phase_one::<BMI2>(&view, sb, &fox_planes, &mut scratch)
-                    } else {
-                        ctx.sheep_phase::<BMI2>(&view, sb, &fox_planes, &mut scratch)
-                    };
+                    let view = SetView::new(ctx.index.sheep_set(set as u64));
+                    changed[b] = ctx.sheep_phase_any::<BMI2>(&view, sb, &fox_planes, &mut scratch);
                 }
             });
         if !sheep_changed.iter().any(|&c| c) {
@@ -1178,6 +1284,173 @@ fn solve<const BMI2: bool>(
     Ok(SolvedTier { values, stats, phases })
 }
 
+/// The first stored value of a tier that its children contradict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contradiction {
+    pub slot: u64,
+    pub stored: Value,
+    pub derived: Value,
+}
+
+/// Why [`check_tier`] failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    #[error("slot {}: stored {}, but its children say {}", .0.slot, .0.stored, .0.derived)]
+    Contradiction(Contradiction),
+    #[error(transparent)]
+    Kernel(#[from] KernelError),
+}
+
+/// `foxbase verify`'s value check of a whole tier with the plane kernel's
+/// machinery: every stored value is derived again, one step, from its
+/// children's stored values (the tier's own for moves inside it) and
+/// compared. The initial pass reads the children, one fox phase and one
+/// sheep phase (run on the stored planes) give the rest. `fox_side`:
+/// check the fox-to-move values too (a published table derives them).
+/// Returns the number of positions checked, or the contradiction with
+/// the lowest slot.
+pub fn check_tier(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: &[ChildRef],
+    own: &PackedValues,
+    fox_side: bool,
+) -> Result<u64, CheckError> {
+    if bmi2_available() {
+        check::<true>(game, tier, children, own, fox_side)
+    } else {
+        check::<false>(game, tier, children, own, fox_side)
+    }
+}
+
+fn check<const BMI2: bool>(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: &[ChildRef],
+    own: &PackedValues,
+    fox_side: bool,
+) -> Result<u64, CheckError> {
+    let ctx = Ctx::new(game, tier, children);
+    let (n, rows, stride) = (ctx.n, ctx.rows, ctx.stride);
+    let sets = ctx.index.sheep_sets as usize;
+    if own.len() != game.tier_size(&ctx.index) {
+        return Err(KernelError::Inconsistent(format!(
+            "tier {} has {} values, not {}",
+            tier.name(),
+            own.len(),
+            game.tier_size(&ctx.index)
+        ))
+        .into());
+    }
+    let item = BLOCKS_PER_ITEM * stride;
+    // The stored values as planes.
+    let mut stored_fox = vec![0u32; sets * stride];
+    let mut stored_sheep = vec![0u32; sets * stride];
+    stored_fox.par_chunks_mut(item).zip(stored_sheep.par_chunks_mut(item)).enumerate().for_each(|(it, (f, s))| {
+        for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
+            let set = (it * BLOCKS_PER_ITEM + b) as u64;
+            let view = SetView::new(ctx.index.sheep_set(set));
+            let symmetric = view.sheep == mirror_bits(view.sheep);
+            let base = set * ctx.per_set;
+            for (side, planes) in [(0, fb), (1, sb)] {
+                if ctx.one_fox {
+                    let (w, l) = decode_child_one::<BMI2>(own, base, n, side, symmetric, view.free);
+                    planes[WON] = w;
+                    planes[LOST] = l;
+                } else {
+                    let (mut w, mut l) = ([0u32; 32], [0u32; 32]);
+                    decode_child::<BMI2>(own, base, n, side, symmetric, view.free, &mut w, &mut l);
+                    planes[WON * n..(WON + 1) * n].copy_from_slice(&w[..n]);
+                    planes[LOST * n..(LOST + 1) * n].copy_from_slice(&l[..n]);
+                }
+            }
+        }
+    });
+    // Derive every block again and compare.
+    let results: Vec<Result<(u64, Option<Contradiction>), KernelError>> = (0..sets.div_ceil(BLOCKS_PER_ITEM))
+        .into_par_iter()
+        .map(|it| {
+            let mut scratch = Scratch::default();
+            let (mut f, mut s) = (vec![0u32; stride], vec![0u32; stride]);
+            let mut checked = 0u64;
+            for set in it * BLOCKS_PER_ITEM..((it + 1) * BLOCKS_PER_ITEM).min(sets) {
+                ctx.init_block_any::<BMI2>(set as u64, &mut f, &mut s, &mut scratch)?;
+                let view = SetView::new(ctx.index.sheep_set(set as u64));
+                let own_fox = &stored_fox[set * stride..(set + 1) * stride];
+                let own_sheep = &stored_sheep[set * stride..(set + 1) * stride];
+                ctx.fox_phase_any::<BMI2>(&view, &mut f, own_sheep);
+                ctx.sheep_phase_any::<BMI2>(&view, &mut s, &stored_fox, &mut scratch);
+                let mut first: Option<Contradiction> = None;
+                ctx.for_each_row(&view, |h, first_slot, _, used| {
+                    for (side, derived, stored) in [(0u64, &f, own_fox), (1, &s, own_sheep)] {
+                        if side == 0 && !fox_side {
+                            continue;
+                        }
+                        checked += used.count_ones() as u64;
+                        let (dw, dl) = (derived[WON * rows + h] & used, derived[LOST * rows + h] & used);
+                        let (sw, sl) = (stored[WON * rows + h] & used, stored[LOST * rows + h] & used);
+                        let differ = (dw ^ sw) | (dl ^ sl);
+                        if differ == 0 {
+                            continue;
+                        }
+                        let j = differ.trailing_zeros();
+                        let value = |w: u32, l: u32| {
+                            if w >> j & 1 == 1 {
+                                Value::Win
+                            } else if l >> j & 1 == 1 {
+                                Value::Loss
+                            } else {
+                                Value::Draw
+                            }
+                        };
+                        let slot = set as u64 * ctx.per_set + first_slot + 2 * j as u64 + side;
+                        if first.as_ref().is_none_or(|c| slot < c.slot) {
+                            first = Some(Contradiction { slot, stored: value(sw, sl), derived: value(dw, dl) });
+                        }
+                    }
+                });
+                if first.is_some() {
+                    return Ok((checked, first));
+                }
+            }
+            Ok((checked, None))
+        })
+        .collect();
+    let mut checked = 0;
+    for r in results {
+        let (count, contradiction) = r?;
+        if let Some(c) = contradiction {
+            return Err(CheckError::Contradiction(c));
+        }
+        checked += count;
+    }
+    Ok(checked)
+}
+
+/// [`check_tier`] as `foxbase verify`'s step 3 (see [`foxbase_tables::verify::TierCheck`]).
+pub struct PlaneCheck;
+
+impl foxbase_tables::verify::TierCheck for PlaneCheck {
+    fn check(
+        &self,
+        game: &FoxGame,
+        tier: FoxTier,
+        own: &foxbase_tables::dir::Loaded,
+        children: &[&foxbase_tables::dir::Loaded],
+        fox_side: bool,
+    ) -> Option<Result<u64, foxbase_tables::verify::TierCheckError>> {
+        use foxbase_tables::verify::TierCheckError;
+        let refs: Vec<ChildRef> =
+            children.iter().map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values }).collect();
+        Some(check_tier(game, tier, &refs, &own.values, fox_side).map_err(|e| match e {
+            CheckError::Contradiction(c) => {
+                TierCheckError::Contradiction { slot: c.slot, stored: c.stored, derived: c.derived }
+            }
+            CheckError::Kernel(e) => TierCheckError::Other(e.to_string()),
+        }))
+    }
+}
+
 /// Positions decided by the initial pass (used slots only).
 fn count_decided(ctx: &Ctx, fox_planes: &[u32], sheep_planes: &[u32]) -> u64 {
     let (rows, stride) = (ctx.rows, ctx.stride);
@@ -1186,7 +1459,7 @@ fn count_decided(ctx: &Ctx, fox_planes: &[u32], sheep_planes: &[u32]) -> u64 {
         .zip(sheep_planes.par_chunks(stride))
         .enumerate()
         .map(|(set, (f, s))| {
-            let view = SetView::new(ctx.game, ctx.index.sheep_set(set as u64));
+            let view = SetView::new(ctx.index.sheep_set(set as u64));
             let mut count = 0u64;
             ctx.for_each_row(&view, |h, _, _, used| {
                 count += ((f[WON * rows + h] | f[LOST * rows + h]) & used).count_ones() as u64;
@@ -1240,7 +1513,7 @@ fn pack<const BMI2: bool>(ctx: &Ctx, fox_planes: &[u32], sheep_planes: &[u32], s
             let first = it * BLOCKS_PER_ITEM;
             let last = (first + BLOCKS_PER_ITEM).min(ctx.index.sheep_sets as usize);
             for set in first..last {
-                let view = SetView::new(ctx.game, ctx.index.sheep_set(set as u64));
+                let view = SetView::new(ctx.index.sheep_set(set as u64));
                 let (f, s) = (&fox_planes[set * stride..], &sheep_planes[set * stride..]);
                 let block_slot = (set - first) as u64 * ctx.per_set;
                 ctx.for_each_row(&view, |h, first_slot, len, used| {
@@ -1293,6 +1566,27 @@ mod tests {
         for i in 0..32 {
             for j in 0..32 {
                 assert_eq!((t[i] >> j) & 1, (a[j] >> i) & 1, "{i} {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn neighbour_counts_count_free_neighbours() {
+        for geometry in foxbase_core::Geometry::ALL {
+            let game = FoxGame::new(foxbase_core::Variant { geometry, ..foxbase_core::Variant::default() });
+            let mut x = 0x0123_4567_89AB_CDEFu64;
+            for _ in 0..2000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let free = x & (x >> 3) & ALL_POINTS;
+                let (tight, two) = neighbour_counts(&game, free);
+                for p in BitIter(free) {
+                    let count = (game.rules.board.neighbours[p as usize] & free).count_ones();
+                    assert_eq!(tight & (1 << p) != 0, count <= 1, "{free:x} {p}");
+                    assert_eq!(two & (1 << p) != 0, count == 2, "{free:x} {p}");
+                }
+                assert_eq!((tight | two) & !free, 0);
             }
         }
     }

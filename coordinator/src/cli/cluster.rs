@@ -97,8 +97,9 @@ pub struct WorkerArgs {
     /// Hold each lease this many milliseconds before solving (for tests of failures mid-tier).
     #[arg(long, default_value_t = 0, hide = true)]
     hold_ms: u64,
-    /// Kernel: `block` (per sheep set, the default) or `counter` (the generic oracle); the tables are the same.
-    #[arg(long, default_value = "block", value_parser = super::solve::parse_kernel)]
+    /// Kernel: `planes` (bit planes per sheep set, the default), `block` (per sheep set and position)
+    /// or `counter` (the generic oracle); the tables are the same.
+    #[arg(long, default_value = "planes", value_parser = super::solve::parse_kernel)]
     kernel: foxbase_worker::kernel::Kernel,
 }
 

@@ -62,8 +62,9 @@ pub struct SolveArgs {
     /// Only plan: print the number of tiers, positions and the largest tier, and solve nothing.
     #[arg(long)]
     plan_only: bool,
-    /// Kernel: `block` (per sheep set, the default) or `counter` (the generic oracle); the tables are the same.
-    #[arg(long, default_value = "block", value_parser = parse_kernel)]
+    /// Kernel: `planes` (bit planes per sheep set, the default), `block` (per sheep set and position)
+    /// or `counter` (the generic oracle); the tables are the same.
+    #[arg(long, default_value = "planes", value_parser = parse_kernel)]
     kernel: Kernel,
 }
 

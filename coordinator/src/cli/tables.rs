@@ -30,6 +30,11 @@ pub struct VerifyArgs {
     /// Print one JSON object: {"ok", "tiers", "positions", "problem"}.
     #[arg(long)]
     json: bool,
+    /// Check values one position at a time with the prober's one-step rule
+    /// (independent of the solver's code, several times slower) instead of
+    /// a whole tier at a time with the plane kernel's machinery.
+    #[arg(long)]
+    one_step: bool,
 }
 
 #[derive(Args)]
@@ -85,7 +90,9 @@ pub fn probe_command(args: ProbeArgs) -> CommandResult {
 
 pub fn verify(args: VerifyArgs) -> CommandResult {
     let bar = TierBar::new(args.json);
-    let result = foxbase_tables::verify::verify(&args.dir, &|done, total| bar.set(done, total));
+    let planes = foxbase_worker::plane_kernel::PlaneCheck;
+    let check: Option<&dyn foxbase_tables::verify::TierCheck> = if args.one_step { None } else { Some(&planes) };
+    let result = foxbase_tables::verify::verify_with(&args.dir, &|done, total| bar.set(done, total), check);
     bar.finish();
     match result {
         Ok(v) if args.json => {
