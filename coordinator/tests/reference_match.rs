@@ -156,10 +156,11 @@ fn solve_with(v: &Variant, workers: usize, threads: usize, kernel: Kernel, dir: 
     m.tiers.iter().map(|t| (t.name.clone(), std::fs::read(dir.0.join(&t.file)).unwrap())).collect()
 }
 
-/// The block kernel writes the counter kernel's tables byte for byte, with
-/// 1 and 2 threads, on every variant above and on larger pen targets.
+/// The Fox Game's kernels (block and planes) write the counter kernel's
+/// tables byte for byte, with 1 and 2 threads, on every variant above and
+/// on larger pen targets.
 #[test]
-fn the_block_kernel_writes_the_counter_kernels_tables() {
+fn the_fox_kernels_write_the_counter_kernels_tables() {
     let variants = [
         (".F./.../......./......./SSS..../.../... f", Geometry::Classic, 2),
         (".F./.../......./......./SSS..../.../... s", Geometry::Orthogonal, 2),

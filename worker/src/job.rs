@@ -81,8 +81,7 @@ pub fn solve_to_file_in_pool<G: SolveTier>(
     let started = Instant::now();
     let children = load_children(game, tier, child_path)?;
     let load = started.elapsed().as_secs_f64();
-    let solved = game.solve_with(kernel, tier, &children)?;
-    drop(children);
+    let solved = game.solve_owning(kernel, tier, children)?;
     let writing = Instant::now();
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir).map_err(|source| WorkerError::Io { path: dir.display().to_string(), source })?;

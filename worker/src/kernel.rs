@@ -107,6 +107,17 @@ pub trait SolveTier: TierGame + Sized {
         let _ = kernel;
         solve_in_pool(self, tier, children)
     }
+
+    /// [`SolveTier::solve_with`] that may free the child tables before it
+    /// returns (as soon as the kernel no longer reads them).
+    fn solve_owning(
+        &self,
+        kernel: Kernel,
+        tier: Self::Tier,
+        children: Vec<ChildTable<Self>>,
+    ) -> Result<SolvedTier, KernelError> {
+        self.solve_with(kernel, tier, &children)
+    }
 }
 
 impl SolveTier for foxbase_core::foxgame::FoxGame {
@@ -120,6 +131,18 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
             Kernel::Planes => crate::plane_kernel::solve_planes_in_pool(self, tier, children),
             Kernel::Block => crate::fox_kernel::solve_fox_in_pool(self, tier, children),
             Kernel::Counter => solve_in_pool(self, tier, children),
+        }
+    }
+
+    fn solve_owning(
+        &self,
+        kernel: Kernel,
+        tier: Self::Tier,
+        children: Vec<ChildTable<Self>>,
+    ) -> Result<SolvedTier, KernelError> {
+        match kernel {
+            Kernel::Planes => crate::plane_kernel::solve_planes_owning(self, tier, children),
+            _ => self.solve_with(kernel, tier, &children),
         }
     }
 }

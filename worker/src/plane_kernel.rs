@@ -1073,11 +1073,24 @@ pub fn solve_planes_in_pool(
     tier: FoxTier,
     children: &[ChildTable<FoxGame>],
 ) -> Result<SolvedTier, KernelError> {
-    let refs = child_refs(children);
     if bmi2_available() {
-        solve::<true>(game, tier, &refs, true)
+        solve::<true, _>(game, tier, children, true)
     } else {
-        solve::<false>(game, tier, &refs, true)
+        solve::<false, _>(game, tier, children, true)
+    }
+}
+
+/// [`solve_planes_in_pool`] that frees the child tables as soon as the
+/// initial pass has read them (a worker's solve: lower peak memory).
+pub fn solve_planes_owning(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: Vec<ChildTable<FoxGame>>,
+) -> Result<SolvedTier, KernelError> {
+    if bmi2_available() {
+        solve::<true, _>(game, tier, children, true)
+    } else {
+        solve::<false, _>(game, tier, children, true)
     }
 }
 
@@ -1090,11 +1103,10 @@ pub fn sweep_planes_in_pool(
     children: &[ChildTable<FoxGame>],
 ) -> Result<f64, KernelError> {
     let started = std::time::Instant::now();
-    let refs = child_refs(children);
     if bmi2_available() {
-        solve::<true>(game, tier, &refs, false)?;
+        solve::<true, _>(game, tier, children, false)?;
     } else {
-        solve::<false>(game, tier, &refs, false)?;
+        solve::<false, _>(game, tier, children, false)?;
     }
     Ok(started.elapsed().as_secs_f64())
 }
@@ -1178,21 +1190,32 @@ impl<'a> Ctx<'a> {
     }
 }
 
-fn solve<const BMI2: bool>(
+/// Solves a tier; `children` (borrowed, or owned and then freed as soon as
+/// the initial pass has read them) are the child tables.
+fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
     game: &FoxGame,
     tier: FoxTier,
-    children: &[ChildRef],
+    children: C,
     propagate: bool,
 ) -> Result<SolvedTier, KernelError> {
-    let ctx = Ctx::new(game, tier, children);
-    let (size, stride) = (game.tier_size(&ctx.index), ctx.stride);
-    let sets = ctx.index.sheep_sets as usize;
     let started = std::time::Instant::now();
     let mut phases = Phases::default();
-    let mut fox_planes = vec![0u32; sets * stride];
-    let mut sheep_planes = vec![0u32; sets * stride];
+    let (mut fox_planes, mut sheep_planes);
+    {
+        let refs = child_refs(children.as_ref());
+        let ctx = Ctx::new(game, tier, &refs);
+        let sets = ctx.index.sheep_sets as usize;
+        fox_planes = vec![0u32; sets * ctx.stride];
+        sheep_planes = vec![0u32; sets * ctx.stride];
+        ctx.init_all::<BMI2>(&mut fox_planes, &mut sheep_planes)?;
+    }
+    // Only the initial pass reads the children: a solve that owns them
+    // frees them here, before the output is allocated.
+    drop(children);
+    let ctx = Ctx::new(game, tier, &[]);
+    let (size, stride) = (game.tier_size(&ctx.index), ctx.stride);
+    let sets = ctx.index.sheep_sets as usize;
     let item = BLOCKS_PER_ITEM * stride;
-    ctx.init_all::<BMI2>(&mut fox_planes, &mut sheep_planes)?;
     let decided_at_start = count_decided(&ctx, &fox_planes, &sheep_planes);
     phases.init = started.elapsed().as_secs_f64();
     if !propagate {
