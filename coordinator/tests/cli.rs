@@ -357,7 +357,7 @@ fn output_to_a_closed_pipe_ends_quietly_with_success() {
     }
 }
 
-/// `--kernel` takes `block` or `counter`, and says so.
+/// `--kernel` takes `planes`, `block` or `counter`, and says so.
 #[test]
 fn an_unknown_kernel_is_refused_by_name() {
     for cmd in [
@@ -365,7 +365,7 @@ fn an_unknown_kernel_is_refused_by_name() {
         vec!["worker", "--coordinator", "http://127.0.0.1:1", "--token-file", "/dev/null", "--kernel", "fast"],
     ] {
         let e = bad(&cmd);
-        assert!(e.contains("unknown kernel 'fast' (block or counter)"), "{cmd:?}: {e}");
+        assert!(e.contains("unknown kernel 'fast' (planes, block or counter)"), "{cmd:?}: {e}");
     }
     let plan = ok_json(&["solve", "--kernel", "counter", "--plan-only", "--json"]);
     assert_eq!(plan["tiers"], 1053);

@@ -46,6 +46,17 @@ pub fn write_pieces(path: &Path, pieces: &[(u64, &[u8])]) -> io::Result<()> {
     rename(&tmp, path)
 }
 
+/// Writes each `(offset, bytes)` piece of a new file at `path` itself and
+/// fsyncs it: no temporary name, no rename. Only for a name no reader
+/// trusts before checking what it holds: an upload, which the coordinator
+/// checks (length, CRC32, header) before renaming it durably into place,
+/// so a crash mid-write leaves a file that is refused, never used.
+pub fn write_pieces_unnamed(path: &Path, pieces: &[(u64, &[u8])]) -> io::Result<()> {
+    let f = File::create(path)?;
+    // The backend syncs the file after the last piece.
+    Backend::get().write_all_at(&f, pieces)
+}
+
 /// Copies the file `from` to `to` durably (creating `to`'s directory).
 pub fn copy(from: &Path, to: &Path) -> io::Result<()> {
     fs::create_dir_all(parent_dir(to))?;

@@ -287,6 +287,24 @@ pub fn write_table_layout(
     Ok((crc.finalize(), file_len))
 }
 
+/// [`write_table`] for an upload: written at `path` itself and fsync'd,
+/// without the temporary name and rename (see
+/// [`crate::durable::write_pieces_unnamed`]: the coordinator checks an
+/// upload before renaming it into place).
+pub fn write_table_upload(path: &Path, header: &TableHeader, values: &PackedValues) -> Result<(u32, u64), TableError> {
+    let (pieces, file_len) = encode(header, values, DEFAULT_BLOCK_SLOTS, ZSTD_LEVEL, Layout::Solved);
+    let mut crc = crc32fast::Hasher::new();
+    let mut placed = Vec::with_capacity(pieces.len());
+    let mut at = 0u64;
+    for p in &pieces {
+        crc.update(p);
+        placed.push((at, p.as_slice()));
+        at += p.len() as u64;
+    }
+    crate::durable::write_pieces_unnamed(path, &placed).map_err(io_error(path.display().to_string()))?;
+    Ok((crc.finalize(), file_len))
+}
+
 /// The little-endian u32 at `at` (the table and tier-index readers' fields).
 pub(crate) fn le32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())

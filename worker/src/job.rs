@@ -5,7 +5,9 @@
 use crate::error::WorkerError;
 use crate::kernel::{thread_pool, ChildTable, Kernel, Phases, SolveTier, TierStats};
 use foxbase_core::tier::TierGame;
-use foxbase_tables::table::{read_table, write_table};
+use foxbase_tables::packed::PackedValues;
+use foxbase_tables::table::{read_table, write_table, write_table_upload, TableHeader};
+use foxbase_tables::TableError;
 use foxbase_tables::tier_files::{table_header, table_path};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -78,6 +80,32 @@ pub fn solve_to_file_in_pool<G: SolveTier>(
     out: &Path,
     kernel: Kernel,
 ) -> Result<TierReport, WorkerError> {
+    solve_and_write(game, tier, child_path, out, kernel, write_table)
+}
+
+/// [`solve_to_file_in_pool`] for an upload that the coordinator checks
+/// before renaming it into place: written at `out` itself and fsync'd,
+/// without a temporary name of its own ([`write_table_upload`]).
+pub fn solve_to_upload_in_pool<G: SolveTier>(
+    game: &G,
+    tier: G::Tier,
+    child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),
+    out: &Path,
+    kernel: Kernel,
+) -> Result<TierReport, WorkerError> {
+    solve_and_write(game, tier, child_path, out, kernel, write_table_upload)
+}
+
+type WriteTable = fn(&Path, &TableHeader, &PackedValues) -> Result<(u32, u64), TableError>;
+
+fn solve_and_write<G: SolveTier>(
+    game: &G,
+    tier: G::Tier,
+    child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),
+    out: &Path,
+    kernel: Kernel,
+    write: WriteTable,
+) -> Result<TierReport, WorkerError> {
     let started = Instant::now();
     let children = load_children(game, tier, child_path)?;
     let load = started.elapsed().as_secs_f64();
@@ -87,7 +115,7 @@ pub fn solve_to_file_in_pool<G: SolveTier>(
         std::fs::create_dir_all(dir).map_err(|source| WorkerError::Io { path: dir.display().to_string(), source })?;
     }
     let header = table_header(game, tier, solved.values.len());
-    let (crc32, bytes) = write_table(out, &header, &solved.values)?;
+    let (crc32, bytes) = write(out, &header, &solved.values)?;
     let phases = Phases { load, write: writing.elapsed().as_secs_f64(), ..solved.phases };
     Ok(TierReport {
         tier_name: game.tier_name(tier),

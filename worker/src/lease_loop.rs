@@ -5,7 +5,7 @@
 //! embedded coordinator directly); it sees only [`Link`].
 
 use crate::error::WorkerError;
-use crate::job::{solve_to_file_in_pool, TierReport};
+use crate::job::{solve_to_upload_in_pool, TierReport};
 use crate::kernel::thread_pool;
 use crate::kernel::SolveTier;
 use crate::protocol::{Assignment, Completion, LeaseAnswer, Link, LinkError, Registration};
@@ -236,7 +236,7 @@ fn work_on<G: SolveTier>(
             let local_out = store.local_path(&assignment.upload_key);
             let out = local_out.clone().unwrap_or_else(|| options.cache.join(&assignment.upload_key));
             let child_path = |c: G::Tier| child_paths[&c].clone();
-            let report = pool.install(|| solve_to_file_in_pool(game, tier, &child_path, &out, options.kernel))?;
+            let report = pool.install(|| solve_to_upload_in_pool(game, tier, &child_path, &out, options.kernel))?;
             if local_out.is_none() {
                 store.put_file(&assignment.upload_key, &out).map_err(|source| WorkerError::Store {
                     what: format!("upload {}", assignment.upload_key),

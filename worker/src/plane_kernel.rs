@@ -1135,19 +1135,56 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The initial pass over every block into `fox_planes` and `sheep_planes`.
-    fn init_all<const BMI2: bool>(&self, fox_planes: &mut [u32], sheep_planes: &mut [u32]) -> Result<(), KernelError> {
+    /// The initial pass over every block into `fox_planes` and
+    /// `sheep_planes`; with `fox_phase`, each block's first fox phase right
+    /// after it, while its planes are in cache (it reads only the block's
+    /// own sheep planes, which are complete for that phase). Returns the
+    /// positions the initial pass decided and whether that fox phase
+    /// decided any.
+    fn init_all<const BMI2: bool>(
+        &self,
+        fox_planes: &mut [u32],
+        sheep_planes: &mut [u32],
+        fox_phase: bool,
+    ) -> Result<(u64, bool), KernelError> {
         let (stride, item) = (self.stride, BLOCKS_PER_ITEM * self.stride);
-        fox_planes.par_chunks_mut(item).zip(sheep_planes.par_chunks_mut(item)).enumerate().try_for_each(
-            |(it, (f, s))| -> Result<(), KernelError> {
+        let parts: Vec<Result<(u64, bool), KernelError>> = fox_planes
+            .par_chunks_mut(item)
+            .zip(sheep_planes.par_chunks_mut(item))
+            .enumerate()
+            .map(|(it, (f, s))| {
                 let mut scratch = Scratch::default();
+                let (mut decided, mut changed) = (0, false);
                 for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
                     let set = (it * BLOCKS_PER_ITEM + b) as u64;
                     self.init_block_any::<BMI2>(set, fb, sb, &mut scratch)?;
+                    let view = SetView::new(self.index.sheep_set(set));
+                    decided += self.count_decided(&view, fb, sb);
+                    if fox_phase {
+                        changed |= self.fox_phase_any::<BMI2>(&view, fb, sb);
+                    }
                 }
-                Ok(())
-            },
-        )
+                Ok((decided, changed))
+            })
+            .collect();
+        let (mut decided, mut changed) = (0, false);
+        for part in parts {
+            let (d, c) = part?;
+            decided += d;
+            changed |= c;
+        }
+        Ok((decided, changed))
+    }
+
+    /// The used positions of a block that its planes decide.
+    fn count_decided(&self, view: &SetView, f: &[u32], s: &[u32]) -> u64 {
+        let rows = self.rows;
+        let mut count = 0u64;
+        self.for_each_row(view, |h, _, _, used| {
+            count += ((f[WON * rows + h] | f[LOST * rows + h]) & used).count_ones() as u64;
+            count += ((s[WON * rows + h] | s[LOST * rows + h]) & used).count_ones() as u64;
+        });
+        count
     }
 
     #[inline]
@@ -1200,14 +1237,15 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
 ) -> Result<SolvedTier, KernelError> {
     let started = std::time::Instant::now();
     let mut phases = Phases::default();
-    let (mut fox_planes, mut sheep_planes);
+    let (mut fox_planes, mut sheep_planes, decided_at_start, decided_by_first_fox_phase);
     {
         let refs = child_refs(children.as_ref());
         let ctx = Ctx::new(game, tier, &refs);
         let sets = ctx.index.sheep_sets as usize;
         fox_planes = vec![0u32; sets * ctx.stride];
         sheep_planes = vec![0u32; sets * ctx.stride];
-        ctx.init_all::<BMI2>(&mut fox_planes, &mut sheep_planes)?;
+        (decided_at_start, decided_by_first_fox_phase) =
+            ctx.init_all::<BMI2>(&mut fox_planes, &mut sheep_planes, propagate)?;
     }
     // Only the initial pass reads the children: a solve that owns them
     // frees them here, before the output is allocated.
@@ -1216,7 +1254,6 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
     let (size, stride) = (game.tier_size(&ctx.index), ctx.stride);
     let sets = ctx.index.sheep_sets as usize;
     let item = BLOCKS_PER_ITEM * stride;
-    let decided_at_start = count_decided(&ctx, &fox_planes, &sheep_planes);
     phases.init = started.elapsed().as_secs_f64();
     if !propagate {
         return Ok(SolvedTier { values: PackedValues::filled(0, 0), stats: TierStats::default(), phases });
@@ -1231,28 +1268,33 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
     let mut sheep_changed = vec![true; sets];
     let mut dirty = vec![true; sets];
     let mut first = true;
+    levels += decided_by_first_fox_phase as u32;
     loop {
-        // Fox phase: fox steps, within each block.
-        let fox_changed: Vec<u32> = fox_planes
-            .par_chunks_mut(item)
-            .zip(sheep_changed.par_chunks(BLOCKS_PER_ITEM))
-            .enumerate()
-            .flat_map_iter(|(it, (f, todo))| {
-                let mut out = Vec::new();
-                for (b, fb) in f.chunks_mut(stride).enumerate() {
-                    if !todo[b] {
-                        continue;
+        // Fox phase: fox steps, within each block (the first ran in the initial pass).
+        let fox_changed: Vec<u32> = if first {
+            Vec::new()
+        } else {
+            fox_planes
+                .par_chunks_mut(item)
+                .zip(sheep_changed.par_chunks(BLOCKS_PER_ITEM))
+                .enumerate()
+                .flat_map_iter(|(it, (f, todo))| {
+                    let mut out = Vec::new();
+                    for (b, fb) in f.chunks_mut(stride).enumerate() {
+                        if !todo[b] {
+                            continue;
+                        }
+                        let set = it * BLOCKS_PER_ITEM + b;
+                        let view = SetView::new(ctx.index.sheep_set(set as u64));
+                        let s = &sheep_planes[set * stride..(set + 1) * stride];
+                        if ctx.fox_phase_any::<BMI2>(&view, fb, s) {
+                            out.push(set as u32);
+                        }
                     }
-                    let set = it * BLOCKS_PER_ITEM + b;
-                    let view = SetView::new(ctx.index.sheep_set(set as u64));
-                    let s = &sheep_planes[set * stride..(set + 1) * stride];
-                    if ctx.fox_phase_any::<BMI2>(&view, fb, s) {
-                        out.push(set as u32);
-                    }
-                }
-                out
-            })
-            .collect();
+                    out
+                })
+                .collect()
+        };
         levels += !fox_changed.is_empty() as u32;
         if !first {
             if fox_changed.is_empty() {
@@ -1472,25 +1514,6 @@ impl foxbase_tables::verify::TierCheck for PlaneCheck {
             CheckError::Kernel(e) => TierCheckError::Other(e.to_string()),
         }))
     }
-}
-
-/// Positions decided by the initial pass (used slots only).
-fn count_decided(ctx: &Ctx, fox_planes: &[u32], sheep_planes: &[u32]) -> u64 {
-    let (rows, stride) = (ctx.rows, ctx.stride);
-    fox_planes
-        .par_chunks(stride)
-        .zip(sheep_planes.par_chunks(stride))
-        .enumerate()
-        .map(|(set, (f, s))| {
-            let view = SetView::new(ctx.index.sheep_set(set as u64));
-            let mut count = 0u64;
-            ctx.for_each_row(&view, |h, _, _, used| {
-                count += ((f[WON * rows + h] | f[LOST * rows + h]) & used).count_ones() as u64;
-                count += ((s[WON * rows + h] | s[LOST * rows + h]) & used).count_ones() as u64;
-            });
-            count
-        })
-        .sum()
 }
 
 /// ORs the low `len` (at most 64) bits of `value` into `bytes` from bit `bit` on.
