@@ -188,6 +188,40 @@ pub fn raw_block_with(values: &PackedValues, block_slots: u32, b: u64, layout: L
     raw
 }
 
+thread_local! {
+    /// One zstd context per thread and level: setting one up allocates and
+    /// clears its tables, which cost more than compressing one of a small
+    /// tier's blocks.
+    static COMPRESSOR: std::cell::RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
+        const { std::cell::RefCell::new(None) };
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// One zstd frame of `raw` at `level`, with this thread's context. The
+/// bytes are those of `zstd::bulk::compress` (same level, no dictionary).
+fn compress_block(raw: &[u8], level: i32) -> Vec<u8> {
+    COMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.as_ref().is_none_or(|(l, _)| *l != level) {
+            *slot = Some((level, zstd::bulk::Compressor::new(level).expect("a zstd compression context")));
+        }
+        let (_, c) = slot.as_mut().expect("set just above");
+        c.compress(raw).expect("zstd compression of a memory buffer")
+    })
+}
+
+/// Decompresses one zstd frame of at most `raw_len` bytes with this thread's context.
+fn decompress_block(stored: &[u8], raw_len: usize) -> std::io::Result<Vec<u8>> {
+    DECOMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(zstd::bulk::Decompressor::new()?);
+        }
+        slot.as_mut().expect("set just above").decompress(stored, raw_len)
+    })
+}
+
 /// The bytes of a table file, as pieces at offsets, and the file's length.
 fn encode(
     header: &TableHeader,
@@ -206,7 +240,7 @@ fn encode(
         .map(|b| {
             let raw = raw_block_with(values, block_slots, b, layout);
             let crc = crc32fast::hash(&raw);
-            (zstd::bulk::compress(&raw, level).expect("zstd compression of a memory buffer"), crc)
+            (compress_block(&raw, level), crc)
         })
         .collect();
     let mut offset = (FIXED_HEADER + json.len()) as u64;
@@ -455,7 +489,7 @@ impl TableFile {
         let raw_len = self.slots_in_block(b).div_ceil(4) as usize;
         let raw = match self.codec {
             CODEC_STORED => stored.to_vec(),
-            _ => zstd::bulk::decompress(stored, raw_len).map_err(|e| fail(ErrorKind::Decompress(e.to_string())))?,
+            _ => decompress_block(stored, raw_len).map_err(|e| fail(ErrorKind::Decompress(e.to_string())))?,
         };
         if raw.len() != raw_len {
             return Err(fail(ErrorKind::RawLength { found: raw.len(), expected: raw_len }));
@@ -519,6 +553,22 @@ pub fn read_header(path: &Path) -> Result<TableHeader, TableError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reused zstd context writes the bytes a fresh one does, at every
+    /// level a table is written with, whatever it compressed before.
+    #[test]
+    fn reused_zstd_contexts_write_the_same_frames() {
+        let inputs: Vec<Vec<u8>> = (0..6u32)
+            .map(|k| (0..(1000 << k)).map(|i: u32| ((i * 2654435761u32) >> (k + 20)) as u8).collect())
+            .collect();
+        for level in [ZSTD_LEVEL, PUBLISH_ZSTD_LEVEL, 9, ZSTD_LEVEL] {
+            for raw in &inputs {
+                let frame = compress_block(raw, level);
+                assert_eq!(frame, zstd::bulk::compress(raw, level).unwrap(), "level {level}, {} bytes", raw.len());
+                assert_eq!(&decompress_block(&frame, raw.len()).unwrap(), raw);
+            }
+        }
+    }
 
     /// The word-at-a-time copy of the solved layout writes what the rule
     /// says slot by slot: an unused slot takes the code of the slot before it.

@@ -7,8 +7,8 @@ use crate::kernel::{thread_pool, ChildTable, Kernel, Phases, SolveTier, TierStat
 use foxbase_core::tier::TierGame;
 use foxbase_tables::packed::PackedValues;
 use foxbase_tables::table::{read_table, write_table, write_table_upload, TableHeader};
-use foxbase_tables::TableError;
 use foxbase_tables::tier_files::{table_header, table_path};
+use foxbase_tables::TableError;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
