@@ -35,21 +35,33 @@ fn main() {
         let kid_slots: u64 = kids.iter().map(|c| plan.slots[c]).sum();
         println!("  {} {slots} {} {kid_slots}", game.tier_name(t), kids.len());
     }
-    let worst_load = plan
-        .order
-        .iter()
-        .map(|t| plan.slots[t] * 3 + plan.children[t].iter().map(|c| plan.slots[c]).sum::<u64>() / 4)
-        .max()
-        .unwrap();
-    println!("largest tier state (3 bytes/slot) plus child tables (2 bits/slot): {worst_load} bytes");
-    let mut per_sheep: BTreeMap<u32, (usize, u64)> = BTreeMap::new();
+    // The plane kernel's memory for a tier (docs/design.md): six planes of
+    // n rows of 4 bytes per sheep set (two foxes; one row with one fox),
+    // beside the child tables (2 bits per slot) during the initial pass and
+    // beside the 2-bit output after it.
+    let load = |t: &foxbase_core::foxgame::FoxTier| -> u64 {
+        let n = 33 - t.sheep() as u64;
+        let slots = plan.slots[t];
+        let planes = if t.foxes() == 2 { slots * 24 / (n - 1) } else { slots * 12 / n };
+        let children: u64 = plan.children[t].iter().map(|c| plan.slots[c].div_ceil(4)).sum();
+        planes + children.max(slots.div_ceil(4))
+    };
+    let worst = plan.order.iter().max_by_key(|t| load(t)).unwrap();
+    println!(
+        "largest load (plane kernel: planes plus child tables or output): {} bytes, tier {}",
+        load(worst),
+        game.tier_name(*worst)
+    );
+    let mut per_sheep: BTreeMap<u32, (usize, u64, u64, u64)> = BTreeMap::new();
     for &t in &plan.order {
         let e = per_sheep.entry(t.sheep()).or_default();
         e.0 += 1;
         e.1 += plan.slots[&t];
+        e.2 = e.2.max(plan.slots[&t]);
+        e.3 = e.3.max(load(&t));
     }
-    println!("sheep: tiers, positions");
-    for (sheep, (tiers, slots)) in per_sheep {
-        println!("  {sheep} {tiers} {slots}");
+    println!("sheep: tiers, positions, largest tier, largest load (bytes)");
+    for (sheep, (tiers, slots, largest, worst)) in per_sheep {
+        println!("  {sheep} {tiers} {slots} {largest} {worst}");
     }
 }

@@ -1,23 +1,26 @@
-//! The plane kernel: retrograde analysis of a two-fox tier with the values
-//! of a whole sheep set held as bit planes over its fox placements.
+//! The plane kernel: retrograde analysis of a Fox Game tier with the
+//! values of a whole sheep set held as bit planes over its fox placements.
 //!
 //! A *block* is one canonical sheep set of the tier. With `n` free points,
-//! its positions are the `n (n - 1) / 2` placements of two foxes, for each
-//! side to move. A *plane* is an `n`-row bit matrix in the block's own
-//! coordinates: row `i`, bit `j` is the placement with foxes on the `i`-th
-//! and `j`-th free points (counted from point 0), stored both ways round,
-//! so a plane is symmetric and its diagonal is always clear. Each side of a
-//! block has three planes: won, lost, and *cannot lose* (some child outside
-//! the tier is a draw or a win for the mover, so "every child is won for
-//! the opponent" can never hold).
+//! its positions are the placements of the foxes, for each side to move. A
+//! *plane* holds one bit per placement: with two foxes an `n`-row bit
+//! matrix in the block's own coordinates (row `i`, bit `j`: foxes on the
+//! `i`-th and `j`-th free points, counted from point 0, stored both ways
+//! round, so a plane is symmetric and its diagonal is always clear); with
+//! one fox a single row (bit `i`: the fox on the `i`-th free point). Each
+//! side of a block has three planes: won, lost, and *cannot lose* (some
+//! child outside the tier is a draw or a win for the mover, so "every
+//! child is won for the opponent" can never hold).
 //!
 //! The moves become row operations:
 //! - a fox step keeps the sheep set: the row of a fox is the OR (for wins)
 //!   or the AND (for losses) of the rows of the points it can step to, and
 //!   the other fox's moves are the transpose ([`transpose32`]);
 //! - a sheep step keeps the foxes: the child block's rows map onto the
-//!   parent's with one `pdep`/`pext` per row (for a sideways step to a set
-//!   stored unmirrored, the coordinates agree and the rows are copied);
+//!   parent's with one `pdep`/`pext` per row; a sideways step moves a sheep
+//!   to the next point of its rank, so the coordinates agree (for a set
+//!   stored mirrored, those of the parent's mirror image do) and the rows
+//!   are used as they are;
 //! - a capture leads to one row of the child block (the jumping fox's landing point).
 //!
 //! Solving a tier: an initial pass reads every child outside the tier once
@@ -36,10 +39,13 @@
 //!
 //! The few placements that need per-position care go through a scalar
 //! path in the initial pass: a sheep step that traps a fox (which is then
-//! removed, so the child is in a tier with one fox) and children in tiers
-//! without a table. One-fox tiers are solved by the block kernel
-//! ([`crate::fox_kernel`]); the tables are byte-identical to the counter
-//! kernel's (tested).
+//! removed, so the child is in a tier with one fox fewer) and children in
+//! tiers without a table. The tables are byte-identical to the counter
+//! kernel's (tested). [`check_tier`] re-derives a stored tier with the same
+//! machinery for `foxbase verify`.
+//!
+//! The per-block functions of the passes are kept out of line
+//! (`#[inline(never)]`) so that profiles attribute time to them.
 
 use crate::fox_kernel::Target;
 use crate::kernel::{ChildTable, KernelError, Phases, SolvedTier, TierStats};
@@ -554,7 +560,7 @@ impl<'a> Ctx<'a> {
                 if let Target::Child(c, rank) = target {
                     let child = &self.children[c];
                     decode_child::<BMI2>(
-                        &child.values,
+                        child.values,
                         rank.base,
                         n + 1,
                         1,
@@ -651,7 +657,7 @@ impl<'a> Ctx<'a> {
                         let child = &self.children[c];
                         let cn = 33 - moved.count_ones() as usize;
                         decode_child::<BMI2>(
-                            &child.values,
+                            child.values,
                             rank.base,
                             cn,
                             0,
@@ -859,7 +865,7 @@ impl<'a> Ctx<'a> {
                 match target {
                     Target::Child(c, rank) => {
                         let (w, l) = decode_child_one::<BMI2>(
-                            &self.children[c].values,
+                            self.children[c].values,
                             rank.base,
                             n + 1,
                             1,
@@ -918,7 +924,7 @@ impl<'a> Ctx<'a> {
                     Target::InTier(_) => {}
                     Target::Child(c, rank) => {
                         let (w, l) = decode_child_one::<BMI2>(
-                            &self.children[c].values,
+                            self.children[c].values,
                             rank.base,
                             n,
                             0,
@@ -1540,7 +1546,7 @@ fn codes16<const BMI2: bool>(fw: u32, fl: u32, sw: u32, sl: u32, unused: u32) ->
         | spread(fl, 0x2222_2222_2222_2222)
         | spread(sw, 0x4444_4444_4444_4444)
         | spread(sl, 0x8888_8888_8888_8888)
-        | spread(unused, 0x1111_1111_1111_1111) * 0xF
+        | (spread(unused, 0x1111_1111_1111_1111) * 0xF)
 }
 
 /// The planes as 2-bit values (undecided positions are draws) and counts.
@@ -1609,9 +1615,9 @@ mod tests {
         }
         let mut t = a;
         transpose32(&mut t);
-        for i in 0..32 {
-            for j in 0..32 {
-                assert_eq!((t[i] >> j) & 1, (a[j] >> i) & 1, "{i} {j}");
+        for (i, row) in t.iter().enumerate() {
+            for (j, column) in a.iter().enumerate() {
+                assert_eq!((row >> j) & 1, (column >> i) & 1, "{i} {j}");
             }
         }
     }
