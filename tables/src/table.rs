@@ -308,17 +308,23 @@ pub fn write_table_layout(
     layout: Layout,
 ) -> Result<(u32, u64), TableError> {
     let (pieces, file_len) = encode(header, values, block_slots, level, layout);
+    let (placed, crc) = place(&pieces, file_len);
+    crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
+    Ok((crc, file_len))
+}
+
+/// The pieces of a file at their offsets, and the CRC32 of the whole file.
+fn place(pieces: &[Vec<u8>], file_len: u64) -> (Vec<(u64, &[u8])>, u32) {
     let mut crc = crc32fast::Hasher::new();
     let mut at = 0u64;
     let mut placed = Vec::with_capacity(pieces.len());
-    for p in &pieces {
+    for p in pieces {
         crc.update(p);
         placed.push((at, p.as_slice()));
         at += p.len() as u64;
     }
     debug_assert_eq!(at, file_len);
-    crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
-    Ok((crc.finalize(), file_len))
+    (placed, crc.finalize())
 }
 
 /// [`write_table`] for an upload: written at `path` itself and fsync'd,
@@ -327,16 +333,9 @@ pub fn write_table_layout(
 /// upload before renaming it into place).
 pub fn write_table_upload(path: &Path, header: &TableHeader, values: &PackedValues) -> Result<(u32, u64), TableError> {
     let (pieces, file_len) = encode(header, values, DEFAULT_BLOCK_SLOTS, ZSTD_LEVEL, Layout::Solved);
-    let mut crc = crc32fast::Hasher::new();
-    let mut placed = Vec::with_capacity(pieces.len());
-    let mut at = 0u64;
-    for p in &pieces {
-        crc.update(p);
-        placed.push((at, p.as_slice()));
-        at += p.len() as u64;
-    }
+    let (placed, crc) = place(&pieces, file_len);
     crate::durable::write_pieces_unnamed(path, &placed).map_err(io_error(path.display().to_string()))?;
-    Ok((crc.finalize(), file_len))
+    Ok((crc, file_len))
 }
 
 /// The little-endian u32 at `at` (the table and tier-index readers' fields).

@@ -171,6 +171,21 @@ pub struct TierStats {
     pub decided_at_start: u64,
 }
 
+impl TierStats {
+    /// The stats of `slots` slots from counts of the 2-bit codes (draw,
+    /// win, loss, unused) of its parts; `levels` and `decided_at_start` 0.
+    pub(crate) fn from_code_counts(slots: u64, parts: impl IntoIterator<Item = [u64; 4]>) -> TierStats {
+        let mut stats = TierStats { slots, ..TierStats::default() };
+        for c in parts {
+            stats.draws += c[0];
+            stats.wins += c[1];
+            stats.losses += c[2];
+            stats.unused += c[3];
+        }
+        stats
+    }
+}
+
 /// Seconds spent in each phase of a tier's solve; summed over tiers in reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Phases {
@@ -400,14 +415,7 @@ pub(crate) fn pack(state: &[AtomicU8]) -> (PackedValues, TierStats) {
             counts
         })
         .collect();
-    let mut stats = TierStats { slots: size, ..TierStats::default() };
-    for c in counts {
-        stats.draws += c[0];
-        stats.wins += c[1];
-        stats.losses += c[2];
-        stats.unused += c[3];
-    }
-    (values, stats)
+    (values, TierStats::from_code_counts(size, counts))
 }
 
 /// The initial state of a position.

@@ -1589,14 +1589,7 @@ fn pack<const BMI2: bool>(ctx: &Ctx, fox_planes: &[u32], sheep_planes: &[u32], s
             counts
         })
         .collect();
-    let mut stats = TierStats { slots: size, ..TierStats::default() };
-    for c in counts {
-        stats.draws += c[0];
-        stats.wins += c[1];
-        stats.losses += c[2];
-        stats.unused += c[3];
-    }
-    (values, stats)
+    (values, TierStats::from_code_counts(size, counts))
 }
 
 #[cfg(test)]
