@@ -19,7 +19,7 @@ use foxbase_core::notation::{format_position, parse_move_text, parse_position};
 use foxbase_core::perft::perft;
 use foxbase_core::reference::ReferenceSolution;
 use foxbase_core::rules::{EndReason, Move, Rules, Status};
-use foxbase_core::{Position, Side, Variant};
+use foxbase_core::{Position, Side, Value, Variant};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
@@ -420,6 +420,39 @@ proptest! {
         prop_assert_eq!(a.value(&v.start), b.value(&mv.start));
         for (q, value) in a.iter() {
             prop_assert_eq!(b.value(&q.mirror()), Some(value), "{}", format_position(&q));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Distances to the end agree with their definition, position by
+    /// position, checked here from the rules alone: 0 when over, a win 1 +
+    /// the smallest distance among the children lost for the opponent, a
+    /// loss 1 + the largest among the children, none for a draw. The values
+    /// are those of the plain solve.
+    #[test]
+    fn reference_plies_follow_their_definition(v in arb_small_variant()) {
+        let plain = ReferenceSolution::solve(&v, 1_000_000).unwrap();
+        let sol = ReferenceSolution::solve_with_plies(&v, 1_000_000).unwrap();
+        let rules = sol.rules();
+        prop_assert_eq!(plain.len(), sol.len());
+        for (q, value) in sol.iter() {
+            prop_assert_eq!(plain.value(&q), Some(value));
+            let plies = sol.plies(&q);
+            let mut children = Vec::new();
+            rules.for_each_move(&q, |m| {
+                let c = rules.play(&q, m);
+                children.push((sol.value(&c).unwrap(), sol.plies(&c)));
+            });
+            let want = match (rules.status(&q), value) {
+                (Status::Over { .. }, _) => Some(0),
+                (_, Value::Draw) => None,
+                (_, Value::Win) => children.iter().filter(|c| c.0 == Value::Loss).map(|c| c.1.unwrap()).min().map(|d| d + 1),
+                (_, Value::Loss) => children.iter().map(|c| c.1.unwrap()).max().map(|d| d + 1),
+            };
+            prop_assert_eq!(plies, want, "{} {:?}", format_position(&q), value);
         }
     }
 }
