@@ -171,7 +171,11 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         } else if j["summary"] == true {
             println!(
                 "threads {}: planes {:.2}x the counter kernel, {:.2}x the sweep; verify {:.2}x the sweep; tables identical: {}",
-                j["threads"], j["speedup_vs_counter"], j["solve_over_sweep"], j["verify_over_sweep"], j["tables_identical"]
+                j["threads"],
+                j["speedup_vs_counter"].as_f64().unwrap(),
+                j["solve_over_sweep"].as_f64().unwrap(),
+                j["verify_over_sweep"].as_f64().unwrap(),
+                j["tables_identical"]
             );
         } else {
             println!(
