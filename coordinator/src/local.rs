@@ -55,7 +55,10 @@ pub fn solve_local<G: SolveTier>(
     std::fs::create_dir_all(store.join("tiers"))
         .map_err(|source| CoordinatorError::Io { path: store.display().to_string(), source })?;
     progress.planned(plan.order.len(), plan.total_slots());
-    let dir_store = DirStore::new(store);
+    // No journal: a local solve that stops is started again, so its tables
+    // are synced once at the end, before the manifest that makes them a
+    // tablebase, instead of one by one.
+    let dir_store = DirStore::synced_at_end(store);
     let run_options = RunOptions { lease: Duration::from_secs(3600), retry_after: Duration::from_millis(2) };
     let state = RunState::new(game, plan, &dir_store, None, Vec::new(), run_options)?;
     let link = LocalLink { state: Mutex::new(state), progress, slots_done: Mutex::new(0) };
@@ -68,6 +71,7 @@ pub fn solve_local<G: SolveTier>(
         give_up_after: Duration::from_secs(1),
         hold_before_solving: Duration::ZERO,
         refusal_is_fatal: true,
+        sync_each_table: false,
     };
     let errors: Vec<foxbase_worker::WorkerError> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..options.workers.max(1))
@@ -92,6 +96,8 @@ pub fn solve_local<G: SolveTier>(
         return Err(CoordinatorError::Unfinished);
     }
     let _ = std::fs::remove_dir(store.join("incoming"));
+    foxbase_tables::durable::sync_filesystem(store)
+        .map_err(|source| CoordinatorError::Io { path: store.display().to_string(), source })?;
     Ok(state.manifest())
 }
 

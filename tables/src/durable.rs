@@ -51,10 +51,31 @@ pub fn write_pieces(path: &Path, pieces: &[(u64, &[u8])]) -> io::Result<()> {
 /// trusts before checking what it holds: an upload, which the coordinator
 /// checks (length, CRC32, header) before renaming it durably into place,
 /// so a crash mid-write leaves a file that is refused, never used.
-pub fn write_pieces_unnamed(path: &Path, pieces: &[(u64, &[u8])]) -> io::Result<()> {
+///
+/// With `sync` false the file is not fsync'd either: for a writer that
+/// syncs the whole filesystem ([`sync_filesystem`]) before anything refers
+/// to the file durably (a local solve, before its manifest).
+pub fn write_pieces_unnamed(path: &Path, pieces: &[(u64, &[u8])], sync: bool) -> io::Result<()> {
     let f = File::create(path)?;
-    // The backend syncs the file after the last piece.
-    Backend::get().write_all_at(&f, pieces)
+    if sync {
+        // The backend syncs the file after the last piece.
+        Backend::get().write_all_at(&f, pieces)
+    } else {
+        Backend::get().write_all_at_unsynced(&f, pieces)
+    }
+}
+
+/// Flushes everything written to the filesystem that holds `dir` (one
+/// `syncfs`): what was written there, renamed there, or created there
+/// without a sync of its own survives a crash once this returns.
+pub fn sync_filesystem(dir: &Path) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let d = File::open(dir)?;
+    // SAFETY: syncfs takes an open file descriptor, which `d` holds until it returns.
+    if unsafe { libc::syncfs(d.as_raw_fd()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Copies the file `from` to `to` durably (creating `to`'s directory).

@@ -331,10 +331,16 @@ fn place(pieces: &[Vec<u8>], file_len: u64) -> (Vec<(u64, &[u8])>, u32) {
 /// without the temporary name and rename (see
 /// [`crate::durable::write_pieces_unnamed`]: the coordinator checks an
 /// upload before renaming it into place).
-pub fn write_table_upload(path: &Path, header: &TableHeader, values: &PackedValues) -> Result<(u32, u64), TableError> {
+/// With `sync` false the file is not fsync'd (see `write_pieces_unnamed`).
+pub fn write_table_upload(
+    path: &Path,
+    header: &TableHeader,
+    values: &PackedValues,
+    sync: bool,
+) -> Result<(u32, u64), TableError> {
     let (pieces, file_len) = encode(header, values, DEFAULT_BLOCK_SLOTS, ZSTD_LEVEL, Layout::Solved);
     let (placed, crc) = place(&pieces, file_len);
-    crate::durable::write_pieces_unnamed(path, &placed).map_err(io_error(path.display().to_string()))?;
+    crate::durable::write_pieces_unnamed(path, &placed, sync).map_err(io_error(path.display().to_string()))?;
     Ok((crc, file_len))
 }
 

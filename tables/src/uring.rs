@@ -48,14 +48,26 @@ impl Backend {
 
     /// Writes each `(offset, bytes)` piece, then syncs the file to disk.
     pub fn write_all_at(self, file: &File, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
+        self.write_pieces(file, pieces, true)
+    }
+
+    /// [`Backend::write_all_at`] without the fsync (the caller syncs later).
+    pub fn write_all_at_unsynced(self, file: &File, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
+        self.write_pieces(file, pieces, false)
+    }
+
+    fn write_pieces(self, file: &File, pieces: &[(u64, &[u8])], sync: bool) -> std::io::Result<()> {
         match self {
             Backend::Std => {
                 for (offset, bytes) in pieces {
                     file.write_all_at(bytes, *offset)?;
                 }
-                file.sync_all()
+                if sync {
+                    file.sync_all()?;
+                }
+                Ok(())
             }
-            Backend::Uring => uring_write(file, pieces),
+            Backend::Uring => with_ring(|ring| uring_write_on(ring, file, pieces, sync)),
         }
     }
 
@@ -98,15 +110,11 @@ fn with_ring<T>(f: impl FnOnce(&mut IoUring) -> std::io::Result<T>) -> std::io::
     })
 }
 
-fn uring_write(file: &File, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
-    with_ring(|ring| uring_write_on(ring, file, pieces))
-}
-
 fn uring_read(file: &File, pieces: &mut [(u64, &mut [u8])]) -> std::io::Result<()> {
     with_ring(|ring| uring_read_on(ring, file, pieces))
 }
 
-fn uring_write_on(ring: &mut IoUring, file: &File, pieces: &[(u64, &[u8])]) -> std::io::Result<()> {
+fn uring_write_on(ring: &mut IoUring, file: &File, pieces: &[(u64, &[u8])], sync: bool) -> std::io::Result<()> {
     let fd = types::Fd(file.as_raw_fd());
     let lens: Vec<usize> = pieces.iter().map(|p| p.1.len()).collect();
     run(ring, &lens, |piece, done| {
@@ -114,6 +122,9 @@ fn uring_write_on(ring: &mut IoUring, file: &File, pieces: &[(u64, &[u8])]) -> s
         let rest = &bytes[done..];
         opcode::Write::new(fd, rest.as_ptr(), rest.len().min(1 << 30) as u32).offset(offset + done as u64).build()
     })?;
+    if !sync {
+        return Ok(());
+    }
     let sqe = opcode::Fsync::new(fd).build().user_data(u64::MAX);
     // SAFETY: fsync takes no buffer.
     unsafe { ring.submission().push(&sqe).map_err(std::io::Error::other)? };

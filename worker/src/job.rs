@@ -80,23 +80,27 @@ pub fn solve_to_file_in_pool<G: SolveTier>(
     out: &Path,
     kernel: Kernel,
 ) -> Result<TierReport, WorkerError> {
-    solve_and_write(game, tier, child_path, out, kernel, write_table)
+    solve_and_write(game, tier, child_path, out, kernel, &write_table)
 }
 
 /// [`solve_to_file_in_pool`] for an upload that the coordinator checks
 /// before renaming it into place: written at `out` itself and fsync'd,
-/// without a temporary name of its own ([`write_table_upload`]).
+/// without a temporary name of its own ([`write_table_upload`]); with
+/// `sync` false not even fsync'd (a local solve syncs its store once at the end).
 pub fn solve_to_upload_in_pool<G: SolveTier>(
     game: &G,
     tier: G::Tier,
     child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),
     out: &Path,
     kernel: Kernel,
+    sync: bool,
 ) -> Result<TierReport, WorkerError> {
-    solve_and_write(game, tier, child_path, out, kernel, write_table_upload)
+    solve_and_write(game, tier, child_path, out, kernel, &|path, header, values| {
+        write_table_upload(path, header, values, sync)
+    })
 }
 
-type WriteTable = fn(&Path, &TableHeader, &PackedValues) -> Result<(u32, u64), TableError>;
+type WriteTable<'a> = &'a dyn Fn(&Path, &TableHeader, &PackedValues) -> Result<(u32, u64), TableError>;
 
 fn solve_and_write<G: SolveTier>(
     game: &G,

@@ -37,6 +37,11 @@ pub struct WorkerOptions {
     /// may have restarted or finished the tier elsewhere); in a local solve
     /// a refusal can only be a failure of the disk, so it ends the solve.
     pub refusal_is_fatal: bool,
+    /// Fsync each table before reporting it done. A remote worker does
+    /// (the coordinator journals the tier); a local solve, which has no
+    /// journal to resume from, syncs its store once before writing the
+    /// manifest instead.
+    pub sync_each_table: bool,
 }
 
 /// What a worker did.
@@ -236,7 +241,9 @@ fn work_on<G: SolveTier>(
             let local_out = store.local_path(&assignment.upload_key);
             let out = local_out.clone().unwrap_or_else(|| options.cache.join(&assignment.upload_key));
             let child_path = |c: G::Tier| child_paths[&c].clone();
-            let report = pool.install(|| solve_to_upload_in_pool(game, tier, &child_path, &out, options.kernel))?;
+            let report = pool.install(|| {
+                solve_to_upload_in_pool(game, tier, &child_path, &out, options.kernel, options.sync_each_table)
+            })?;
             if local_out.is_none() {
                 store.put_file(&assignment.upload_key, &out).map_err(|source| WorkerError::Store {
                     what: format!("upload {}", assignment.upload_key),

@@ -52,11 +52,20 @@ pub trait Store: Send + Sync {
 #[derive(Clone, Debug)]
 pub struct DirStore {
     root: PathBuf,
+    /// Renames fsync their directory (see [`DirStore::synced_at_end`]).
+    sync_renames: bool,
 }
 
 impl DirStore {
     pub fn new(root: &Path) -> DirStore {
-        DirStore { root: root.to_path_buf() }
+        DirStore { root: root.to_path_buf(), sync_renames: true }
+    }
+
+    /// A store whose renames do not fsync their directory: for a local
+    /// solve, which syncs the whole store once before writing its manifest
+    /// (`foxbase_tables::durable::sync_filesystem`).
+    pub fn synced_at_end(root: &Path) -> DirStore {
+        DirStore { root: root.to_path_buf(), sync_renames: false }
     }
 
     pub fn root(&self) -> &Path {
@@ -119,7 +128,11 @@ impl Store for DirStore {
         // Only the new name must survive a crash; if the old one comes back
         // too, it is an upload nobody will use (the coordinator clears
         // incoming/ when the run is over).
-        durable::rename(&from, &to)
+        if self.sync_renames {
+            durable::rename(&from, &to)
+        } else {
+            fs::rename(&from, &to)
+        }
     }
 
     fn delete(&self, key: &str) -> io::Result<()> {

@@ -232,6 +232,7 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
         give_up_after: Duration::from_secs(args.give_up_after),
         hold_before_solving: Duration::from_millis(args.hold_ms),
         refusal_is_fatal: false,
+        sync_each_table: true,
     };
     static STOP: AtomicBool = AtomicBool::new(false);
     stop_on_signal(&STOP);
