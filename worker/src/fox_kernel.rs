@@ -431,21 +431,6 @@ fn initial_pass(
     })
 }
 
-/// The benchmark's floor: the initial pass alone over a tier (every child
-/// value read once, no propagation, nothing kept), on the calling thread's
-/// rayon pool. Returns the seconds it took.
-pub fn sweep_fox_in_pool(game: &FoxGame, tier: FoxTier, children: &[ChildTable<FoxGame>]) -> Result<f64, KernelError> {
-    let index = game.tier_index(tier);
-    let size = game.tier_size(&index);
-    if size >= u32::MAX as u64 {
-        return Err(KernelError::TooLarge { tier: tier.name(), size });
-    }
-    let started = std::time::Instant::now();
-    let state: Vec<AtomicU8> = (0..size).map(|_| AtomicU8::new(EMPTY)).collect();
-    initial_pass(game, tier, &index, children, &state)?;
-    Ok(started.elapsed().as_secs_f64())
-}
-
 /// Solves a Fox Game tier with the block kernel, on the calling thread's
 /// rayon pool. Same preconditions and results as [`crate::kernel::solve_in_pool`].
 pub fn solve_fox_in_pool(

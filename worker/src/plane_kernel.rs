@@ -227,6 +227,12 @@ impl SetView {
         SetView { sheep, free, points }
     }
 
+    /// Both points are free (a jump from `a` landing on `t` applies).
+    #[inline]
+    fn both_free(&self, a: u8, t: u8) -> bool {
+        self.free & (1 << a) != 0 && self.free & (1 << t) != 0
+    }
+
     /// The index of free point `p` among the free points.
     #[inline]
     fn index_of(&self, p: u8) -> usize {
@@ -390,6 +396,9 @@ fn bits_at(bytes: &[u8], bit: u64) -> u64 {
     (u128::from_le_bytes(word) >> (bit & 7)) as u64
 }
 
+/// The board's jumps over one point, as (from, to).
+type Jumps<'a> = &'a [(u8, u8)];
+
 /// Jumps of the board grouped by the point jumped over: `(from, to)`.
 struct JumpsOver {
     list: [[(u8, u8); 8]; 33],
@@ -410,7 +419,7 @@ impl JumpsOver {
         j
     }
 
-    fn over(&self, o: u8) -> &[(u8, u8)] {
+    fn over(&self, o: u8) -> Jumps<'_> {
         &self.list[o as usize][..self.len[o as usize] as usize]
     }
 }
@@ -496,6 +505,27 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The captures over the sheep on `o` with `foxes` foxes: the board's
+    /// jumps over it (those whose from and landing points are both free
+    /// apply) and where the children are. `None` when no
+    /// jump applies. A capture into a tier without a table must leave fewer
+    /// than K sheep (a tier too small to play: the sheep to move have lost).
+    fn captures_over(&self, view: &SetView, o: u8, foxes: u32) -> Result<Option<(Jumps<'_>, Target)>, KernelError> {
+        let jumps = self.jumps_over.over(o);
+        if !jumps.iter().any(|&(a, t)| view.both_free(a, t)) {
+            return Ok(None);
+        }
+        let after = view.sheep ^ (1 << o);
+        let target = self.target(after, foxes);
+        if matches!(target, Target::NoTable) && after.count_ones() >= self.game.rules.pen_target {
+            return Err(KernelError::Inconsistent(format!(
+                "a capture from tier {} leads to a tier without a table that is not over",
+                self.tier.name()
+            )));
+        }
+        Ok(Some((jumps, target)))
+    }
+
     /// The value of a child outside the tier (`Target::Child` or `Target::NoTable`).
     fn outside_value(&self, target: &Target, sheep: Bits, foxes: Bits, side: Side) -> Result<Value, KernelError> {
         match *target {
@@ -528,13 +558,12 @@ impl<'a> Ctx<'a> {
     #[inline(never)]
     fn init_block<const BMI2: bool>(
         &self,
-        set: u64,
+        view: &SetView,
         f: &mut [u32],
         s: &mut [u32],
         scratch: &mut Scratch,
     ) -> Result<(), KernelError> {
         let n = self.n;
-        let view = SetView::new(self.index.sheep_set(set));
         let sheep = view.sheep;
         let rules = &self.game.rules;
         let k = rules.pen_target;
@@ -551,12 +580,7 @@ impl<'a> Ctx<'a> {
             let (mut x_won, mut x_open) = ([0u32; 32], [0u32; 32]);
             let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
             for o in BitIter(sheep) {
-                let jumps = self.jumps_over.over(o);
-                if !jumps.iter().any(|&(a, t)| view.free & (1 << a) != 0 && view.free & (1 << t) != 0) {
-                    continue;
-                }
-                let after = sheep ^ (1 << o);
-                let target = self.target(after, 2);
+                let Some((jumps, target)) = self.captures_over(view, o, 2)? else { continue };
                 if let Target::Child(c, rank) = target {
                     let child = &self.children[c];
                     decode_child::<BMI2>(
@@ -571,7 +595,7 @@ impl<'a> Ctx<'a> {
                     );
                 }
                 for &(a, t) in jumps {
-                    if view.free & (1 << a) == 0 || view.free & (1 << t) == 0 {
+                    if !view.both_free(a, t) {
                         continue;
                     }
                     let (ia, it) = (view.index_of(a), view.index_of(t));
@@ -583,17 +607,8 @@ impl<'a> Ctx<'a> {
                             x_won[ia] |= row_lost & ok;
                             x_open[ia] |= !row_won & ok;
                         }
-                        Target::NoTable => {
-                            // Only a tier too small to play has no table:
-                            // the sheep to move there have lost.
-                            if after.count_ones() >= k {
-                                return Err(KernelError::Inconsistent(format!(
-                                    "a capture from tier {} leads to a tier without a table that is not over",
-                                    self.tier.name()
-                                )));
-                            }
-                            x_won[ia] |= ok;
-                        }
+                        // The sheep to move there have lost (`captures_over`).
+                        Target::NoTable => x_won[ia] |= ok,
                         Target::InTier(_) => unreachable!("a capture leaves the tier"),
                     }
                 }
@@ -617,7 +632,7 @@ impl<'a> Ctx<'a> {
             return Ok(());
         }
         let board = rules.board;
-        let cramped = Cramped::new(self.game, &view);
+        let cramped = Cramped::new(self.game, view);
         let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
         let mut trap_rows = [0u32; 32];
         for from in BitIter(sheep) {
@@ -626,7 +641,7 @@ impl<'a> Ctx<'a> {
                 let removes = (moved & PEN).count_ones() < k;
                 trap_rows[..n].fill(0);
                 if removes {
-                    self.trapped_placements(&view, cramped, moved, to, &mut scratch.traps);
+                    self.trapped_placements(view, cramped, moved, to, &mut scratch.traps);
                     for &(foxes, trapped) in &scratch.traps {
                         let left = foxes & !trapped;
                         let value = if left == 0 {
@@ -838,13 +853,12 @@ impl<'a> Ctx<'a> {
     #[inline(never)]
     fn init_block_one<const BMI2: bool>(
         &self,
-        set: u64,
+        view: &SetView,
         f: &mut [u32],
         s: &mut [u32],
         scratch: &mut Scratch,
     ) -> Result<(), KernelError> {
         let n = self.n;
-        let view = SetView::new(self.index.sheep_set(set));
         let sheep = view.sheep;
         let rules = &self.game.rules;
         let k = rules.pen_target;
@@ -855,12 +869,7 @@ impl<'a> Ctx<'a> {
             f[LOST] = full;
         } else {
             for o in BitIter(sheep) {
-                let jumps = self.jumps_over.over(o);
-                if !jumps.iter().any(|&(a, t)| view.free & (1 << a) != 0 && view.free & (1 << t) != 0) {
-                    continue;
-                }
-                let after = sheep ^ (1 << o);
-                let target = self.target(after, 1);
+                let Some((jumps, target)) = self.captures_over(view, o, 1)? else { continue };
                 let (mut won, mut lost) = (0, 0);
                 match target {
                     Target::Child(c, rank) => {
@@ -875,18 +884,14 @@ impl<'a> Ctx<'a> {
                         won = map_columns::<BMI2>(w, rank.free, rank.mirrored, view.free | 1 << o);
                         lost = map_columns::<BMI2>(l, rank.free, rank.mirrored, view.free | 1 << o);
                     }
-                    Target::NoTable if after.count_ones() < k => {}
-                    _ => {
-                        return Err(KernelError::Inconsistent(format!(
-                            "a capture from tier {} leads to a tier without a table that is not over",
-                            self.tier.name()
-                        )))
-                    }
+                    // The sheep to move there have lost (`captures_over`).
+                    Target::NoTable => {}
+                    Target::InTier(_) => unreachable!("a capture leaves the tier"),
                 }
                 // Columns over the free points of `after` (this set's and `o`).
                 let after_free = view.free | 1 << o;
                 for &(a, t) in jumps {
-                    if view.free & (1 << a) == 0 || view.free & (1 << t) == 0 {
+                    if !view.both_free(a, t) {
                         continue;
                     }
                     let ia = view.index_of(a);
@@ -905,14 +910,14 @@ impl<'a> Ctx<'a> {
             return Ok(());
         }
         let board = rules.board;
-        let cramped = Cramped::new(self.game, &view);
+        let cramped = Cramped::new(self.game, view);
         for from in BitIter(sheep) {
             for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let mut trapped = 0u32;
                 if (moved & PEN).count_ones() < k {
                     // A trapped fox is removed: no fox left, the sheep have won.
-                    self.trapped_placements(&view, cramped, moved, to, &mut scratch.traps);
+                    self.trapped_placements(view, cramped, moved, to, &mut scratch.traps);
                     for &(fox, _) in &scratch.traps {
                         trapped |= 1 << view.index_of(fox.trailing_zeros() as u8);
                     }
@@ -1163,8 +1168,8 @@ impl<'a> Ctx<'a> {
                 let (mut decided, mut changed) = (0, false);
                 for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
                     let set = (it * BLOCKS_PER_ITEM + b) as u64;
-                    self.init_block_any::<BMI2>(set, fb, sb, &mut scratch)?;
                     let view = SetView::new(self.index.sheep_set(set));
+                    self.init_block_any::<BMI2>(&view, fb, sb, &mut scratch)?;
                     decided += self.count_decided(&view, fb, sb);
                     if fox_phase {
                         changed |= self.fox_phase_any::<BMI2>(&view, fb, sb);
@@ -1196,15 +1201,15 @@ impl<'a> Ctx<'a> {
     #[inline]
     fn init_block_any<const BMI2: bool>(
         &self,
-        set: u64,
+        view: &SetView,
         f: &mut [u32],
         s: &mut [u32],
         scratch: &mut Scratch,
     ) -> Result<(), KernelError> {
         if self.one_fox {
-            self.init_block_one::<BMI2>(set, f, s, scratch)
+            self.init_block_one::<BMI2>(view, f, s, scratch)
         } else {
-            self.init_block::<BMI2>(set, f, s, scratch)
+            self.init_block::<BMI2>(view, f, s, scratch)
         }
     }
 
@@ -1445,8 +1450,8 @@ fn check<const BMI2: bool>(
             let (mut f, mut s) = (vec![0u32; stride], vec![0u32; stride]);
             let mut checked = 0u64;
             for set in it * BLOCKS_PER_ITEM..((it + 1) * BLOCKS_PER_ITEM).min(sets) {
-                ctx.init_block_any::<BMI2>(set as u64, &mut f, &mut s, &mut scratch)?;
                 let view = SetView::new(ctx.index.sheep_set(set as u64));
+                ctx.init_block_any::<BMI2>(&view, &mut f, &mut s, &mut scratch)?;
                 let own_fox = &stored_fox[set * stride..(set + 1) * stride];
                 let own_sheep = &stored_sheep[set * stride..(set + 1) * stride];
                 ctx.fox_phase_any::<BMI2>(&view, &mut f, own_sheep);
