@@ -29,7 +29,7 @@ use foxbase_core::{Geometry, Variant};
 use foxbase_tables::manifest::Manifest;
 use foxbase_tables::tier_files::table_path;
 use foxbase_worker::job::{load_children, TierReport};
-use foxbase_worker::kernel::{thread_pool, Kernel, Phases};
+use foxbase_worker::kernel::{thread_pool, Kernel, Output, Phases};
 use serde_json::{json, Value as Json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -96,7 +96,7 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
                 let mut phases = Phases::default();
                 for &tier in &plan.order {
                     let loading = Instant::now();
-                    let tables = load_children(&game, tier, &child_path).unwrap();
+                    let tables = load_children(&game, tier, &child_path, false).unwrap();
                     phases.load += loading.elapsed().as_secs_f64();
                     phases.init += foxbase_worker::plane_kernel::sweep_planes_in_pool(&game, tier, &tables).unwrap();
                 }
@@ -112,9 +112,13 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
             Phases::default()
         }
         _ => {
-            let kernel: Kernel = kernel.parse().unwrap();
+            // "plies": the counter kernel with plies; else a kernel's values.
+            let (kernel, output) = match kernel {
+                "plies" => (Kernel::Counter, Output::ValuesAndPlies),
+                name => (name.parse().unwrap(), Output::Values),
+            };
             let sum = SumPhases::default();
-            let options = LocalOptions { workers: 1, threads_per_worker: threads, kernel };
+            let options = LocalOptions { workers: 1, threads_per_worker: threads, kernel, output };
             let m = solve_local(&game, &plan, out, options, &sum).unwrap();
             m.write(out).unwrap();
             let p = *sum.0.lock().unwrap();

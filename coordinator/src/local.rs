@@ -7,7 +7,7 @@ use crate::run::{Refusal, RunOptions, RunState};
 use foxbase_core::tier::TierGame;
 use foxbase_tables::manifest::Manifest;
 use foxbase_worker::job::TierReport;
-use foxbase_worker::kernel::{Kernel, SolveTier};
+use foxbase_worker::kernel::{Kernel, Output, SolveTier};
 use foxbase_worker::lease_loop::{run_lease_loop, WorkerOptions};
 use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration};
 use foxbase_worker::store::DirStore;
@@ -23,14 +23,16 @@ pub struct LocalOptions {
     pub workers: usize,
     /// Kernel threads per worker.
     pub threads_per_worker: usize,
-    /// Which kernel solves the tiers (the tables are the same either way).
+    /// Which kernel solves the tiers for values alone (the tables are the same either way).
     pub kernel: Kernel,
+    /// Values alone, or with plies to the end.
+    pub output: Output,
 }
 
 impl Default for LocalOptions {
     /// One worker of one thread, the default kernel.
     fn default() -> LocalOptions {
-        LocalOptions { workers: 1, threads_per_worker: 1, kernel: Kernel::default() }
+        LocalOptions { workers: 1, threads_per_worker: 1, kernel: Kernel::default(), output: Output::Values }
     }
 }
 
@@ -59,7 +61,11 @@ pub fn solve_local<G: SolveTier>(
     // are synced once at the end, before the manifest that makes them a
     // tablebase, instead of one by one.
     let dir_store = DirStore::synced_at_end(store);
-    let run_options = RunOptions { lease: Duration::from_secs(3600), retry_after: Duration::from_millis(2) };
+    let run_options = RunOptions {
+        lease: Duration::from_secs(3600),
+        retry_after: Duration::from_millis(2),
+        plies: options.output.plies(),
+    };
     let state = RunState::new(game, plan, &dir_store, None, Vec::new(), run_options)?;
     let link = LocalLink { state: Mutex::new(state), progress, slots_done: Mutex::new(0) };
     let stop = AtomicBool::new(false);

@@ -15,13 +15,13 @@
 use crate::journal::Journal;
 use crate::plan::{Scheduler, TierPlan};
 use foxbase_core::tier::TierGame;
-use foxbase_tables::manifest::{Manifest, TierEntry};
+use foxbase_tables::manifest::{Manifest, PliesEntry, TierEntry};
 use foxbase_tables::source::ByteSource;
-use foxbase_tables::table::TableFile;
-use foxbase_tables::tier_files::{table_header, TABLE_EXT};
+use foxbase_tables::table::{Contents, TableFile, TableHeader};
+use foxbase_tables::tier_files::{plies_beside, plies_key, table_header, TABLE_EXT};
 use foxbase_worker::kernel::Phases;
 use foxbase_worker::protocol::{
-    Accepted, Assignment, Completion, LeaseAnswer, Registration, RunStatus, TableRef, WorkerStatus,
+    Accepted, Assignment, Completion, FileRef, LeaseAnswer, Registration, RunStatus, TableRef, WorkerStatus,
 };
 use foxbase_worker::store::Store;
 use std::collections::{BTreeMap, HashMap};
@@ -53,6 +53,10 @@ pub enum ResumeError {
     Store { file: String, message: String },
     #[error("the journal says {file} is finished ({bytes} bytes), but the store holds {found}")]
     Missing { file: String, bytes: u64, found: String },
+    #[error(
+        "the journal's tier {0} has no plies, and this run computes plies (resume it with --no-distance, as it began)"
+    )]
+    NoPlies(String),
 }
 
 /// Settings of a run.
@@ -62,6 +66,9 @@ pub struct RunOptions {
     pub lease: Duration,
     /// How long a worker waits before asking again when no tier is ready.
     pub retry_after: Duration,
+    /// Whether tiers are solved with plies to the end: every completion
+    /// then brings a plies file, checked and kept beside its table.
+    pub plies: bool,
 }
 
 struct Lease<T> {
@@ -141,6 +148,22 @@ impl<'g, G: TierGame> RunState<'g, G> {
                     found: size.map_or("nothing".to_string(), |s| format!("{s} bytes")),
                 });
             }
+            match &entry.plies {
+                Some(p) => {
+                    let size = store
+                        .size(&p.file)
+                        .map_err(|e| ResumeError::Store { file: p.file.clone(), message: e.to_string() })?;
+                    if size != Some(p.bytes) {
+                        return Err(ResumeError::Missing {
+                            file: p.file.clone(),
+                            bytes: p.bytes,
+                            found: size.map_or("nothing".to_string(), |s| format!("{s} bytes")),
+                        });
+                    }
+                }
+                None if options.plies => return Err(ResumeError::NoPlies(entry.name.clone())),
+                None => {}
+            }
             done.insert(tier, entry);
         }
         let finished_tiers: Vec<G::Tier> = done.keys().copied().collect();
@@ -210,6 +233,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
             variant: self.game.variant_json(),
             lease_seconds: self.options.lease.as_secs().max(1) as u32,
             store_url: self.store.url(),
+            plies: self.options.plies,
         }
     }
 
@@ -255,6 +279,10 @@ impl<'g, G: TierGame> RunState<'g, G> {
                     file: e.file.clone(),
                     crc32: u32::from_str_radix(&e.crc32, 16).unwrap_or(0),
                     bytes: e.bytes,
+                    plies: e
+                        .plies
+                        .as_ref()
+                        .map(|p| FileRef { crc32: u32::from_str_radix(&p.crc32, 16).unwrap_or(0), bytes: p.bytes }),
                 }
             })
             .collect();
@@ -299,6 +327,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
         if !matches!(result, Ok(Accepted { duplicate: false })) && is_upload_key(&req.upload_key) {
             // Rejected or duplicate: the upload is never used.
             let _ = self.store.delete(&req.upload_key);
+            let _ = self.store.delete(&plies_beside(&req.upload_key));
         }
         result
     }
@@ -341,17 +370,28 @@ impl<'g, G: TierGame> RunState<'g, G> {
             let what = stored.map_or("no upload".to_string(), |s| format!("{s} bytes"));
             return invalid(format!("{} bytes claimed, the store holds {what} under {upload_key}", req.bytes));
         }
-        let bytes = self.store.get_bytes(upload_key).map_err(|e| Refusal::Internal(format!("{upload_key}: {e}")))?;
-        let crc = crc32fast::hash(&bytes);
-        if crc != req.crc32 {
-            return invalid(format!("checksum {:08x} claimed, the upload's is {crc:08x}", req.crc32));
-        }
-        let table = TableFile::from_source(Box::new(Upload { name: upload_key.clone(), bytes }))
-            .map_err(|e| Refusal::Invalid(e.to_string()))?;
-        table
-            .expect(&table_header(self.game, tier, slots))
-            .map_err(|e| Refusal::Invalid(format!("completion of tier '{tier_name}' refused: {e}")))?;
-        drop(table);
+        let header = table_header(self.game, tier, slots);
+        let refuse = |m: String| Refusal::Invalid(format!("completion of tier '{tier_name}' refused: {m}"));
+        self.check_upload(upload_key, req.bytes, req.crc32, &header, Contents::Values).map_err(refuse)?;
+        let plies = match (req.plies, self.options.plies) {
+            (Some(p), true) => {
+                let upload = plies_beside(upload_key);
+                self.check_upload(&upload, p.bytes, p.crc32, &header, Contents::Plies8).map_err(refuse)?;
+                Some((upload, p))
+            }
+            (None, false) => None,
+            (Some(_), false) => return invalid("it brings plies to a run without them".into()),
+            (None, true) => return invalid("it brings no plies to a run with plies".into()),
+        };
+        // The plies first: a table in place always has its plies beside it.
+        let plies = match plies {
+            Some((upload, p)) => {
+                let key = plies_key(self.game, tier);
+                self.store.rename(&upload, &key).map_err(|e| Refusal::Internal(format!("{key}: {e}")))?;
+                Some(PliesEntry { file: key, bytes: p.bytes, crc32: format!("{:08x}", p.crc32), longest: p.longest })
+            }
+            None => None,
+        };
         let key = table_key(self.game, tier);
         self.store.rename(upload_key, &key).map_err(|e| Refusal::Internal(format!("{key}: {e}")))?;
         let entry = TierEntry {
@@ -367,6 +407,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
             children: self.plan.children[&tier].iter().map(|&c| self.game.tier_name(c)).collect(),
             levels: stats.levels,
             decided_at_start: stats.decided_at_start,
+            plies,
         };
         if let Some(j) = &mut self.journal {
             j.append(&entry).map_err(|e| Refusal::Internal(e.to_string()))?;
@@ -386,6 +427,32 @@ impl<'g, G: TierGame> RunState<'g, G> {
         self.slots_done_here += slots;
         self.slots_finished += slots;
         Ok(Accepted { duplicate: false })
+    }
+
+    /// Checks an upload's length and CRC32 against a completion's claims,
+    /// and its header against the tier's; the message says what is wrong.
+    fn check_upload(
+        &self,
+        key: &str,
+        claimed_bytes: u64,
+        claimed_crc: u32,
+        header: &TableHeader,
+        contents: Contents,
+    ) -> Result<(), String> {
+        let stored = self.store.size(key).map_err(|e| format!("{key}: {e}"))?;
+        if stored != Some(claimed_bytes) {
+            let what = stored.map_or("no upload".to_string(), |s| format!("{s} bytes"));
+            return Err(format!("{claimed_bytes} bytes claimed, the store holds {what} under {key}"));
+        }
+        let bytes = self.store.get_bytes(key).map_err(|e| format!("{key}: {e}"))?;
+        let crc = crc32fast::hash(&bytes);
+        if crc != claimed_crc {
+            return Err(format!("checksum {claimed_crc:08x} claimed, the upload's is {crc:08x} ({key})"));
+        }
+        let file =
+            TableFile::from_source(Box::new(Upload { name: key.to_string(), bytes })).map_err(|e| e.to_string())?;
+        file.expect(header).map_err(|e| e.to_string())?;
+        file.expect_contents(contents).map_err(|e| e.to_string())
     }
 
     pub fn status(&self, now: Instant, start_value: Option<&str>) -> RunStatus {

@@ -1,6 +1,7 @@
 //! The tiered solver against the reference solver, position by position,
-//! on small variants of every kind (both geometries, 1 and 2 foxes, K 1..3,
-//! fox first and sheep first), and the same tables for any thread count.
+//! values and plies to the end, on small variants of every kind (both
+//! geometries, 1 and 2 foxes, K 1..3, fox first and sheep first), and the
+//! same tables and plies files for any thread and worker count.
 
 mod common;
 
@@ -12,9 +13,10 @@ use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::reference::ReferenceSolution;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Value, Variant};
+use foxbase_tables::plies::read_plies;
 use foxbase_tables::table::read_table;
-use foxbase_tables::tier_files::{table_header, table_path};
-use foxbase_worker::kernel::Kernel;
+use foxbase_tables::tier_files::{plies_path, table_header, table_path};
+use foxbase_worker::kernel::{Kernel, Output};
 use std::collections::HashMap;
 
 struct Quiet;
@@ -27,22 +29,26 @@ fn variant(start: &str, geometry: Geometry, k: u32) -> Variant {
     Variant::new(geometry, k, parse_position(start).unwrap()).unwrap()
 }
 
-/// Solves with the tiered solver and returns every tier's bytes on disk.
+/// Solves with plies and returns the bytes on disk of every tier's table
+/// and plies file, by file name.
 fn solve(v: &Variant, workers: usize, threads: usize, dir: &TempDir) -> HashMap<String, Vec<u8>> {
     let game = FoxGame::new(*v);
     let plan = TierPlan::new(&game);
-    let m = solve_local(
-        &game,
-        &plan,
-        &dir.0,
-        LocalOptions { workers, threads_per_worker: threads, ..Default::default() },
-        &Quiet,
-    )
-    .unwrap();
-    m.tiers.iter().map(|t| (t.name.clone(), std::fs::read(dir.0.join(&t.file)).unwrap())).collect()
+    let options =
+        LocalOptions { workers, threads_per_worker: threads, kernel: Kernel::Counter, output: Output::ValuesAndPlies };
+    let m = solve_local(&game, &plan, &dir.0, options, &Quiet).unwrap();
+    let mut files = HashMap::new();
+    for t in &m.tiers {
+        let plies = t.plies.as_ref().expect("a solve with plies records each tier's plies file");
+        for file in [&t.file, &plies.file] {
+            files.insert(file.clone(), std::fs::read(dir.0.join(file)).unwrap());
+        }
+    }
+    files
 }
 
-/// Compares every position the reference solver reaches; returns how many were compared.
+/// Compares the value and plies of every position the reference solver
+/// reaches; returns how many were compared.
 fn compare(v: &Variant, expected_start: Value) -> usize {
     let dir = TempDir::new("ref");
     solve(v, 1, 2, &dir);
@@ -53,23 +59,27 @@ fn compare(v: &Variant, expected_start: Value) -> usize {
         .iter()
         .map(|&t| {
             let index = game.tier_index(t);
-            let values =
-                read_table(&table_path(&game, &dir.0, t), &table_header(&game, t, game.tier_size(&index))).unwrap();
-            (t, (index, values))
+            let header = table_header(&game, t, game.tier_size(&index));
+            let values = read_table(&table_path(&game, &dir.0, t), &header).unwrap();
+            let plies = read_plies(&plies_path(&game, &dir.0, t), &header).unwrap();
+            (t, (index, values, plies))
         })
         .collect();
-    let reference = ReferenceSolution::solve(v, 5_000_000).unwrap();
+    let reference = ReferenceSolution::solve_with_plies(v, 5_000_000).unwrap();
     assert_eq!(reference.value(&v.start), Some(expected_start), "reference value of the start of {v}");
     let mut compared = 0;
     for (pos, want) in reference.iter() {
-        let got = match game.primitive(&pos) {
-            Some(value) => value,
+        let (got, plies) = match game.primitive(&pos) {
+            Some(value) => (value, (value != Value::Draw).then_some(0)),
             None => {
-                let (index, values) = &tables[&game.tier_of(&pos)];
-                values.value(game.rank(index, &pos.canonical())).expect("a reachable position has a used slot")
+                let (index, values, plies) = &tables[&game.tier_of(&pos)];
+                let i = game.rank(index, &pos.canonical());
+                let value = values.value(i).expect("a reachable position has a used slot");
+                (value, (value != Value::Draw).then_some(plies.get(i) as u32))
             }
         };
         assert_eq!(got, want, "{v}: position {}", format_position(&pos));
+        assert_eq!(plies, reference.plies(&pos), "{v}: plies of {} ({got})", format_position(&pos));
         compared += 1;
     }
     compared
@@ -147,18 +157,18 @@ fn tables_are_identical_for_any_thread_and_worker_count() {
     assert_eq!(one, workers);
 }
 
-/// Solves with `kernel` and returns every tier's bytes on disk.
+/// Solves values with `kernel` and returns every tier's bytes on disk.
 fn solve_with(v: &Variant, workers: usize, threads: usize, kernel: Kernel, dir: &TempDir) -> HashMap<String, Vec<u8>> {
     let game = FoxGame::new(*v);
     let plan = TierPlan::new(&game);
-    let options = LocalOptions { workers, threads_per_worker: threads, kernel };
+    let options = LocalOptions { workers, threads_per_worker: threads, kernel, output: Output::Values };
     let m = solve_local(&game, &plan, &dir.0, options, &Quiet).unwrap();
     m.tiers.iter().map(|t| (t.name.clone(), std::fs::read(dir.0.join(&t.file)).unwrap())).collect()
 }
 
-/// The Fox Game's kernels (block and planes) write the counter kernel's
-/// tables byte for byte, with 1 and 2 threads, on every variant above and
-/// on larger pen targets.
+/// The Fox Game's kernels (block and planes) and the counter kernel with
+/// plies write the counter kernel's tables byte for byte, with 1 and 2
+/// threads, on every variant above and on larger pen targets.
 #[test]
 fn the_fox_kernels_write_the_counter_kernels_tables() {
     let variants = [
@@ -189,6 +199,12 @@ fn the_fox_kernels_write_the_counter_kernels_tables() {
                     assert!(tables[name] == *bytes, "{v}: tier {name} differs with {threads} threads ({kernel:?})");
                 }
             }
+        }
+        let with_plies = solve(&v, 1, 2, &TempDir::new("plies"));
+        assert_eq!(with_plies.len(), 2 * counter.len(), "{v}");
+        for (name, bytes) in &counter {
+            let file = format!("tiers/{name}.fxt");
+            assert!(with_plies[&file] == *bytes, "{v}: tier {name} differs when solved with plies");
         }
     }
 }

@@ -23,5 +23,5 @@ pub use board::{Geometry, Point};
 pub use error::{IllegalMove, ParseError, TooManyPositions, VariantError};
 pub use position::{Position, Side};
 pub use rules::{Move, Rules, Status};
-pub use value::Value;
+pub use value::{Outcome, Value};
 pub use variant::Variant;

@@ -103,6 +103,43 @@ impl fmt::Display for Value {
     }
 }
 
+/// A position's value for the side to move and its plies to the end: the
+/// plies until the game ends when the winner ends it as fast as it can and
+/// the loser delays it as long as it can (0 when it is over; `None` for a
+/// draw, or where plies are not known).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub value: Value,
+    pub plies: Option<u32>,
+}
+
+impl Outcome {
+    /// The outcome of a position that is not over from its children's
+    /// (each for its own side to move): the value of
+    /// [`Value::from_children`], and for a win 1 + the fewest plies among
+    /// the children lost for the opponent, for a loss 1 + the most among
+    /// all of them. The plies are `None` for a draw, or when a child that
+    /// counts has none.
+    ///
+    /// ```
+    /// use foxbase_core::{Outcome, Value::*};
+    /// let o = |value, plies| Outcome { value, plies };
+    /// // A win takes the quickest losing child; a loss the slowest child.
+    /// assert_eq!(Outcome::from_children(&[o(Loss, Some(4)), o(Loss, Some(2)), o(Draw, None)]), o(Win, Some(3)));
+    /// assert_eq!(Outcome::from_children(&[o(Win, Some(1)), o(Win, Some(7))]), o(Loss, Some(8)));
+    /// assert_eq!(Outcome::from_children(&[o(Win, Some(1)), o(Draw, None)]), o(Draw, None));
+    /// ```
+    pub fn from_children(children: &[Outcome]) -> Outcome {
+        let value = Value::from_children(children.iter().map(|c| c.value));
+        let plies = match value {
+            Value::Draw => None,
+            Value::Win => children.iter().filter(|c| c.value == Value::Loss).map(|c| c.plies).min().flatten(),
+            Value::Loss => children.iter().try_fold(0u32, |m, c| c.plies.map(|p| m.max(p))),
+        };
+        Outcome { value, plies: plies.map(|p| p + 1) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Value::{self, Draw, Loss, Win};

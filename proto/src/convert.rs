@@ -5,10 +5,10 @@
 //! transport before it gets here.
 
 use crate::v1;
-use foxbase_worker::job::TierReport;
+use foxbase_worker::job::{PliesReport, TierReport};
 use foxbase_worker::kernel::{Phases, TierStats};
 use foxbase_worker::protocol::{
-    Accepted, Assignment, Completion, LeaseAnswer, Registration, RunStatus, TableRef, WorkerStatus,
+    Accepted, Assignment, Completion, FileRef, LeaseAnswer, Registration, RunStatus, TableRef, WorkerStatus,
 };
 use std::time::Duration;
 
@@ -20,6 +20,7 @@ impl From<Registration> for v1::RegisterResponse {
             variant: r.variant,
             lease_seconds: r.lease_seconds,
             store_url: r.store_url,
+            plies: r.plies,
         }
     }
 }
@@ -32,19 +33,29 @@ impl From<v1::RegisterResponse> for Registration {
             variant: r.variant,
             lease_seconds: r.lease_seconds,
             store_url: r.store_url,
+            plies: r.plies,
         }
     }
 }
 
 impl From<TableRef> for v1::TableRef {
     fn from(t: TableRef) -> Self {
-        v1::TableRef { tier: t.tier, file: t.file, crc32: t.crc32, bytes: t.bytes }
+        v1::TableRef {
+            tier: t.tier,
+            file: t.file,
+            crc32: t.crc32,
+            bytes: t.bytes,
+            has_plies: t.plies.is_some(),
+            plies_crc32: t.plies.map_or(0, |p| p.crc32),
+            plies_bytes: t.plies.map_or(0, |p| p.bytes),
+        }
     }
 }
 
 impl From<v1::TableRef> for TableRef {
     fn from(t: v1::TableRef) -> Self {
-        TableRef { tier: t.tier, file: t.file, crc32: t.crc32, bytes: t.bytes }
+        let plies = t.has_plies.then_some(FileRef { crc32: t.plies_crc32, bytes: t.plies_bytes });
+        TableRef { tier: t.tier, file: t.file, crc32: t.crc32, bytes: t.bytes, plies }
     }
 }
 
@@ -117,6 +128,10 @@ impl From<Completion> for v1::CompleteRequest {
             propagate_seconds: r.phases.propagate,
             pack_seconds: r.phases.pack,
             write_seconds: r.phases.write,
+            has_plies: r.plies.is_some(),
+            plies_crc32: r.plies.map_or(0, |p| p.crc32),
+            plies_bytes: r.plies.map_or(0, |p| p.bytes),
+            longest_plies: r.plies.map_or(0, |p| p.longest),
         }
     }
 }
@@ -148,6 +163,11 @@ impl From<v1::CompleteRequest> for Completion {
                     pack: c.pack_seconds,
                     write: c.write_seconds,
                 },
+                plies: c.has_plies.then_some(PliesReport {
+                    crc32: c.plies_crc32,
+                    bytes: c.plies_bytes,
+                    longest: c.longest_plies,
+                }),
             },
         }
     }
@@ -247,6 +267,7 @@ mod tests {
             bytes: 123,
             seconds: 0.5,
             phases: Phases { load: 0.125, init: 0.25, propagate: 0.0625, pack: 0.03125, write: 0.5 },
+            plies: Some(PliesReport { crc32: 0xfeed_f00d, bytes: 45, longest: 67 }),
         }
     }
 
@@ -258,13 +279,23 @@ mod tests {
             variant: "{}".into(),
             lease_seconds: 60,
             store_url: "file:///x".into(),
+            plies: true,
         };
         assert_eq!(Registration::from(v1::RegisterResponse::from(reg.clone())), reg);
         let a = Assignment {
             tier: "t".into(),
             lease_id: 7,
             upload_key: "incoming/t.7.fxt".into(),
-            children: vec![TableRef { tier: "c".into(), file: "tiers/c.fxt".into(), crc32: 9, bytes: 10 }],
+            children: vec![
+                TableRef { tier: "c".into(), file: "tiers/c.fxt".into(), crc32: 9, bytes: 10, plies: None },
+                TableRef {
+                    tier: "d".into(),
+                    file: "tiers/d.fxt".into(),
+                    crc32: 11,
+                    bytes: 12,
+                    plies: Some(FileRef { crc32: 13, bytes: 14 }),
+                },
+            ],
         };
         for answer in [LeaseAnswer::Assigned(a), LeaseAnswer::Wait(Duration::from_millis(250)), LeaseAnswer::Done] {
             assert_eq!(LeaseAnswer::from(v1::LeaseResponse::from(answer.clone())), answer);

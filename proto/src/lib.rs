@@ -6,7 +6,7 @@
 pub mod convert;
 
 /// The protocol's version, sent with every call; peers with another version are refused.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Metadata key carrying [`PROTOCOL_VERSION`].
 pub const PROTOCOL_HEADER: &str = "foxbase-protocol";

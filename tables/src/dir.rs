@@ -12,12 +12,13 @@ use crate::error::{Error, ErrorKind, TableError};
 use crate::index::{IndexEntry, Summary, TierIndex};
 use crate::packed::{PackedValues, UNUSED};
 use crate::source::{DirLocation, Location};
-use crate::table::{Layout, TableFile};
-use crate::tier_files::{key_of_name, table_header};
+use crate::table::{Contents, Layout, TableFile};
+use crate::tier_files::{key_of_name, plies_key_of_name, table_header};
 use foxbase_core::board::Bits;
 use foxbase_core::foxgame::{FoxGame, FoxTier, SetRank, TierIndex as RankIndex};
 use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
+pub use foxbase_core::Outcome;
 use foxbase_core::{Move, Position, Side, Value, Variant};
 use rayon::prelude::*;
 use std::collections::{HashMap, VecDeque};
@@ -225,6 +226,8 @@ pub struct TableDir {
     entries: Mutex<HashMap<FoxTier, Option<IndexEntry>>>,
     /// Table files opened so far (header and block index read), for single values.
     files: Mutex<HashMap<FoxTier, Arc<TableFile>>>,
+    /// Plies files opened so far, for single plies.
+    plies_files: Mutex<HashMap<FoxTier, Arc<TableFile>>>,
     cache: Mutex<TableCache>,
 }
 
@@ -250,6 +253,7 @@ impl TableDir {
             index,
             entries: Mutex::new(HashMap::new()),
             files: Mutex::new(HashMap::new()),
+            plies_files: Mutex::new(HashMap::new()),
             cache: Mutex::new(TableCache {
                 budget: DEFAULT_CACHE_BYTES,
                 stored: HashMap::new(),
@@ -303,6 +307,88 @@ impl TableDir {
         let t = Arc::new(t);
         self.files.lock().unwrap().insert(tier, t.clone());
         Ok(t)
+    }
+
+    /// The plies file of `tier`, opened and checked against its header.
+    fn plies_file(&self, tier: FoxTier, entry: &IndexEntry) -> Result<Arc<TableFile>, TableError> {
+        if let Some(f) = self.plies_files.lock().unwrap().get(&tier) {
+            return Ok(f.clone());
+        }
+        let key = plies_key_of_name(&entry.name);
+        let source =
+            self.location.open(&key).map_err(|e| TableError::new(self.location.name_of(&key), ErrorKind::Io(e)))?;
+        let t = TableFile::from_source(source)?;
+        t.expect(&table_header(&self.game, tier, entry.slots))?;
+        t.expect_contents(Contents::Plies8)?;
+        if t.layout != self.summary.layout {
+            return Err(TableError::new(
+                t.name(),
+                ErrorKind::LayoutMismatch { found: t.layout, expected: self.summary.layout },
+            ));
+        }
+        let t = Arc::new(t);
+        self.plies_files.lock().unwrap().insert(tier, t.clone());
+        Ok(t)
+    }
+
+    /// Whether the tablebase has plies files (solved without `--no-distance`).
+    pub fn has_plies(&self) -> bool {
+        self.summary.plies
+    }
+
+    /// The value of `pos` for the side to move and, in a tablebase with
+    /// plies, its plies to the end (`None` for a draw, or without plies).
+    /// Reads one block of the table and one of the plies file (a
+    /// fox-to-move position of a published tablebase: those of its children).
+    pub fn outcome(&self, pos: &Position) -> Result<Outcome, Error> {
+        if let Some(v) = self.game.primitive(pos) {
+            let plies = (v != Value::Draw && self.has_plies()).then_some(0);
+            return Ok(Outcome { value: v, plies });
+        }
+        let tier = self.game.tier_of(pos);
+        let entry = self.entry_of(pos, tier)?;
+        let table = self.file(tier, &entry)?;
+        if table.layout == Layout::Published && pos.side() == Side::Fox {
+            let mut children = Vec::new();
+            self.game.for_each_child(pos, |c| children.push(c));
+            let outcomes: Vec<Outcome> = children.iter().map(|c| self.outcome(c)).collect::<Result<_, _>>()?;
+            return Ok(Outcome::from_children(&outcomes));
+        }
+        let index = self.game.tier_index(tier);
+        let i = self.game.rank(&index, &pos.canonical());
+        let code = table.code(i)?;
+        let value = Value::from_code(code).ok_or_else(|| {
+            Error::Table(TableError::new(key_of_name(&entry.name), ErrorKind::UnusedSlot { slot: i }))
+        })?;
+        let plies = if value != Value::Draw && self.has_plies() {
+            Some(self.plies_file(tier, &entry)?.plies_at(i)?)
+        } else {
+            None
+        };
+        Ok(Outcome { value, plies })
+    }
+
+    /// Every legal move with its outcome for the player making it, plies
+    /// counted from `pos` (1 + those of the position it leads to).
+    pub fn move_outcomes(&self, pos: &Position) -> Result<Vec<(Move, Outcome)>, Error> {
+        let rules = self.game.rules;
+        rules
+            .moves(pos)
+            .into_iter()
+            .map(|m| {
+                let after = self.outcome(&rules.play(pos, m))?;
+                Ok((m, Outcome { value: after.value.for_mover(), plies: after.plies.map(|p| p + 1) }))
+            })
+            .collect()
+    }
+
+    /// The index entry of `pos`'s tier, or the error saying the tablebase lacks it.
+    fn entry_of(&self, pos: &Position, tier: FoxTier) -> Result<IndexEntry, Error> {
+        self.entry(tier)?.ok_or_else(|| Error::TierNotHeld {
+            position: format_position(pos),
+            tier: tier.name(),
+            start: format_position(&self.game.variant.start),
+        })
     }
 
     fn held_entry(&self, tier: FoxTier) -> Result<IndexEntry, Error> {

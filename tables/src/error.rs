@@ -109,6 +109,8 @@ pub enum ErrorKind {
     BlockChecksum,
     #[error("index {index} is past the table's {slots} slots")]
     PastEnd { index: u64, slots: u64 },
+    #[error("holds {found}, expected {expected} (a table and a plies file swapped?)")]
+    WrongContents { found: &'static str, expected: &'static str },
     #[error("a published table (fox-to-move values not stored); a solve needs the tables a solve wrote")]
     PublishedAsChild,
     #[error("slot {slot} is marked unused but holds a position")]

@@ -56,6 +56,9 @@ pub struct Summary {
     pub tiers: u64,
     pub slots: u64,
     pub bytes: u64,
+    /// Every tier has a plies file (absent in indexes written before plies existed: false).
+    #[serde(default)]
+    pub plies: bool,
 }
 
 impl Summary {
@@ -69,6 +72,7 @@ impl Summary {
             tiers: manifest.tiers.len() as u64,
             slots: manifest.total_slots(),
             bytes: manifest.total_bytes(),
+            plies: manifest.has_plies(),
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod error;
 pub mod index;
 pub mod manifest;
 pub mod packed;
+pub mod plies;
 pub mod probe;
 pub mod publish;
 pub mod seal;

@@ -36,6 +36,21 @@ pub struct TierEntry {
     /// Positions the solve's initial pass decided, before any propagation (absent before it was recorded: 0).
     #[serde(default)]
     pub decided_at_start: u64,
+    /// The tier's plies file ([`crate::plies`]); absent when solved with `--no-distance`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plies: Option<PliesEntry>,
+}
+
+/// A tier's plies file.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PliesEntry {
+    /// Path relative to the directory.
+    pub file: String,
+    pub bytes: u64,
+    /// CRC32 of the whole file, 8 hex digits.
+    pub crc32: String,
+    /// The largest plies count of the tier (its longest win or loss).
+    pub longest: u32,
 }
 
 /// The value of the variant's start position.
@@ -116,6 +131,11 @@ impl Manifest {
 
     pub fn total_slots(&self) -> u64 {
         self.tiers.iter().map(|t| t.slots).sum()
+    }
+
+    /// Whether every tier has a plies file (a solve without `--no-distance`).
+    pub fn has_plies(&self) -> bool {
+        !self.tiers.is_empty() && self.tiers.iter().all(|t| t.plies.is_some())
     }
 
     pub fn total_bytes(&self) -> u64 {

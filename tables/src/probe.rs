@@ -3,16 +3,17 @@
 
 use crate::dir::TableDir;
 use crate::error::Error;
-use foxbase_core::{Move, Position, Value};
+use foxbase_core::{Move, Outcome, Position};
 
 /// A probed position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Probe {
     pub position: Position,
-    /// For the side to move.
-    pub value: Value,
-    /// Every legal move with its value for the player making it.
-    pub moves: Vec<(Move, Value)>,
+    /// For the side to move, with its plies to the end.
+    pub outcome: Outcome,
+    /// Every legal move with its outcome for the player making it, plies
+    /// counted from the probed position.
+    pub moves: Vec<(Move, Outcome)>,
 }
 
 /// Probes `pos` in `tables`. Fails for a position with more pieces than
@@ -20,5 +21,5 @@ pub struct Probe {
 /// that cannot be read.
 pub fn probe(tables: &TableDir, pos: &Position) -> Result<Probe, Error> {
     tables.check_position(pos)?;
-    Ok(Probe { position: *pos, value: tables.value(pos)?, moves: tables.move_values(pos)? })
+    Ok(Probe { position: *pos, outcome: tables.outcome(pos)?, moves: tables.move_outcomes(pos)? })
 }

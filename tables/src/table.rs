@@ -11,6 +11,7 @@
 
 use crate::error::{io_error, ErrorKind, TableError};
 use crate::packed::{PackedValues, UNUSED};
+use crate::plies::Plies;
 use crate::source::{ByteSource, FileSource};
 use rayon::prelude::*;
 use serde_json::json;
@@ -42,6 +43,43 @@ pub const CODEC_ZSTD: u32 = 1;
 pub const FLAG_EVEN_DERIVED: u32 = 1;
 /// zstd level of published tables (docs/format.md has the measurements behind it).
 pub const PUBLISH_ZSTD_LEVEL: i32 = 15;
+/// Header flag: the slots hold plies to the end, one byte each (a plies file).
+pub const FLAG_PLIES_U8: u32 = 2;
+/// Header flag: the slots hold plies to the end, two bytes each, little-endian.
+pub const FLAG_PLIES_U16: u32 = 4;
+/// How the plies of a plies file are written.
+pub const PLIES_ENCODING: &str =
+    "plies to the end of a won or lost position, side to move; 0 for a draw, an unused slot or a game over";
+
+/// What a table file's slots hold: 2-bit values (a table, `.fxt`) or
+/// plies to the end (a plies file, `.fxp`), by header flags 1 and 2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contents {
+    Values,
+    /// One byte a slot: every plies count of the tier is below 256.
+    Plies8,
+    /// Two bytes a slot, little-endian.
+    Plies16,
+}
+
+impl Contents {
+    /// Raw bytes of `slots` slots.
+    pub fn raw_len(self, slots: u64) -> u64 {
+        match self {
+            Contents::Values => slots.div_ceil(4),
+            Contents::Plies8 => slots,
+            Contents::Plies16 => slots * 2,
+        }
+    }
+
+    fn flags(self) -> u32 {
+        match self {
+            Contents::Values => 0,
+            Contents::Plies8 => FLAG_PLIES_U8,
+            Contents::Plies16 => FLAG_PLIES_U16,
+        }
+    }
+}
 
 /// Which slots of a table hold stored values: the one name of the stored
 /// layout, in table headers (flag bit 0) and in manifests (`"layout"`).
@@ -102,6 +140,7 @@ pub struct TableFile {
     pub block_slots: u32,
     pub codec: u32,
     pub layout: Layout,
+    pub contents: Contents,
     pub blocks: Vec<BlockEntry>,
     pub file_len: u64,
     source: Box<dyn ByteSource>,
@@ -231,14 +270,37 @@ fn encode(
     layout: Layout,
 ) -> (Vec<Vec<u8>>, u64) {
     assert_eq!(header.slots, values.len(), "header and values disagree on the slot count");
+    encode_body(header, Contents::Values, block_slots, level, layout, &|b| {
+        raw_block_with(values, block_slots, b, layout)
+    })
+}
+
+/// The bytes of a plies file (see [`crate::plies`]), as pieces at offsets, and the file's length.
+fn encode_plies(header: &TableHeader, plies: &Plies, level: i32, layout: Layout) -> (Vec<Vec<u8>>, u64) {
+    assert_eq!(header.slots, plies.len(), "header and plies disagree on the slot count");
+    let contents = plies.contents();
+    let block_slots = DEFAULT_BLOCK_SLOTS;
+    encode_body(header, contents, block_slots, level, layout, &|b| plies.raw_block(block_slots, b, contents, layout))
+}
+
+/// The file around blocks whose raw bytes `raw_block(b)` gives.
+fn encode_body(
+    header: &TableHeader,
+    contents: Contents,
+    block_slots: u32,
+    level: i32,
+    layout: Layout,
+    raw_block: &(dyn Fn(u64) -> Vec<u8> + Sync),
+) -> (Vec<Vec<u8>>, u64) {
     assert!(block_slots > 0 && block_slots.is_multiple_of(4), "block size must be a positive multiple of 4");
+    let encoding = if contents == Contents::Values { ENCODING } else { PLIES_ENCODING };
     let json =
-        json!({"game": header.game, "variant": header.variant, "tier": header.tier, "encoding": ENCODING}).to_string();
-    let block_count = values.len().div_ceil(block_slots as u64);
+        json!({"game": header.game, "variant": header.variant, "tier": header.tier, "encoding": encoding}).to_string();
+    let block_count = header.slots.div_ceil(block_slots as u64);
     let blocks: Vec<(Vec<u8>, u32)> = (0..block_count)
         .into_par_iter()
         .map(|b| {
-            let raw = raw_block_with(values, block_slots, b, layout);
+            let raw = raw_block(b);
             let crc = crc32fast::hash(&raw);
             (compress_block(&raw, level), crc)
         })
@@ -258,14 +320,14 @@ fn encode(
     head.extend_from_slice(MAGIC);
     head.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     head.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    head.extend_from_slice(&values.len().to_le_bytes());
+    head.extend_from_slice(&header.slots.to_le_bytes());
     head.extend_from_slice(&block_slots.to_le_bytes());
     head.extend_from_slice(&(block_count as u32).to_le_bytes());
     head.extend_from_slice(&CODEC_ZSTD.to_le_bytes());
     let flags = match layout {
         Layout::Solved => 0,
         Layout::Published => FLAG_EVEN_DERIVED,
-    };
+    } | contents.flags();
     head.extend_from_slice(&flags.to_le_bytes());
     head.extend_from_slice(&index_offset.to_le_bytes());
     let mut crc = crc32fast::Hasher::new();
@@ -279,6 +341,35 @@ fn encode(
     pieces.extend(blocks.into_iter().map(|(b, _)| b));
     pieces.push(index);
     (pieces, file_len)
+}
+
+/// Writes a plies file durably (see [`crate::plies`]); returns the CRC32 of
+/// the whole file and its length. Published plies files use
+/// [`Layout::Published`] at [`PUBLISH_ZSTD_LEVEL`].
+pub fn write_plies(
+    path: &Path,
+    header: &TableHeader,
+    plies: &Plies,
+    level: i32,
+    layout: Layout,
+) -> Result<(u32, u64), TableError> {
+    let (pieces, file_len) = encode_plies(header, plies, level, layout);
+    let (placed, crc) = place(&pieces, file_len);
+    crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
+    Ok((crc, file_len))
+}
+
+/// [`write_plies`] for an upload, as [`write_table_upload`] writes a table.
+pub fn write_plies_upload(
+    path: &Path,
+    header: &TableHeader,
+    plies: &Plies,
+    sync: bool,
+) -> Result<(u32, u64), TableError> {
+    let (pieces, file_len) = encode_plies(header, plies, ZSTD_LEVEL, Layout::Solved);
+    let (placed, crc) = place(&pieces, file_len);
+    crate::durable::write_pieces_unnamed(path, &placed, sync).map_err(io_error(path.display().to_string()))?;
+    Ok((crc, file_len))
 }
 
 /// Writes a table file durably; returns the CRC32 of the whole file and its length.
@@ -409,10 +500,20 @@ impl TableFile {
             return Err(fail(ErrorKind::SlotCount { slots, limit: MAX_SLOTS }));
         }
         let flags = le32(&fixed, 36);
-        if flags & !FLAG_EVEN_DERIVED != 0 || fixed[52..].iter().any(|&b| b != 0) {
+        if flags & !(FLAG_EVEN_DERIVED | FLAG_PLIES_U8 | FLAG_PLIES_U16) != 0
+            || flags & (FLAG_PLIES_U8 | FLAG_PLIES_U16) == FLAG_PLIES_U8 | FLAG_PLIES_U16
+            || fixed[52..].iter().any(|&b| b != 0)
+        {
             return Err(fail(ErrorKind::Reserved));
         }
         let layout = if flags & FLAG_EVEN_DERIVED != 0 { Layout::Published } else { Layout::Solved };
+        let contents = if flags & FLAG_PLIES_U8 != 0 {
+            Contents::Plies8
+        } else if flags & FLAG_PLIES_U16 != 0 {
+            Contents::Plies16
+        } else {
+            Contents::Values
+        };
         let index_len = block_count * INDEX_ENTRY as u64 + 4;
         if index_offset.checked_add(index_len) != Some(file_len) {
             return Err(fail(ErrorKind::Length { file_len, index_says: index_offset.saturating_add(index_len) }));
@@ -443,7 +544,7 @@ impl TableFile {
         if expected_offset != index_offset {
             return Err(fail(ErrorKind::BlocksEnd { end: expected_offset, index_offset }));
         }
-        Ok(TableFile { header, block_slots, codec, layout, blocks, file_len, source })
+        Ok(TableFile { header, block_slots, codec, layout, contents, blocks, file_len, source })
     }
 
     /// The file's name in messages (its path, or its object's URL).
@@ -491,7 +592,7 @@ impl TableFile {
     /// Decompresses one block's stored bytes and checks its CRC.
     fn decode_block(&self, b: usize, stored: &[u8]) -> Result<Vec<u8>, TableError> {
         let fail = |kind: ErrorKind| TableError::in_block(self.name(), b as u64, kind);
-        let raw_len = self.slots_in_block(b).div_ceil(4) as usize;
+        let raw_len = self.contents.raw_len(self.slots_in_block(b)) as usize;
         let raw = match self.codec {
             CODEC_STORED => stored.to_vec(),
             _ => decompress_block(stored, raw_len).map_err(|e| fail(ErrorKind::Decompress(e.to_string())))?,
@@ -505,8 +606,21 @@ impl TableFile {
         Ok(raw)
     }
 
-    /// All values, with several block reads in flight.
-    pub fn read_all(&self) -> Result<PackedValues, TableError> {
+    /// Fails unless the file holds `contents` (a table read as plies, or plies as a table).
+    pub fn expect_contents(&self, want: Contents) -> Result<(), TableError> {
+        let plies = |c: Contents| c != Contents::Values;
+        if plies(self.contents) != plies(want) {
+            let what = |c: Contents| if plies(c) { "plies" } else { "values" };
+            return Err(TableError::new(
+                self.name(),
+                ErrorKind::WrongContents { found: what(self.contents), expected: what(want) },
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every block's raw bytes in order, with several block reads in flight.
+    fn read_all_raw(&self) -> Result<Vec<u8>, TableError> {
         // Grows with what was actually read and checked, never ahead of it.
         let mut bytes = Vec::new();
         let step = crate::uring::QUEUE_DEPTH as usize * 4;
@@ -518,18 +632,49 @@ impl TableFile {
             }
             b = end;
         }
+        Ok(bytes)
+    }
+
+    /// All values, with several block reads in flight.
+    pub fn read_all(&self) -> Result<PackedValues, TableError> {
+        self.expect_contents(Contents::Values)?;
+        let bytes = self.read_all_raw()?;
         Ok(PackedValues::from_bytes(self.header.slots, bytes).expect("block sizes add up to the slot count"))
     }
 
-    /// The code of one slot, reading and decompressing only its block.
-    pub fn code(&self, i: u64) -> Result<u8, TableError> {
+    /// All plies of a plies file, with several block reads in flight.
+    pub fn read_all_plies(&self) -> Result<Plies, TableError> {
+        self.expect_contents(Contents::Plies8)?;
+        let bytes = self.read_all_raw()?;
+        Ok(Plies::from_raw(self.contents, &bytes))
+    }
+
+    /// The raw block holding slot `i`, and `i`'s place in it.
+    fn block_of(&self, i: u64) -> Result<(Vec<u8>, u64), TableError> {
         if i >= self.header.slots {
             return Err(TableError::new(self.name(), ErrorKind::PastEnd { index: i, slots: self.header.slots }));
         }
         let b = (i / self.block_slots as u64) as usize;
         let raw = self.read_blocks(b..b + 1)?.pop().unwrap();
-        let j = i % self.block_slots as u64;
+        Ok((raw, i % self.block_slots as u64))
+    }
+
+    /// The code of one slot, reading and decompressing only its block.
+    pub fn code(&self, i: u64) -> Result<u8, TableError> {
+        self.expect_contents(Contents::Values)?;
+        let (raw, j) = self.block_of(i)?;
         Ok((raw[(j / 4) as usize] >> ((j % 4) * 2)) & 3)
+    }
+
+    /// The plies of one slot of a plies file, reading only its block.
+    pub fn plies_at(&self, i: u64) -> Result<u32, TableError> {
+        self.expect_contents(Contents::Plies8)?;
+        let (raw, j) = self.block_of(i)?;
+        let j = j as usize;
+        Ok(match self.contents {
+            Contents::Plies16 => u16::from_le_bytes([raw[2 * j], raw[2 * j + 1]]) as u32,
+            _ => raw[j] as u32,
+        })
     }
 
     /// The whole file's bytes (for its CRC32 against a manifest).

@@ -19,6 +19,32 @@ pub fn key_of_name(name: &str) -> String {
     format!("tiers/{name}.{TABLE_EXT}")
 }
 
+/// File extension of plies files ([`crate::plies`]).
+pub const PLIES_EXT: &str = "fxp";
+
+/// The key of a tier's plies file: `tiers/NAME.fxp`.
+pub fn plies_key<G: TierGame>(game: &G, tier: G::Tier) -> String {
+    plies_key_of_name(&game.tier_name(tier))
+}
+
+/// The key of the plies file of the tier named `name`.
+pub fn plies_key_of_name(name: &str) -> String {
+    format!("tiers/{name}.{PLIES_EXT}")
+}
+
+/// The key (or path) of the plies file beside the table `key`: the same
+/// name with the plies extension (`tiers/NAME.fxp` beside `tiers/NAME.fxt`,
+/// an upload's `incoming/NAME.LEASE.fxp` beside its `.fxt`).
+pub fn plies_beside(key: &str) -> String {
+    let stem = key.strip_suffix(&format!(".{TABLE_EXT}")).unwrap_or(key);
+    format!("{stem}.{PLIES_EXT}")
+}
+
+/// Where a tier's plies file lives inside a tablebase directory.
+pub fn plies_path<G: TierGame>(game: &G, dir: &Path, tier: G::Tier) -> PathBuf {
+    dir.join(plies_key(game, tier))
+}
+
 /// Where a tier's table lives inside a tablebase directory.
 pub fn table_path<G: TierGame>(game: &G, dir: &Path, tier: G::Tier) -> PathBuf {
     dir.join(table_key(game, tier))

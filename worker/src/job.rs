@@ -3,11 +3,15 @@
 //! same code.
 
 use crate::error::WorkerError;
-use crate::kernel::{thread_pool, ChildTable, Kernel, Phases, SolveTier, TierStats};
+use crate::kernel::{thread_pool, ChildTable, Kernel, Output, Phases, SolveTier, TierStats};
 use foxbase_core::tier::TierGame;
 use foxbase_tables::packed::PackedValues;
-use foxbase_tables::table::{read_table, write_table, write_table_upload, TableHeader};
+use foxbase_tables::plies::{read_plies, Plies};
+use foxbase_tables::table::{
+    read_table, write_plies, write_plies_upload, write_table, write_table_upload, TableHeader, ZSTD_LEVEL,
+};
 use foxbase_tables::tier_files::{table_header, table_path};
+use foxbase_tables::Layout;
 use foxbase_tables::TableError;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -23,6 +27,23 @@ pub struct TierReport {
     pub seconds: f64,
     /// Where the seconds went.
     pub phases: Phases,
+    /// The plies file, for a solve with plies.
+    pub plies: Option<PliesReport>,
+}
+
+/// The plies file a solve wrote beside its table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PliesReport {
+    pub crc32: u32,
+    pub bytes: u64,
+    /// The tier's largest plies count.
+    pub longest: u32,
+}
+
+/// Where the plies file of the table at `table` goes
+/// ([`foxbase_tables::tier_files::plies_beside`]).
+pub fn plies_beside(table: &Path) -> PathBuf {
+    PathBuf::from(foxbase_tables::tier_files::plies_beside(&table.to_string_lossy()))
 }
 
 /// Loads the child tables of `tier` from the directory `store`, solves it
@@ -34,7 +55,7 @@ pub fn solve_and_store<G: SolveTier>(
     threads: usize,
 ) -> Result<TierReport, WorkerError> {
     let child_path = |child| table_path(game, store, child);
-    solve_to_file(game, tier, &child_path, &table_path(game, store, tier), threads, Kernel::default())
+    solve_to_file(game, tier, &child_path, &table_path(game, store, tier), threads, Kernel::default(), Output::Values)
 }
 
 /// Solves `tier` with `threads` threads from the child tables at
@@ -49,24 +70,29 @@ pub fn solve_to_file<G: SolveTier>(
     out: &Path,
     threads: usize,
     kernel: Kernel,
+    output: Output,
 ) -> Result<TierReport, WorkerError> {
-    thread_pool(threads)?.install(|| solve_to_file_in_pool(game, tier, child_path, out, kernel))
+    thread_pool(threads)?.install(|| solve_to_file_in_pool(game, tier, child_path, out, kernel, output))
 }
 
-/// Reads and decodes the child tables of `tier` from `child_path(child)`,
-/// in parallel on the calling thread's rayon pool.
+/// Reads and decodes the child tables of `tier` from `child_path(child)`
+/// (and with `plies`, their plies files beside them, [`plies_beside`]), in
+/// parallel on the calling thread's rayon pool.
 pub fn load_children<G: TierGame>(
     game: &G,
     tier: G::Tier,
     child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),
+    plies: bool,
 ) -> Result<Vec<ChildTable<G>>, WorkerError> {
     game.child_tiers(tier)
         .into_par_iter()
         .map(|child| {
             let index = game.tier_index(child);
             let header = table_header(game, child, game.tier_size(&index));
-            let values = read_table(&child_path(child), &header)?;
-            Ok(ChildTable { tier: child, index, values })
+            let path = child_path(child);
+            let values = read_table(&path, &header)?;
+            let plies = if plies { Some(read_plies(&plies_beside(&path), &header)?) } else { None };
+            Ok(ChildTable { tier: child, index, values, plies })
         })
         .collect()
 }
@@ -79,8 +105,11 @@ pub fn solve_to_file_in_pool<G: SolveTier>(
     child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),
     out: &Path,
     kernel: Kernel,
+    output: Output,
 ) -> Result<TierReport, WorkerError> {
-    solve_and_write(game, tier, child_path, out, kernel, &write_table)
+    let write_plies =
+        |path: &Path, header: &TableHeader, plies: &Plies| write_plies(path, header, plies, ZSTD_LEVEL, Layout::Solved);
+    solve_and_write(game, tier, child_path, out, kernel, output, &write_table, &write_plies)
 }
 
 /// [`solve_to_file_in_pool`] for an upload that the coordinator checks
@@ -93,32 +122,53 @@ pub fn solve_to_upload_in_pool<G: SolveTier>(
     child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),
     out: &Path,
     kernel: Kernel,
+    output: Output,
     sync: bool,
 ) -> Result<TierReport, WorkerError> {
-    solve_and_write(game, tier, child_path, out, kernel, &|path, header, values| {
-        write_table_upload(path, header, values, sync)
-    })
+    solve_and_write(
+        game,
+        tier,
+        child_path,
+        out,
+        kernel,
+        output,
+        &|path, header, values| write_table_upload(path, header, values, sync),
+        &|path, header, plies| write_plies_upload(path, header, plies, sync),
+    )
 }
 
 type WriteTable<'a> = &'a dyn Fn(&Path, &TableHeader, &PackedValues) -> Result<(u32, u64), TableError>;
+type WritePlies<'a> = &'a dyn Fn(&Path, &TableHeader, &Plies) -> Result<(u32, u64), TableError>;
 
+/// Solves and writes the plies file (if any) first, then the table: a
+/// table on disk always has its plies beside it.
+#[allow(clippy::too_many_arguments)]
 fn solve_and_write<G: SolveTier>(
     game: &G,
     tier: G::Tier,
     child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),
     out: &Path,
     kernel: Kernel,
+    output: Output,
     write: WriteTable,
+    write_plies: WritePlies,
 ) -> Result<TierReport, WorkerError> {
     let started = Instant::now();
-    let children = load_children(game, tier, child_path)?;
+    let children = load_children(game, tier, child_path, output.plies())?;
     let load = started.elapsed().as_secs_f64();
-    let solved = game.solve_owning(kernel, tier, children)?;
+    let solved = game.solve_owning(kernel, output, tier, children)?;
     let writing = Instant::now();
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir).map_err(|source| WorkerError::Io { path: dir.display().to_string(), source })?;
     }
     let header = table_header(game, tier, solved.values.len());
+    let plies = match &solved.plies {
+        Some(plies) => {
+            let (crc32, bytes) = write_plies(&plies_beside(out), &header, plies)?;
+            Some(PliesReport { crc32, bytes, longest: plies.max() as u32 })
+        }
+        None => None,
+    };
     let (crc32, bytes) = write(out, &header, &solved.values)?;
     let phases = Phases { load, write: writing.elapsed().as_secs_f64(), ..solved.phases };
     Ok(TierReport {
@@ -128,5 +178,6 @@ fn solve_and_write<G: SolveTier>(
         bytes,
         seconds: started.elapsed().as_secs_f64(),
         phases,
+        plies,
     })
 }

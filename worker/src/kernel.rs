@@ -18,6 +18,7 @@
 use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
 use foxbase_tables::packed::{PackedValues, UNUSED};
+use foxbase_tables::plies::Plies;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -92,13 +93,44 @@ impl std::str::FromStr for Kernel {
 #[error("unknown kernel '{0}' (planes, block or counter)")]
 pub struct UnknownKernel(pub String);
 
+/// What a solve computes: the values alone, or with plies to the end
+/// ([`foxbase_tables::plies`]). Plies come from the counter kernel with
+/// plies ([`crate::plies_kernel`]) whatever [`Kernel`] is chosen: the
+/// plane and block kernels compute values only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    Values,
+    ValuesAndPlies,
+}
+
+impl Output {
+    pub fn plies(self) -> bool {
+        self == Output::ValuesAndPlies
+    }
+}
+
 /// A game the worker can solve, with the kernels it supports: every game
 /// has the counter kernel; a game with a kernel of its own overrides
-/// [`SolveTier::solve_with`].
+/// [`SolveTier::solve_values`].
 pub trait SolveTier: TierGame + Sized {
-    /// Solves `tier` with `kernel` on the calling thread's rayon pool.
-    /// Preconditions as [`solve_tier`].
+    /// Solves `tier` for `output` with `kernel` (for values alone) on the
+    /// calling thread's rayon pool. Preconditions as [`solve_tier`]; with
+    /// plies, every child table holds plies.
     fn solve_with(
+        &self,
+        kernel: Kernel,
+        output: Output,
+        tier: Self::Tier,
+        children: &[ChildTable<Self>],
+    ) -> Result<SolvedTier, KernelError> {
+        match output {
+            Output::ValuesAndPlies => crate::plies_kernel::solve_plies_in_pool(self, tier, children),
+            Output::Values => self.solve_values(kernel, tier, children),
+        }
+    }
+
+    /// The values of `tier` with `kernel`. Preconditions as [`solve_tier`].
+    fn solve_values(
         &self,
         kernel: Kernel,
         tier: Self::Tier,
@@ -113,15 +145,16 @@ pub trait SolveTier: TierGame + Sized {
     fn solve_owning(
         &self,
         kernel: Kernel,
+        output: Output,
         tier: Self::Tier,
         children: Vec<ChildTable<Self>>,
     ) -> Result<SolvedTier, KernelError> {
-        self.solve_with(kernel, tier, &children)
+        self.solve_with(kernel, output, tier, &children)
     }
 }
 
 impl SolveTier for foxbase_core::foxgame::FoxGame {
-    fn solve_with(
+    fn solve_values(
         &self,
         kernel: Kernel,
         tier: Self::Tier,
@@ -137,12 +170,13 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
     fn solve_owning(
         &self,
         kernel: Kernel,
+        output: Output,
         tier: Self::Tier,
         children: Vec<ChildTable<Self>>,
     ) -> Result<SolvedTier, KernelError> {
-        match kernel {
-            Kernel::Planes => crate::plane_kernel::solve_planes_owning(self, tier, children),
-            _ => self.solve_with(kernel, tier, &children),
+        match (kernel, output) {
+            (Kernel::Planes, Output::Values) => crate::plane_kernel::solve_planes_owning(self, tier, children),
+            _ => self.solve_with(kernel, output, tier, &children),
         }
     }
 }
@@ -154,6 +188,8 @@ pub struct ChildTable<G: TierGame> {
     pub tier: G::Tier,
     pub index: G::Index,
     pub values: PackedValues,
+    /// Its plies to the end, for a solve with plies.
+    pub plies: Option<Plies>,
 }
 
 /// Figures from one tier solve.
@@ -220,6 +256,8 @@ impl Phases {
 /// The result of solving a tier.
 pub struct SolvedTier {
     pub values: PackedValues,
+    /// Plies to the end, when the solve computed them ([`Output::ValuesAndPlies`]).
+    pub plies: Option<Plies>,
     pub stats: TierStats,
     /// `init`, `propagate` and `pack` (the kernel neither loads nor writes).
     pub phases: Phases,
@@ -323,7 +361,7 @@ pub(crate) fn propagate_and_pack<S: Default>(
     stats.levels = levels;
     stats.decided_at_start = decided_at_start;
     phases.pack = started.elapsed().as_secs_f64();
-    SolvedTier { values, stats, phases }
+    SolvedTier { values, stats, phases, plies: None }
 }
 
 /// Propagation, shared by the kernels: level 1 walks back from the

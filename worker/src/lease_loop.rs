@@ -5,8 +5,9 @@
 //! embedded coordinator directly); it sees only [`Link`].
 
 use crate::error::WorkerError;
-use crate::job::{solve_to_upload_in_pool, TierReport};
+use crate::job::{plies_beside, solve_to_upload_in_pool, TierReport};
 use crate::kernel::thread_pool;
+use crate::kernel::Output;
 use crate::kernel::SolveTier;
 use crate::protocol::{Assignment, Completion, LeaseAnswer, Link, LinkError, Registration};
 use crate::store::Store;
@@ -226,7 +227,19 @@ fn work_on<G: SolveTier>(
                 let t = game.parse_tier_name(&child.tier).ok_or_else(|| {
                     WorkerError::Protocol(format!("the coordinator named an unknown child tier '{}'", child.tier))
                 })?;
-                child_paths.insert(t, fetch(store, options, &child.file, child.crc32, child.bytes)?);
+                let path = fetch(store, options, &child.file, child.crc32, child.bytes)?;
+                if let Some(plies) = child.plies {
+                    // Fetched to the path beside the table, where the job reads it.
+                    let key = plies_beside(Path::new(&child.file)).to_string_lossy().into_owned();
+                    let at = fetch(store, options, &key, plies.crc32, plies.bytes)?;
+                    debug_assert_eq!(at, plies_beside(&path));
+                } else if me.plies {
+                    return Err(WorkerError::Protocol(format!(
+                        "the coordinator sent child tier {} without its plies in a run with plies",
+                        child.tier
+                    )));
+                }
+                child_paths.insert(t, path);
             }
             let hold_until = Instant::now() + options.hold_before_solving;
             while Instant::now() < hold_until && !stop.load(Ordering::Relaxed) {
@@ -241,15 +254,24 @@ fn work_on<G: SolveTier>(
             let local_out = store.local_path(&assignment.upload_key);
             let out = local_out.clone().unwrap_or_else(|| options.cache.join(&assignment.upload_key));
             let child_path = |c: G::Tier| child_paths[&c].clone();
+            let output = if me.plies { Output::ValuesAndPlies } else { Output::Values };
             let report = pool.install(|| {
-                solve_to_upload_in_pool(game, tier, &child_path, &out, options.kernel, options.sync_each_table)
+                solve_to_upload_in_pool(game, tier, &child_path, &out, options.kernel, output, options.sync_each_table)
             })?;
             if local_out.is_none() {
-                store.put_file(&assignment.upload_key, &out).map_err(|source| WorkerError::Store {
-                    what: format!("upload {}", assignment.upload_key),
-                    source,
-                })?;
-                let _ = std::fs::remove_file(&out);
+                // The plies first: the coordinator checks both when the completion comes.
+                let mut files = Vec::new();
+                if report.plies.is_some() {
+                    let key = plies_beside(Path::new(&assignment.upload_key)).to_string_lossy().into_owned();
+                    files.push((key, plies_beside(&out)));
+                }
+                files.push((assignment.upload_key.clone(), out.clone()));
+                for (key, path) in files {
+                    store
+                        .put_file(&key, &path)
+                        .map_err(|source| WorkerError::Store { what: format!("upload {key}"), source })?;
+                    let _ = std::fs::remove_file(&path);
+                }
             }
             Ok(Some(report))
         })();

@@ -1,5 +1,6 @@
 //! foxbase-worker: solves tiers. The retrograde kernels ([`kernel`], the
-//! counter kernel for any game, and [`fox_kernel`], per sheep set), the
+//! counter kernel for any game, [`plies_kernel`], the same with plies to
+//! the end, and [`fox_kernel`] and [`plane_kernel`], per sheep set), the
 //! one-tier job that loads child tables, solves and writes ([`job`]), the
 //! store tables are shared through ([`store`]), and the worker's lease loop
 //! ([`lease_loop`]) over the protocol's plain types ([`protocol`]). No
@@ -12,6 +13,7 @@ pub mod job;
 pub mod kernel;
 pub mod lease_loop;
 pub mod plane_kernel;
+pub mod plies_kernel;
 pub mod protocol;
 pub mod store;
 

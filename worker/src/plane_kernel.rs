@@ -1267,7 +1267,7 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
     let item = BLOCKS_PER_ITEM * stride;
     phases.init = started.elapsed().as_secs_f64();
     if !propagate {
-        return Ok(SolvedTier { values: PackedValues::filled(0, 0), stats: TierStats::default(), phases });
+        return Ok(SolvedTier { values: PackedValues::filled(0, 0), stats: TierStats::default(), phases, plies: None });
     }
 
     let started = std::time::Instant::now();
@@ -1357,7 +1357,7 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
     stats.levels = levels.max(1);
     stats.decided_at_start = decided_at_start;
     phases.pack = started.elapsed().as_secs_f64();
-    Ok(SolvedTier { values, stats, phases })
+    Ok(SolvedTier { values, stats, phases, plies: None })
 }
 
 /// The first stored value of a tier that its children contradict.

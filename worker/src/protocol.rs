@@ -19,6 +19,9 @@ pub struct Registration {
     pub lease_seconds: u32,
     /// Where tables are shared (see `store::open_store`).
     pub store_url: String,
+    /// Whether the run computes plies to the end: every table then has
+    /// its plies file beside it ([`crate::job::plies_beside`]).
+    pub plies: bool,
 }
 
 /// A finished table in the store, as the coordinator recorded it.
@@ -27,6 +30,15 @@ pub struct TableRef {
     pub tier: String,
     /// Key in the store, e.g. `tiers/f1-0.0.1.2.2.0.0.fxt`.
     pub file: String,
+    pub crc32: u32,
+    pub bytes: u64,
+    /// Its plies file (the key [`crate::job::plies_beside`] `file`), in a run with plies.
+    pub plies: Option<FileRef>,
+}
+
+/// A file's checksum and length, as the coordinator recorded them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileRef {
     pub crc32: u32,
     pub bytes: u64,
 }

@@ -70,6 +70,9 @@ pub struct CoordinatorArgs {
     /// Print one JSON summary object at the end instead of text.
     #[arg(long)]
     json: bool,
+    /// Values only, no plies files (the workers then solve with their --kernel, planes by default).
+    #[arg(long)]
+    no_distance: bool,
 }
 
 #[derive(Args)]
@@ -97,8 +100,9 @@ pub struct WorkerArgs {
     /// Hold each lease this many milliseconds before solving (for tests of failures mid-tier).
     #[arg(long, default_value_t = 0, hide = true)]
     hold_ms: u64,
-    /// Kernel: `planes` (bit planes per sheep set, the default), `block` (per sheep set and position)
-    /// or `counter` (the generic oracle); the tables are the same.
+    /// Kernel for a coordinator started with --no-distance: `planes` (bit planes per sheep set, the
+    /// default), `block` (per sheep set and position) or `counter` (the generic oracle); the tables are
+    /// the same. In a run with plies every tier is solved by the counter kernel with plies.
     #[arg(long, default_value = "planes", value_parser = super::solve::parse_kernel)]
     kernel: foxbase_worker::kernel::Kernel,
 }
@@ -142,6 +146,7 @@ fn coordinator_config(args: &CoordinatorArgs) -> Result<CoordinatorConfig, Failu
         token,
         tls,
         lease: Duration::from_secs(args.lease_seconds),
+        plies: !args.no_distance,
     })
 }
 

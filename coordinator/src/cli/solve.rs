@@ -10,7 +10,7 @@ use foxbase_coordinator::plan::TierPlan;
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::format_position;
 use foxbase_core::{Geometry, Value, Variant};
-use foxbase_worker::kernel::Kernel;
+use foxbase_worker::kernel::{Kernel, Output};
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -62,10 +62,39 @@ pub struct SolveArgs {
     /// Only plan: print the number of tiers, positions and the largest tier, and solve nothing.
     #[arg(long)]
     plan_only: bool,
-    /// Kernel: `planes` (bit planes per sheep set, the default), `block` (per sheep set and position)
-    /// or `counter` (the generic oracle); the tables are the same.
-    #[arg(long, default_value = "planes", value_parser = parse_kernel)]
-    kernel: Kernel,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// What a solve computes, for `solve` and `coordinator`.
+#[derive(Args, Clone, Copy)]
+pub struct OutputArgs {
+    /// Values only, no plies files: the faster solve (the plane kernel), for tables that need no
+    /// distances (probe, versus and puzzles then show no plies).
+    #[arg(long)]
+    pub no_distance: bool,
+    /// Kernel for a --no-distance solve: `planes` (bit planes per sheep set, the default), `block`
+    /// (per sheep set and position) or `counter` (the generic oracle); the tables are the same.
+    /// A solve with plies runs the counter kernel with plies.
+    #[arg(long, value_parser = parse_kernel)]
+    pub kernel: Option<Kernel>,
+}
+
+impl OutputArgs {
+    /// The kernel and output these flags ask for; a values-only kernel
+    /// without `--no-distance` is refused.
+    pub fn resolve(self) -> Result<(Kernel, Output), Failure> {
+        if self.no_distance {
+            return Ok((self.kernel.unwrap_or(Kernel::Planes), Output::Values));
+        }
+        match self.kernel {
+            None | Some(Kernel::Counter) => Ok((Kernel::Counter, Output::ValuesAndPlies)),
+            Some(k) => Err(Failure::bad_input(format!(
+                "--kernel {} computes values only; add --no-distance (plies come from the counter kernel)",
+                k.name()
+            ))),
+        }
+    }
 }
 
 /// `--kernel`'s parser.
@@ -82,12 +111,13 @@ pub fn solve(args: SolveArgs) -> CommandResult {
     if args.plan_only {
         return print_plan(variant, args.json);
     }
+    let (kernel, output) = args.output.resolve()?;
     let (workers, out, json_out) = (args.workers, &args.out, args.json);
     let game = FoxGame::new(variant);
     let started = Instant::now();
     let plan = TierPlan::new(&game);
     let progress = SolveProgress::new(json_out);
-    let options = LocalOptions { workers, threads_per_worker: (threads / workers).max(1), kernel: args.kernel };
+    let options = LocalOptions { workers, threads_per_worker: (threads / workers).max(1), kernel, output };
     let manifest = solve_local(&game, &plan, out, options, &progress).map_err(Failure::failed)?;
     progress.finish();
     let (manifest, value) = foxbase_tables::seal::seal(out, manifest).map_err(Failure::failed)?;
@@ -101,7 +131,8 @@ pub fn solve(args: SolveArgs) -> CommandResult {
             "side_to_move": start.side().name(), "tiers": manifest.tiers.len(), "positions": slots,
             "largest_tier": {"name": largest.name(), "positions": largest_slots},
             "seconds": secs, "threads": threads, "workers": workers, "table_bytes": manifest.total_bytes(),
-            "out": out.display().to_string(), "phases": phases_json(&progress.phases()), "kernel": args.kernel.name(),
+            "out": out.display().to_string(), "phases": phases_json(&progress.phases()), "kernel": kernel.name(),
+            "plies": output.plies(), "plies_bytes": plies_bytes(&manifest), "longest_plies": longest(&manifest),
         }));
     }
     line(format_args!("variant: {variant}"))?;
@@ -111,12 +142,29 @@ pub fn solve(args: SolveArgs) -> CommandResult {
         slots as f64 / secs / 1e6
     ))?;
     line(format_args!("tables: {} ({} bytes)", out.display(), manifest.total_bytes()))?;
+    if output.plies() {
+        line(format_args!(
+            "plies files: {} bytes; longest win or loss: {} plies",
+            plies_bytes(&manifest),
+            longest(&manifest)
+        ))?;
+    }
     let winner = match value {
         Value::Win => format!("the {} win", plural(start.side().name())),
         Value::Loss => format!("the {} win", plural(start.side().other().name())),
         Value::Draw => "neither side can force a win: a draw".to_string(),
     };
     line(format_args!("start {}: {value} for the {} to move, so {winner}", format_position(&start), start.side()))
+}
+
+/// Bytes of the plies files of a manifest.
+fn plies_bytes(manifest: &foxbase_tables::manifest::Manifest) -> u64 {
+    manifest.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum()
+}
+
+/// The largest plies count of a manifest's tiers.
+fn longest(manifest: &foxbase_tables::manifest::Manifest) -> u32 {
+    manifest.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.longest).max().unwrap_or(0)
 }
 
 fn plural(side: &str) -> &'static str {

@@ -5,7 +5,7 @@ use super::output::{json, line, TierBar};
 use super::{position_arg, CommandResult, Failure};
 use clap::Args;
 use foxbase_core::notation::format_position;
-use foxbase_core::{Point, Side, Value};
+use foxbase_core::{Outcome, Point, Side, Value};
 use foxbase_tables::probe::probe;
 use foxbase_tables::TableDir;
 use serde_json::json;
@@ -18,7 +18,9 @@ pub struct ProbeArgs {
     /// Directory written by `foxbase solve` or `foxbase publish`.
     #[arg(long)]
     tables: PathBuf,
-    /// Print {"position", "value": "win"|"draw"|"loss", "moves": [{"move", "value"}]} (move values for the mover).
+    /// Print {"position", "value": "win"|"draw"|"loss", "plies", "moves": [{"move", "value", "plies"}]}
+    /// (a move's value for the mover, its plies counted from the position; plies null for a draw
+    /// or in tables solved with --no-distance).
     #[arg(long)]
     json: bool,
 }
@@ -78,14 +80,41 @@ pub fn probe_command(args: ProbeArgs) -> CommandResult {
     let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
     let p = probe(&tables, &pos).map_err(Failure::bad_input)?;
     if args.json {
-        let list: Vec<_> = p.moves.iter().map(|(m, v)| json!({"move": m.to_string(), "value": v.name()})).collect();
-        return json(&json!({"position": format_position(&pos), "value": p.value.name(), "moves": list}));
+        let list: Vec<_> = p
+            .moves
+            .iter()
+            .map(|(m, o)| json!({"move": m.to_string(), "value": o.value.name(), "plies": o.plies}))
+            .collect();
+        return json(&json!({"position": format_position(&pos), "value": p.outcome.value.name(),
+            "plies": p.outcome.plies, "moves": list}));
     }
-    line(format_args!("{}: {} for the {} to move", format_position(&pos), p.value, pos.side()))?;
-    for (m, v) in p.moves {
-        line(format_args!("  {m:7} {v} for the {}", pos.side()))?;
+    line(format_args!(
+        "{}: {} for the {} to move{}",
+        format_position(&pos),
+        p.outcome.value,
+        pos.side(),
+        who_wins(p.outcome, pos.side())
+    ))?;
+    for (m, o) in p.moves {
+        line(format_args!("  {m:7} {} for the {}{}", o.value, pos.side(), who_wins(o, pos.side())))?;
     }
     Ok(())
+}
+
+/// ", the sheep win in 37 plies" for an outcome of `side` (to move, or
+/// making a move); nothing for a draw or without plies.
+pub fn who_wins(o: Outcome, side: Side) -> String {
+    let winner = match o.value {
+        Value::Win => side,
+        Value::Loss => side.other(),
+        Value::Draw => return String::new(),
+    };
+    let name = if winner == Side::Fox { "foxes" } else { "sheep" };
+    match o.plies {
+        Some(1) => format!(": the {name} win in 1 ply"),
+        Some(n) => format!(": the {name} win in {n} plies"),
+        None => String::new(),
+    }
 }
 
 pub fn verify(args: VerifyArgs) -> CommandResult {

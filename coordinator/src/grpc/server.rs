@@ -36,6 +36,8 @@ pub struct CoordinatorConfig {
     /// PEM certificate chain and private key; plain TCP when `None`.
     pub tls: Option<(Vec<u8>, Vec<u8>)>,
     pub lease: Duration,
+    /// Solve with plies to the end (`--no-distance` turns it off).
+    pub plies: bool,
 }
 
 /// What a finished run produced.
@@ -153,7 +155,7 @@ pub fn serve_coordinator(
     } else {
         (Journal::create(&config.journal, game.game_name(), &game.variant_json())?, Vec::new())
     };
-    let options = RunOptions { lease: config.lease, retry_after: Duration::from_millis(200) };
+    let options = RunOptions { lease: config.lease, retry_after: Duration::from_millis(200), plies: config.plies };
     let state = RunState::new(game, plan, store, Some(journal), finished, options)?;
     if config.resume {
         log(&format!("resumed: {} of {} tiers were finished", state.resumed(), plan.order.len()));
