@@ -144,6 +144,12 @@ mod tests {
             children: vec!["f1-0.0.0.0.0.0.1".into()],
             levels: 3,
             decided_at_start: 4,
+            plies: Some(foxbase_tables::manifest::PliesEntry {
+                file: format!("tiers/{name}.fxp"),
+                bytes: 50,
+                crc32: "89abcdef".into(),
+                longest: 17,
+            }),
         }
     }
 

@@ -11,6 +11,7 @@
 use crate::error::{Error, ErrorKind, TableError};
 use crate::index::{IndexEntry, Summary, TierIndex};
 use crate::packed::{PackedValues, UNUSED};
+use crate::plies::Plies;
 use crate::source::{DirLocation, Location};
 use crate::table::{Contents, Layout, TableFile};
 use crate::tier_files::{key_of_name, plies_key_of_name, table_header};
@@ -35,6 +36,23 @@ pub struct Loaded {
     pub values: PackedValues,
     /// Which slots of `values` hold values ([`Layout::Published`]: the odd ones).
     pub layout: Layout,
+    /// Its plies to the end, in a tablebase with plies (same layout as `values`).
+    pub plies: Option<Plies>,
+}
+
+impl Loaded {
+    /// The outcome stored at slot `i` (`None` for an unused slot); plies
+    /// `None` for a draw or without plies.
+    #[inline]
+    pub fn outcome(&self, i: u64) -> Option<Outcome> {
+        let value = self.values.value(i)?;
+        let plies = self.plies.as_ref().filter(|_| value != Value::Draw).map(|p| p.get(i) as u32);
+        Some(Outcome { value, plies })
+    }
+
+    fn bytes(&self) -> u64 {
+        self.values.bytes().len() as u64 + self.plies.as_ref().map_or(0, |p| 2 * p.len())
+    }
 }
 
 /// Why one forward step could not value a position.
@@ -61,7 +79,7 @@ pub struct DeriveError {
 /// sheep set and fox count since the children of neighbouring positions
 /// share a few sheep sets.
 pub struct StepScratch {
-    values: Vec<Value>,
+    outcomes: Vec<Outcome>,
     ranks: Vec<Option<RankEntry>>,
 }
 
@@ -71,7 +89,7 @@ type RankEntry = (Bits, u32, Option<(usize, SetRank)>);
 
 impl Default for StepScratch {
     fn default() -> StepScratch {
-        StepScratch { values: Vec::with_capacity(64), ranks: vec![None; 256] }
+        StepScratch { outcomes: Vec::with_capacity(64), ranks: vec![None; 256] }
     }
 }
 
@@ -93,50 +111,62 @@ impl StepScratch {
     }
 }
 
-/// The value one forward step gives `pos`, from the values of its children
-/// in `loaded` (a game-over position gets its game-over value). A child in
-/// a loaded tier is read from its table, which holds game-over positions
-/// too (and is checked against the rules when its own tier is verified); a
-/// child in a tier without a table must be over.
-///
-/// Errors name a child whose tier is not in `loaded` and which is not over,
-/// or whose slot holds the unused code.
+/// The value one forward step gives `pos`: [`outcome_by_one_step`]'s value.
 pub fn value_by_one_step(
     game: &FoxGame,
     pos: &Position,
     loaded: &[&Loaded],
     scratch: &mut StepScratch,
 ) -> Result<Value, StepError> {
+    outcome_by_one_step(game, pos, loaded, scratch).map(|o| o.value)
+}
+
+/// The outcome one forward step gives `pos`, from the values (and plies)
+/// of its children in `loaded` ([`Outcome::from_children`]; a game-over
+/// position gets its game-over value and 0 plies). A child in a loaded
+/// tier is read from its table, which holds game-over positions too (and
+/// is checked against the rules when its own tier is verified); a child in
+/// a tier without a table must be over. Plies are `None` where a child
+/// that counts has none (tables without plies).
+///
+/// Errors name a child whose tier is not in `loaded` and which is not over,
+/// or whose slot holds the unused code.
+pub fn outcome_by_one_step(
+    game: &FoxGame,
+    pos: &Position,
+    loaded: &[&Loaded],
+    scratch: &mut StepScratch,
+) -> Result<Outcome, StepError> {
     if let Some(v) = game.primitive(pos) {
-        return Ok(v);
+        return Ok(Outcome { value: v, plies: (v != Value::Draw).then_some(0) });
     }
-    scratch.values.clear();
+    scratch.outcomes.clear();
     let mut failure = None;
     game.for_each_child(pos, |child| {
         if failure.is_some() {
             return;
         }
-        let v = match scratch.rank(loaded, child.sheep(), child.fox_count()) {
-            Some((k, rank)) => match loaded[k].values.value(rank.slot(child.foxes(), child.side())) {
-                Some(v) => v,
+        let o = match scratch.rank(loaded, child.sheep(), child.fox_count()) {
+            Some((k, rank)) => match loaded[k].outcome(rank.slot(child.foxes(), child.side())) {
+                Some(o) => o,
                 None => {
                     failure = Some(StepError::UnusedChild { child: format_position(&child) });
                     return;
                 }
             },
             None => match game.primitive(&child) {
-                Some(v) => v,
+                Some(v) => Outcome { value: v, plies: (v != Value::Draw).then_some(0) },
                 None => {
                     failure = Some(StepError::MissingTier { tier: game.tier_of(&child).name() });
                     return;
                 }
             },
         };
-        scratch.values.push(v);
+        scratch.outcomes.push(o);
     });
     match failure {
         Some(f) => Err(f),
-        None => Ok(Value::from_children(scratch.values.iter().copied())),
+        None => Ok(Outcome::from_children(&scratch.outcomes)),
     }
 }
 
@@ -150,14 +180,14 @@ pub fn value_by_one_step(
 pub fn fill_fox_to_move(game: &FoxGame, own: &mut Loaded, children: &[&Loaded]) -> Result<(), DeriveError> {
     let size = game.tier_size(&own.index);
     let chunk = 1u64 << 16;
-    let filled: Vec<Result<Vec<u8>, DeriveError>> = {
+    let filled: Vec<Result<Vec<(u8, u16)>, DeriveError>> = {
         let own: &Loaded = own;
         let mut all: Vec<&Loaded> = vec![own];
         all.extend_from_slice(children);
         (0..size.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
-                let mut codes = Vec::with_capacity(chunk as usize / 2);
+                let mut codes: Vec<(u8, u16)> = Vec::with_capacity(chunk as usize / 2);
                 let mut scratch = StepScratch::default();
                 let mut first = Ok(());
                 game.for_each_slot(&own.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
@@ -165,12 +195,12 @@ pub fn fill_fox_to_move(game: &FoxGame, own: &mut Loaded, children: &[&Loaded]) 
                         return;
                     }
                     let Some(pos) = pos else {
-                        codes.push(UNUSED);
+                        codes.push((UNUSED, 0));
                         return;
                     };
                     debug_assert_eq!(pos.side(), Side::Fox);
-                    match value_by_one_step(game, &pos, &all, &mut scratch) {
-                        Ok(v) => codes.push(v.code()),
+                    match outcome_by_one_step(game, &pos, &all, &mut scratch) {
+                        Ok(o) => codes.push((o.value.code(), o.plies.unwrap_or(0) as u16)),
                         Err(source) => first = Err(DeriveError { position: format_position(&pos), source }),
                     }
                 });
@@ -179,8 +209,12 @@ pub fn fill_fox_to_move(game: &FoxGame, own: &mut Loaded, children: &[&Loaded]) 
             .collect()
     };
     for (c, codes) in filled.into_iter().enumerate() {
-        for (k, code) in codes?.into_iter().enumerate() {
-            own.values.set_code(c as u64 * chunk + 2 * k as u64, code);
+        for (k, (code, plies)) in codes?.into_iter().enumerate() {
+            let i = c as u64 * chunk + 2 * k as u64;
+            own.values.set_code(i, code);
+            if let Some(p) = own.plies.as_mut() {
+                p.set(i, plies);
+            }
         }
     }
     own.layout = Layout::Solved;
@@ -201,7 +235,7 @@ struct TableCache {
 
 impl TableCache {
     fn remember(&mut self, complete: bool, loaded: Arc<Loaded>) {
-        self.bytes += loaded.values.bytes().len() as u64;
+        self.bytes += loaded.bytes();
         self.order.push_back((complete, loaded.tier));
         let map = if complete { &mut self.complete } else { &mut self.stored };
         map.insert(loaded.tier, loaded);
@@ -209,7 +243,7 @@ impl TableCache {
             let (c, t) = self.order.pop_front().unwrap();
             let map = if c { &mut self.complete } else { &mut self.stored };
             if let Some(old) = map.remove(&t) {
-                self.bytes -= old.values.bytes().len() as u64;
+                self.bytes -= old.bytes();
             }
         }
     }
@@ -456,7 +490,9 @@ impl TableDir {
         let entry = self.held_entry(tier)?;
         let t = self.file(tier, &entry)?;
         let values = t.read_all()?;
-        let loaded = Arc::new(Loaded { tier, index: self.game.tier_index(tier), values, layout: t.layout });
+        let plies = if self.has_plies() { Some(self.plies_file(tier, &entry)?.read_all_plies()?) } else { None };
+        let loaded = Arc::new(Loaded { tier, index: self.game.tier_index(tier), values, layout: t.layout, plies });
+        self.plies_files.lock().unwrap().remove(&tier);
         // The whole table is in memory now; the open file is not needed again.
         self.files.lock().unwrap().remove(&tier);
         self.cache.lock().unwrap().remember(false, loaded.clone());
@@ -480,8 +516,13 @@ impl TableDir {
                 children.push(self.stored(child)?);
             }
         }
-        let mut own =
-            Loaded { tier, index: self.game.tier_index(tier), values: stored.values.clone(), layout: Layout::Solved };
+        let mut own = Loaded {
+            tier,
+            index: self.game.tier_index(tier),
+            values: stored.values.clone(),
+            layout: Layout::Solved,
+            plies: stored.plies.clone(),
+        };
         let refs: Vec<&Loaded> = children.iter().map(|c| c.as_ref()).collect();
         fill_fox_to_move(&self.game, &mut own, &refs)
             .map_err(|source| Error::Derive { file: crate::tier_files::table_key(&self.game, tier), source })?;

@@ -5,14 +5,15 @@
 
 use crate::dir::TableDir;
 use crate::error::{io_error, Error, ErrorKind, TableError};
-use crate::manifest::{Layout, Manifest, TierEntry};
-use crate::table::{read_table, write_table_layout, DEFAULT_BLOCK_SLOTS};
+use crate::manifest::{Layout, Manifest, PliesEntry, TierEntry};
+use crate::plies::read_plies;
+use crate::table::{read_table, write_plies, write_table_layout, TableFile, DEFAULT_BLOCK_SLOTS};
 use crate::tier_files::table_header;
 use crate::verify::OnTier;
 use foxbase_core::foxgame::{FoxGame, FoxTier};
 use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
-use foxbase_core::Variant;
+use foxbase_core::{Value, Variant};
 use rayon::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -24,6 +25,8 @@ pub struct Published {
     pub slots: u64,
     pub source_bytes: u64,
     pub bytes: u64,
+    /// Bytes of the published plies files (0 without plies).
+    pub plies_bytes: u64,
 }
 
 /// Publishes the solved directory `src` as the new directory `out`, with
@@ -105,8 +108,27 @@ fn build(
             let target = staging.join(&entry.file);
             let (crc32, bytes) =
                 write_table_layout(&target, &header, &values, DEFAULT_BLOCK_SLOTS, level, Layout::Published)?;
+            // The plies file likewise: sheep-to-move plies stored, fox-to-move derived.
+            let plies = match &entry.plies {
+                Some(p) => {
+                    let path = src.join(&p.file);
+                    let file = TableFile::open(&path)?;
+                    let whole = file.read_file()?;
+                    if format!("{:08x}", crc32fast::hash(&whole)) != p.crc32 || whole.len() as u64 != p.bytes {
+                        return Err(TableError::new(
+                            path.display().to_string(),
+                            ErrorKind::NotAsRecorded("does not match the manifest".into()),
+                        ));
+                    }
+                    let plies = read_plies(&path, &header)?;
+                    let (crc32, bytes) =
+                        write_plies(&staging.join(&p.file), &header, &plies, level, Layout::Published)?;
+                    Some(PliesEntry { crc32: format!("{crc32:08x}"), bytes, ..p.clone() })
+                }
+                None => None,
+            };
             on_tier(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-            Ok(TierEntry { crc32: format!("{crc32:08x}"), bytes, ..(*entry).clone() })
+            Ok(TierEntry { crc32: format!("{crc32:08x}"), bytes, plies, ..(*entry).clone() })
         })
         .collect();
     let entries: Vec<TierEntry> = written.into_iter().collect::<Result<_, _>>()?;
@@ -118,7 +140,12 @@ fn build(
     // Pass 2: every value read back through the published layout equals the solved one.
     let thin = TableDir::open(staging)?;
     for (n, (tier, entry)) in tiers.iter().enumerate() {
-        let solved = read_table(&src.join(&entry.file), &table_header(game, *tier, entry.slots))?;
+        let header = table_header(game, *tier, entry.slots);
+        let solved = read_table(&src.join(&entry.file), &header)?;
+        let solved_plies = match &entry.plies {
+            Some(p) => Some(read_plies(&src.join(&p.file), &header)?),
+            None => None,
+        };
         let complete = thin.complete(*tier)?;
         let size = solved.len();
         let chunk = 1u64 << 16;
@@ -126,7 +153,12 @@ fn build(
             let mut found = None;
             game.for_each_slot(&complete.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
                 if let Some(pos) = pos {
-                    if found.is_none() && complete.values.code(i) != solved.code(i) {
+                    let plies_differ = match (&solved_plies, &complete.plies) {
+                        (Some(a), Some(b)) => solved.code(i) != Value::Draw.code() && a.get(i) != b.get(i),
+                        (None, None) => false,
+                        _ => true,
+                    };
+                    if found.is_none() && (complete.values.code(i) != solved.code(i) || plies_differ) {
                         found = Some((i, pos));
                     }
                 }
@@ -134,8 +166,11 @@ fn build(
             found
         });
         if let Some((i, pos)) = mismatch {
+            // Equal codes: the plies differ.
+            let values_differ = complete.values.code(i) != solved.code(i);
+            let plies_file = entry.plies.as_ref().map(|p| p.file.clone());
             return Err(Error::PublishMismatch {
-                file: entry.file.clone(),
+                file: if values_differ { entry.file.clone() } else { plies_file.unwrap_or(entry.file.clone()) },
                 slot: i,
                 position: format_position(&pos),
                 published: complete.values.code(i),
@@ -150,5 +185,6 @@ fn build(
         slots: manifest.total_slots(),
         source_bytes: manifest.total_bytes(),
         bytes: published.total_bytes(),
+        plies_bytes: published.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum(),
     })
 }

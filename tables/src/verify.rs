@@ -10,8 +10,12 @@
 //!    opponent; a draw has no losing child and at least one drawn child.
 //!    Published tables store no fox-to-move values: those are derived by
 //!    this same step from the sheep-to-move values, which are then checked.
+//! 4. In a tablebase with plies, every won or lost position's plies agree
+//!    with its children's after one step: 0 when over, a win 1 + the fewest
+//!    among the children lost for the opponent, a loss 1 + the most among
+//!    all children ([`foxbase_core::Outcome::from_children`]).
 
-use crate::dir::{value_by_one_step, Loaded, StepScratch, TableDir};
+use crate::dir::{outcome_by_one_step, Loaded, StepScratch, TableDir};
 use crate::error::{Error, TableError};
 use crate::index::{IndexEntry, TierIndex};
 use crate::manifest::Manifest;
@@ -136,6 +140,32 @@ pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
                 format!("table layout {}, but the manifest says the directory is {}", t.layout, manifest.layout),
             ));
         }
+        if let Some(p) = &entry.plies {
+            let pfile = Some(p.file.as_str());
+            let t = TableFile::open(&dir.join(&p.file)).map_err(|e| table_problem(&p.file, e))?;
+            t.expect(&table_header(&game, tier, entry.slots)).map_err(|e| table_problem(&p.file, e))?;
+            let plies = t.read_all_plies().map_err(|e| table_problem(&p.file, e))?;
+            let bytes = t.read_file().map_err(|e| table_problem(&p.file, e))?;
+            if bytes.len() as u64 != p.bytes {
+                return Err(problem(pfile, format!("{} bytes, the manifest says {}", bytes.len(), p.bytes)));
+            }
+            let crc = format!("{:08x}", crc32fast::hash(&bytes));
+            if crc != p.crc32 {
+                return Err(problem(pfile, format!("file checksum {crc}, the manifest says {}", p.crc32)));
+            }
+            if t.layout != want_layout {
+                return Err(problem(
+                    pfile,
+                    format!("plies layout {}, but the manifest says the directory is {}", t.layout, manifest.layout),
+                ));
+            }
+            // A published file stores no fox-to-move plies, so its own largest may be smaller.
+            if t.layout == crate::table::Layout::Solved && plies.max() as u32 != p.longest {
+                return Err(problem(pfile, format!("longest {} plies, the manifest says {}", plies.max(), p.longest)));
+            }
+        } else if manifest.tiers.iter().any(|t| t.plies.is_some()) {
+            return Err(problem(file, "other tiers have plies files, this one has none"));
+        }
         tiers.push((tier, entry.file.clone(), t.block_slots as u64));
     }
     check_index(dir, &manifest)?;
@@ -239,9 +269,11 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
         }
         let refs: Vec<&Loaded> = loaded.iter().map(|l| l.as_ref()).collect();
         let index = &loaded[0].index;
-        let own = &loaded[0].values;
         let size = game.tier_size(index);
+        let plies = tables.has_plies();
+        let mut values_checked = false;
         if let Some(result) = check.and_then(|c| c.check(game, *tier, refs[0], &refs[1..], !derived_fox_side)) {
+            values_checked = true;
             checked += result.map_err(|e| match e {
                 TierCheckError::Contradiction { slot, stored, derived } => Problem {
                     file: Some(file.clone()),
@@ -254,8 +286,11 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
                 },
                 TierCheckError::Other(message) => problem(Some(file), message),
             })?;
-            on_tier(n + 1, tiers.len());
-            continue;
+            if !plies {
+                on_tier(n + 1, tiers.len());
+                continue;
+            }
+            // The values are checked; the plies still go one position at a time below.
         }
         let chunk = 1u64 << 16;
         let results: Vec<Result<u64, Problem>> = (0..size.div_ceil(chunk))
@@ -277,16 +312,29 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
                         position: Some(format_position(&pos)),
                         message,
                     };
-                    let Some(stored) = own.value(i) else {
+                    let Some(stored) = refs[0].outcome(i) else {
                         first = Err(fail(format!("slot {i} holds the unused code 3, but a position belongs there")));
                         return;
                     };
-                    first = match value_by_one_step(game, &pos, &refs, &mut scratch) {
+                    first = match outcome_by_one_step(game, &pos, &refs, &mut scratch) {
                         Err(e) => Err(fail(e.to_string())),
-                        Ok(d) if d != stored => Err(fail(format!(
-                            "stored {stored}, but its children say {d} (slot {i} of tier {})",
+                        Ok(d) if d.value != stored.value => Err(fail(format!(
+                            "stored {}, but its children say {} (slot {i} of tier {})",
+                            stored.value,
+                            d.value,
                             tier.name()
                         ))),
+                        Ok(d) if plies && d.plies != stored.plies => Err(Problem {
+                            file: Some(crate::tier_files::plies_key(game, *tier)),
+                            message: format!(
+                                "stored {} in {} plies, but its children say {} plies (slot {i} of tier {})",
+                                stored.value,
+                                stored.plies.map_or("-".into(), |p| p.to_string()),
+                                d.plies.map_or("-".into(), |p| p.to_string()),
+                                tier.name()
+                            ),
+                            ..fail(String::new())
+                        }),
                         Ok(_) => Ok(()),
                     };
                 });
@@ -294,7 +342,10 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
             })
             .collect();
         for r in results {
-            checked += r?;
+            let count = r?;
+            if !values_checked {
+                checked += count;
+            }
         }
         on_tier(n + 1, tiers.len());
     }

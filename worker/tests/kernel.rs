@@ -11,7 +11,7 @@ use foxbase_core::tictactoe::{TicTacToe, TttPosition};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Value, Variant};
 use foxbase_tables::packed::{PackedValues, UNUSED};
-use foxbase_worker::kernel::{solve_tier, thread_pool, ChildTable, Kernel, SolveTier, SolvedTier};
+use foxbase_worker::kernel::{solve_tier, thread_pool, ChildTable, Kernel, Output, SolveTier, SolvedTier};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 // ---------------------------------------------------------------------------
@@ -66,7 +66,12 @@ fn solve_all<G: TierGame>(game: &G, order: &[G::Tier], threads: usize) -> BTreeM
 fn tables<G: TierGame>(game: &G, tiers: &[G::Tier], solved: &BTreeMap<G::Tier, SolvedTier>) -> Vec<ChildTable<G>> {
     tiers
         .iter()
-        .map(|&c| ChildTable { tier: c, index: game.tier_index(c), values: solved[&c].values.clone() })
+        .map(|&c| ChildTable {
+            tier: c,
+            index: game.tier_index(c),
+            values: solved[&c].values.clone(),
+            plies: solved[&c].plies.clone(),
+        })
         .collect()
 }
 
@@ -142,6 +147,67 @@ fn tictactoe_kernel_matches_minimax_everywhere() {
     assert_eq!(lookup(&ttt, &solved, &TttPosition { x: 1, o: 1 << 1 }), Some(Value::Win));
 }
 
+/// Value and plies to the end for the side to move by plain recursion:
+/// the winner takes the quickest win, the loser the slowest loss.
+fn minimax_plies(p: &TttPosition, memo: &mut HashMap<TttPosition, (Value, Option<u32>)>) -> (Value, Option<u32>) {
+    if let Some(&v) = memo.get(p) {
+        return v;
+    }
+    let v = match TicTacToe.primitive(p) {
+        Some(v) => (v, (v != Value::Draw).then_some(0)),
+        None => {
+            let kids: Vec<(Value, Option<u32>)> = ttt_children(p).iter().map(|c| minimax_plies(c, memo)).collect();
+            let value = Value::from_children(kids.iter().map(|k| k.0));
+            let plies = match value {
+                Value::Draw => None,
+                Value::Win => kids.iter().filter(|k| k.0 == Value::Loss).map(|k| k.1.unwrap()).min(),
+                Value::Loss => kids.iter().map(|k| k.1.unwrap()).max(),
+            };
+            (value, plies.map(|d| d + 1))
+        }
+    };
+    memo.insert(*p, v);
+    v
+}
+
+/// The counter kernel with plies gives every tic-tac-toe position the
+/// plies a minimax with distances gives, and the values of the value-only kernel.
+#[test]
+fn tictactoe_plies_match_a_minimax_with_distances() {
+    let ttt = TicTacToe;
+    let mut solved: BTreeMap<u8, SolvedTier> = BTreeMap::new();
+    for t in ttt_order() {
+        let children = tables(&ttt, &ttt.child_tiers(t), &solved);
+        let s = thread_pool(2)
+            .unwrap()
+            .install(|| ttt.solve_with(Kernel::Counter, Output::ValuesAndPlies, t, &children))
+            .unwrap();
+        check_solved(&ttt, t, &s);
+        solved.insert(t, s);
+    }
+    let values_only = solve_all(&ttt, &ttt_order(), 1);
+    let mut memo = HashMap::new();
+    let (mut compared, mut longest) = (0, 0);
+    for t in 0..=9u8 {
+        assert_eq!(solved[&t].values, values_only[&t].values, "tier {t}");
+        let index = ttt.tier_index(t);
+        let plies = solved[&t].plies.as_ref().expect("plies were asked for");
+        ttt.for_each_slot(&index, 0..ttt.tier_size(&index), |i, p| {
+            if let Some(p) = p {
+                let (value, want) = minimax_plies(&p, &mut memo);
+                let got = (value != Value::Draw).then_some(plies.get(i) as u32);
+                assert_eq!(got, want, "{p:?} (tier {t}, slot {i}, {value})");
+                longest = longest.max(want.unwrap_or(0));
+                compared += 1;
+            }
+        });
+    }
+    assert!(compared > 765, "{compared}");
+    // X corner, O edge next to it: X wins in 5 plies (X, O, X, O, X).
+    assert_eq!(minimax_plies(&TttPosition { x: 1, o: 1 << 1 }, &mut memo), (Value::Win, Some(5)));
+    assert_eq!(longest, 5, "the longest forced result of any canonical position, reachable or not");
+}
+
 #[test]
 fn tictactoe_one_and_two_threads_give_identical_tables() {
     let order = ttt_order();
@@ -170,7 +236,7 @@ fn tictactoe_missing_child_table_is_an_error_naming_the_tier() {
         }
     }
     // A wrong table (another tier's) in place of the right one is not used.
-    let wrong = ChildTable { tier: 2u8, index: ttt.tier_index(2), values: solved[&2].values.clone() };
+    let wrong = ChildTable { tier: 2u8, index: ttt.tier_index(2), values: solved[&2].values.clone(), plies: None };
     assert!(solve_tier(&ttt, 0, &[wrong], 1).err().expect("m0 with only m2").to_string().contains("m1"));
 }
 
@@ -273,7 +339,7 @@ fn synthetic_tables(game: &FoxGame, tier: FoxTier) -> Vec<ChildTable<FoxGame>> {
                 };
                 values.set_code(i, code);
             });
-            ChildTable { tier: c, index, values }
+            ChildTable { tier: c, index, values, plies: None }
         })
         .collect()
 }
@@ -382,7 +448,10 @@ fn check_large_tier(geometry: Geometry, k: u32, name: &str) {
     // The Fox Game's own kernels write the same bytes.
     for kernel in [Kernel::Block, Kernel::Planes] {
         for threads in [1, 2] {
-            let got = thread_pool(threads).unwrap().install(|| game.solve_with(kernel, tier, &children)).unwrap();
+            let got = thread_pool(threads)
+                .unwrap()
+                .install(|| game.solve_with(kernel, Output::Values, tier, &children))
+                .unwrap();
             let first = (0..one.values.len()).find(|&i| got.values.code(i) != one.values.code(i));
             if let Some(i) = first {
                 panic!(

@@ -48,7 +48,8 @@ pub struct PublishArgs {
     /// zstd level of the published blocks, 1..=22 (higher: smaller and slower; docs/format.md).
     #[arg(long, default_value_t = foxbase_tables::table::PUBLISH_ZSTD_LEVEL)]
     level: i32,
-    /// Print one JSON object: {"tiers", "positions", "source_bytes", "bytes", "bits_per_position", "seconds"}.
+    /// Print one JSON object: {"tiers", "positions", "source_bytes", "bytes", "bits_per_position",
+    /// "plies_bytes", "plies_bits_per_position", "seconds"} (bytes of the tables; plies files apart).
     #[arg(long)]
     json: bool,
 }
@@ -152,15 +153,21 @@ pub fn publish(args: PublishArgs) -> CommandResult {
     bar.finish();
     let p = result.map_err(|e| Failure::failed(format!("publish failed: {e}")))?;
     let bits = p.bytes as f64 * 8.0 / p.slots as f64;
+    let plies_bits = p.plies_bytes as f64 * 8.0 / p.slots as f64;
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
         return json(&json!({"tiers": p.tiers, "positions": p.slots, "source_bytes": p.source_bytes, "bytes": p.bytes,
-            "bits_per_position": bits, "seconds": seconds}));
+            "bits_per_position": bits, "plies_bytes": p.plies_bytes, "plies_bits_per_position": plies_bits,
+            "seconds": seconds}));
     }
     line(format_args!(
         "published {} tiers, {} positions: {} bytes ({bits:.3} bit per position; the solve's tables: {} bytes) in {seconds:.1} s",
         p.tiers, p.slots, p.bytes, p.source_bytes
-    ))
+    ))?;
+    if p.plies_bytes > 0 {
+        line(format_args!("plies files: {} bytes ({plies_bits:.3} bit per position)", p.plies_bytes))?;
+    }
+    Ok(())
 }
 
 pub fn survey(args: SurveyArgs) -> CommandResult {
