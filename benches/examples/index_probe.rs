@@ -60,6 +60,7 @@ fn padded_copy(dir: &Path, n: usize) -> PathBuf {
             children: vec!["f2-0.0.0.0.0.0.0".into(); 6],
             levels: 0,
             decided_at_start: 0,
+            plies: None,
         });
     }
     manifest.write(&out).unwrap();

@@ -4,7 +4,7 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
-use cli::{cluster, rules, solve, tables, Failure, EXIT_BAD_INPUT, EXIT_FAILED};
+use cli::{cluster, perfect, rules, solve, tables, Failure, EXIT_BAD_INPUT, EXIT_FAILED};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -49,6 +49,12 @@ enum Command {
     Publish(tables::PublishArgs),
     /// Value every arrangement of N sheep on ranks 1..4 against the tables' foxes, from solved or published tables.
     Survey(tables::SurveyArgs),
+    /// Play against perfect play from the tables: your moves from standard input, the engine's answers.
+    Versus(perfect::VersusArgs),
+    /// Positions reachable from the start where exactly one move keeps the win (or the draw), with solutions.
+    Puzzles(perfect::PuzzlesArgs),
+    /// Counts of a tablebase: values by material and side, the longest win, values per fox square.
+    Stats(tables::StatsArgs),
     /// Solve a small variant with the simple reference solver and print the value of a position.
     ProbeRef(rules::ProbeRefArgs),
 }
@@ -73,6 +79,9 @@ fn main() -> ExitCode {
         Command::Verify(a) => tables::verify(a),
         Command::Publish(a) => tables::publish(a),
         Command::Survey(a) => tables::survey(a),
+        Command::Versus(a) => perfect::versus(a),
+        Command::Puzzles(a) => perfect::puzzles(a),
+        Command::Stats(a) => tables::stats(a),
         Command::Coordinator(a) => cluster::coordinator(a),
         Command::Worker(a) => cluster::worker(a),
         Command::Status(a) => cluster::status(a),

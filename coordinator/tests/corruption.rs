@@ -53,7 +53,12 @@ impl Solved {
             &game,
             &plan,
             &dir.0,
-            LocalOptions { workers: 1, threads_per_worker: 2, ..Default::default() },
+            LocalOptions {
+                workers: 1,
+                threads_per_worker: 2,
+                kernel: foxbase_worker::kernel::Kernel::Counter,
+                output: foxbase_worker::kernel::Output::ValuesAndPlies,
+            },
             &Quiet,
         )
         .unwrap();

@@ -318,16 +318,16 @@ fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refu
     let code = rt.block_on(async {
         let mut raw = CoordinatorClient::connect(url.clone()).await.unwrap();
         let bare = raw.register(RegisterRequest { worker_name: "x".into(), threads: 1 }).await.unwrap_err();
-        assert_eq!(bare.message(), "protocol version missing, this coordinator speaks 1");
+        assert_eq!(bare.message(), "protocol version missing, this coordinator speaks 2");
         let mut req = tonic::Request::new(RegisterRequest { worker_name: "x".into(), threads: 1 });
-        req.metadata_mut().insert("foxbase-protocol", "1".parse().unwrap());
+        req.metadata_mut().insert("foxbase-protocol", "2".parse().unwrap());
         let e = raw.register(req).await.unwrap_err();
         assert_eq!(e.message(), "no token");
         let mut req = tonic::Request::new(RegisterRequest { worker_name: "x".into(), threads: 1 });
         req.metadata_mut().insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
         req.metadata_mut().insert("foxbase-protocol", "999".parse().unwrap());
         let v = raw.register(req).await.unwrap_err();
-        assert!(v.message().contains("protocol version 999, this coordinator speaks 1"), "{v:?}");
+        assert!(v.message().contains("protocol version 999, this coordinator speaks 2"), "{v:?}");
         (e.code(), v.code())
     });
     assert_eq!(code, (tonic::Code::Unauthenticated, tonic::Code::FailedPrecondition));
@@ -347,6 +347,7 @@ fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refu
             bytes: 0,
             seconds: 0.0,
             phases: Default::default(),
+            plies: None,
         },
     };
     let refused = |req: Completion, want: &str| match l.complete(&req) {

@@ -15,6 +15,7 @@ use foxbase_core::notation::parse_position;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Variant};
 use foxbase_worker::job::solve_to_file;
+use foxbase_worker::kernel::Output;
 use foxbase_worker::protocol::{Assignment, Completion, LeaseAnswer};
 use foxbase_worker::store::{DirStore, Store};
 use std::time::{Duration, Instant};
@@ -24,14 +25,15 @@ fn game() -> FoxGame {
     FoxGame::new(Variant::new(Geometry::Classic, 1, start).unwrap())
 }
 
-const OPTIONS: RunOptions = RunOptions { lease: Duration::from_secs(10), retry_after: Duration::from_millis(5) };
+const OPTIONS: RunOptions =
+    RunOptions { lease: Duration::from_secs(10), retry_after: Duration::from_millis(5), plies: false };
 
 /// Solves an assignment into its upload key and returns the completion to send.
 fn solve(game: &FoxGame, store: &DirStore, worker: &str, a: &Assignment) -> Completion {
     let tier = game.parse_tier_name(&a.tier).unwrap();
     let out = store.local_path(&a.upload_key).unwrap();
     let child = |c| store.local_path(&table_key(game, c)).unwrap();
-    let report = solve_to_file(game, tier, &child, &out, 1, Default::default()).unwrap();
+    let report = solve_to_file(game, tier, &child, &out, 1, Default::default(), Output::Values).unwrap();
     Completion { worker_id: worker.into(), lease_id: a.lease_id, upload_key: a.upload_key.clone(), report }
 }
 

@@ -7,11 +7,12 @@
 //! [`source`] (byte-range sources and tablebase locations), [`durable`]
 //! (write-temp/fsync/rename), [`tier_files`] (where a tier's table lives),
 //! [`manifest`] and [`index`] (what a tablebase holds), [`dir`] (the
-//! reader, [`TableDir`]), [`probe`], [`verify`], [`publish`], [`survey`],
+//! reader, [`TableDir`]), [`probe`], [`engine`] (perfect play), [`verify`], [`publish`], [`survey`],
 //! [`seal`] (finishing a run) and [`error`].
 
 pub mod dir;
 pub mod durable;
+pub mod engine;
 pub mod error;
 pub mod index;
 pub mod manifest;
@@ -19,8 +20,10 @@ pub mod packed;
 pub mod plies;
 pub mod probe;
 pub mod publish;
+pub mod puzzles;
 pub mod seal;
 pub mod source;
+pub mod stats;
 pub mod survey;
 pub mod table;
 pub mod tier_files;

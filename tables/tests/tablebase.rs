@@ -53,6 +53,7 @@ fn synthetic(n: usize) -> Manifest {
                 children: Vec::new(),
                 levels: 0,
                 decided_at_start: 0,
+                plies: None,
             }
         })
         .collect();

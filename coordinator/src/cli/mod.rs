@@ -1,11 +1,12 @@
 //! The `foxbase` commands, one module per group: [`rules`] (show, moves,
 //! play, perft, probe-ref), [`solve`], [`tables`] (probe, verify, publish,
-//! survey) and [`cluster`] (coordinator, worker, status). Each module owns
+//! survey, stats), [`perfect`] (versus, puzzles) and [`cluster`] (coordinator, worker, status). Each module owns
 //! its commands' argument structs and runs them; [`output`] is where text,
 //! JSON and progress reach the terminal. `main` only dispatches.
 
 pub mod cluster;
 pub mod output;
+pub mod perfect;
 pub mod rules;
 pub mod solve;
 pub mod tables;

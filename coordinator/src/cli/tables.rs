@@ -217,3 +217,67 @@ pub fn survey(args: SurveyArgs) -> CommandResult {
     }
     Ok(())
 }
+
+#[derive(Args)]
+pub struct StatsArgs {
+    /// Directory written by `foxbase solve` or `foxbase publish`.
+    #[arg(long)]
+    tables: PathBuf,
+    /// Print one JSON object: {"by_material": [{"foxes", "sheep", "side", "wins", "draws", "losses"}],
+    /// "longest_win": {"plies", "position"} | null, "by_fox_square": [{"square", "side", "wins", "draws", "losses"}]}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `foxbase stats`: counts of the whole tablebase (see `foxbase_tables::stats`).
+pub fn stats(args: StatsArgs) -> CommandResult {
+    let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
+    let location = foxbase_tables::source::DirLocation::new(&args.tables);
+    let s = foxbase_tables::stats::stats(&tables, &location).map_err(Failure::failed)?;
+    let square_name = |i: u8| Point::new(i).to_string();
+    if args.json {
+        let material: Vec<_> = s
+            .by_material
+            .iter()
+            .map(|((f, n, side), w)| {
+                json!({"foxes": f, "sheep": n, "side": side.name(),
+                "wins": w.wins, "draws": w.draws, "losses": w.losses})
+            })
+            .collect();
+        let squares: Vec<_> = s
+            .by_fox_square
+            .iter()
+            .map(|((sq, side), w)| {
+                json!({"square": square_name(*sq), "side": side.name(),
+                "wins": w.wins, "draws": w.draws, "losses": w.losses})
+            })
+            .collect();
+        let longest = s.longest_win.map(|(p, pos)| json!({"plies": p, "position": format_position(&pos)}));
+        return json(&json!({"by_material": material, "longest_win": longest, "by_fox_square": squares}));
+    }
+    line(format_args!("table slots by material and side to move (a slot is a position and its mirror image; unused slots left out); values for the side to move:"))?;
+    line(format_args!("{:>5} {:>5} {:>5} {:>14} {:>14} {:>14}", "foxes", "sheep", "side", "wins", "draws", "losses"))?;
+    for ((f, n, side), w) in &s.by_material {
+        line(format_args!("{f:>5} {n:>5} {:>5} {:>14} {:>14} {:>14}", side.name(), w.wins, w.draws, w.losses))?;
+    }
+    match s.longest_win {
+        Some((p, pos)) => line(format_args!("longest win: {p} plies, e.g. {}", format_position(&pos)))?,
+        None => line(format_args!("longest win: no plies in these tables (solved with --no-distance)"))?,
+    }
+    line(format_args!(
+        "positions with a fox on each square (mirror images counted apart), share won/drawn/lost for the side to move:"
+    ))?;
+    for ((sq, side), w) in &s.by_fox_square {
+        let t = w.total().max(1) as f64;
+        line(format_args!(
+            "  {:>3} {:>5} to move: {:5.1}% won {:5.1}% drawn {:5.1}% lost ({} positions)",
+            square_name(*sq),
+            side.name(),
+            100.0 * w.wins as f64 / t,
+            100.0 * w.draws as f64 / t,
+            100.0 * w.losses as f64 / t,
+            w.total()
+        ))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! Perfect play from the tables: `versus` (a game against the engine,
+//! moves read from standard input so that it can be scripted) and
+//! `puzzles` (positions with exactly one good move).
+
+use super::output::{json, line, text};
+use super::tables::who_wins;
+use super::{position_arg, CommandResult, Failure};
+use clap::Args;
+use foxbase_core::notation::{board_picture, format_position, parse_move};
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Position, Side};
+use foxbase_tables::engine::engine_move;
+use foxbase_tables::puzzles::{find_puzzles, PuzzleOptions};
+use foxbase_tables::TableDir;
+use serde_json::json;
+use std::io::BufRead;
+use std::path::PathBuf;
+
+/// Who the person at the terminal plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Player {
+    Side(Side),
+    /// The engine plays both sides.
+    None,
+}
+
+fn parse_player(s: &str) -> Result<Player, String> {
+    match s {
+        "fox" => Ok(Player::Side(Side::Fox)),
+        "sheep" => Ok(Player::Side(Side::Sheep)),
+        "none" => Ok(Player::None),
+        _ => Err(format!("'{s}' is not a side: fox, sheep or none")),
+    }
+}
+
+fn parse_side(s: &str) -> Result<Side, String> {
+    match s {
+        "fox" => Ok(Side::Fox),
+        "sheep" => Ok(Side::Sheep),
+        _ => Err(format!("'{s}' is not a side: fox or sheep")),
+    }
+}
+
+#[derive(Args)]
+pub struct VersusArgs {
+    /// Directory written by `foxbase solve` or `foxbase publish`.
+    #[arg(long)]
+    tables: PathBuf,
+    /// The side you play: fox, sheep, or none (the engine plays both). Default: the side to move at the start.
+    #[arg(long, value_parser = parse_player)]
+    side: Option<Player>,
+    /// Start position in RULES.md notation (default: the tables' start).
+    #[arg(long)]
+    start: Option<String>,
+    /// Seed of the engine's random choice among equally good moves (the same seed replays the same game).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Stop after this many plies (the rules have no draw by repetition).
+    #[arg(long, default_value_t = 400)]
+    max_plies: u32,
+}
+
+/// `foxbase versus`: prints the board and its value before every move;
+/// your moves come one per line from standard input (`c7-c6`, `e5xc3`); an
+/// illegal one is reported and asked for again. Ends when the game does,
+/// after `--max-plies`, or (with an error) when standard input ends first.
+pub fn versus(args: VersusArgs) -> CommandResult {
+    let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
+    let mut pos = match &args.start {
+        Some(s) => position_arg(s)?,
+        None => tables.game.variant.start,
+    };
+    tables.check_position(&pos).map_err(Failure::bad_input)?;
+    tables.outcome(&pos).map_err(Failure::bad_input)?;
+    let human = args.side.unwrap_or(Player::Side(pos.side()));
+    let rules = tables.game.rules;
+    let mut input = std::io::stdin().lock().lines();
+    let mut ply = 0u32;
+    loop {
+        let now = tables.outcome(&pos).map_err(Failure::failed)?;
+        text(&board_picture(&pos))?;
+        line(format_args!(
+            "{}: {} for the {} to move{}",
+            format_position(&pos),
+            now.value,
+            pos.side(),
+            who_wins(now, pos.side())
+        ))?;
+        if tables.game.primitive(&pos).is_some() {
+            let winner = if now.value == foxbase_core::Value::Win { pos.side() } else { pos.side().other() };
+            return line(format_args!("game over after {ply} plies: the {} win", plural(winner)));
+        }
+        if ply >= args.max_plies {
+            return line(format_args!("stopped after {ply} plies (--max-plies)"));
+        }
+        let mv = if human == Player::Side(pos.side()) {
+            loop {
+                line(format_args!("your move ({}):", pos.side()))?;
+                let Some(read) = input.next() else {
+                    return Err(Failure::bad_input("standard input ended before the game did"));
+                };
+                let read = read.map_err(|e| Failure::failed(format!("reading standard input: {e}")))?;
+                match parse_move(&rules, &pos, read.trim()) {
+                    Ok(mv) => break mv,
+                    Err(e) => eprintln!("foxbase: {e}; try again"),
+                }
+            }
+        } else {
+            let choice = engine_move(&tables, &pos, args.seed.wrapping_add(ply as u64))
+                .map_err(Failure::failed)?
+                .expect("a position that is not over has a move");
+            line(format_args!(
+                "engine ({}) plays {}: {} for the {}{}",
+                pos.side(),
+                choice.mv,
+                choice.outcome.value,
+                pos.side(),
+                who_wins(choice.outcome, pos.side())
+            ))?;
+            choice.mv
+        };
+        pos = rules.play(&pos, mv);
+        ply += 1;
+    }
+}
+
+fn plural(side: Side) -> &'static str {
+    match side {
+        Side::Fox => "foxes",
+        Side::Sheep => "sheep",
+    }
+}
+
+#[derive(Args)]
+pub struct PuzzlesArgs {
+    /// Directory written by `foxbase solve` (with plies) or `foxbase publish`.
+    #[arg(long)]
+    tables: PathBuf,
+    /// Number of puzzles.
+    #[arg(long, default_value_t = 10)]
+    count: usize,
+    /// Longest solution, in plies of the solver's side and the defence together (a win's plies to the end).
+    #[arg(long, default_value_t = 15)]
+    max_plies: u32,
+    /// Only puzzles for this side to move: fox or sheep.
+    #[arg(long, value_parser = parse_side)]
+    side: Option<Side>,
+    /// Seed of the walk from the start that finds the puzzles (the same seed gives the same puzzles).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print one JSON object per line: {"position", "side", "kind", "value", "plies", "solution": [...]}.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `foxbase puzzles`: positions reachable from the tables' start in which
+/// exactly one move keeps the win (or, for a defender, the draw).
+pub fn puzzles(args: PuzzlesArgs) -> CommandResult {
+    let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
+    if args.count == 0 {
+        return Err(Failure::bad_input("--count must be at least 1"));
+    }
+    let options = PuzzleOptions { count: args.count, max_plies: args.max_plies, side: args.side, seed: args.seed };
+    let found = find_puzzles(&tables, &options).map_err(Failure::failed)?;
+    for p in &found {
+        let solution: Vec<String> = p.solution.iter().map(|m| m.to_string()).collect();
+        if args.json {
+            json(&json!({"position": format_position(&p.position), "side": p.position.side().name(),
+                "kind": p.kind.name(), "value": p.value.name(), "plies": p.plies, "solution": solution}))?;
+        } else {
+            let goal = match p.plies {
+                Some(n) => format!("{} to {} in {n} plies", p.position.side(), p.kind.goal()),
+                None => format!("{} to {}", p.position.side(), p.kind.goal()),
+            };
+            line(format_args!("{}  ({goal}; only {} does)", format_position(&p.position), p.solution[0]))?;
+            line(format_args!("  solution: {}", solution.join(" ")))?;
+        }
+    }
+    if found.len() < args.count {
+        eprintln!(
+            "foxbase: found {} of {} puzzles (try a larger --max-plies or another --seed)",
+            found.len(),
+            args.count
+        );
+    }
+    let _ = Position::from_parts_unchecked;
+    Ok(())
+}

@@ -1,0 +1,288 @@
+//! Perfect play from tables with plies: the engine (`foxbase versus`)
+//! ends every sampled won game in exactly the stated number of plies;
+//! puzzles have exactly one good move and a solution as long as stated;
+//! stats add up to the manifest; probe's JSON carries plies; published
+//! tables give the solved plies; verify catches a damaged plies file.
+
+mod common;
+
+use common::TempDir;
+use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
+use foxbase_coordinator::plan::TierPlan;
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::notation::{format_position, parse_position};
+use foxbase_core::reference::ReferenceSolution;
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Geometry, Side, Value, Variant};
+use foxbase_tables::engine::engine_move;
+use foxbase_tables::puzzles::{find_puzzles, PuzzleKind, PuzzleOptions};
+use foxbase_tables::source::DirLocation;
+use foxbase_tables::TableDir;
+use foxbase_worker::kernel::{Kernel, Output};
+use serde_json::Value as Json;
+use std::process::{Command, Stdio};
+
+struct Quiet;
+impl Progress for Quiet {
+    fn planned(&self, _: usize, _: u64) {}
+    fn tier_done(&self, _: &foxbase_worker::job::TierReport, _: usize, _: u64) {}
+}
+
+/// Two foxes against three sheep, K = 2, orthogonal: wins and losses for both sides.
+const START: &str = "F.F/.../......./......./..SSS../.../... f";
+
+fn variant() -> Variant {
+    Variant::new(Geometry::Orthogonal, 2, parse_position(START).unwrap()).unwrap()
+}
+
+fn solve(dir: &TempDir) -> foxbase_tables::manifest::Manifest {
+    let game = FoxGame::new(variant());
+    let plan = TierPlan::new(&game);
+    let options =
+        LocalOptions { workers: 1, threads_per_worker: 2, kernel: Kernel::Counter, output: Output::ValuesAndPlies };
+    let m = solve_local(&game, &plan, &dir.0, options, &Quiet).unwrap();
+    foxbase_tables::seal::seal(&dir.0, m).unwrap().0
+}
+
+fn foxbase(args: &[&str], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_foxbase"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run foxbase");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn engine_games_from_won_positions_end_in_exactly_the_stated_plies() {
+    let dir = TempDir::new("engine");
+    solve(&dir);
+    let tables = TableDir::open(&dir.0).unwrap();
+    let rules = tables.game.rules;
+    let reference = ReferenceSolution::solve_with_plies(&variant(), 5_000_000).unwrap();
+    let mut played = [0usize; 2];
+    let mut longest = 0;
+    for (n, (pos, value)) in reference.iter().enumerate() {
+        if value == Value::Draw || tables.game.primitive(&pos).is_some() || n % 23 != 0 {
+            continue;
+        }
+        let stated = tables.outcome(&pos).unwrap();
+        assert_eq!((stated.value, stated.plies), (value, reference.plies(&pos)), "{}", format_position(&pos));
+        let winner = if value == Value::Win { pos.side() } else { pos.side().other() };
+        let (mut at, mut plies) = (pos, 0u32);
+        while let Some(choice) = engine_move(&tables, &at, plies as u64).unwrap() {
+            at = rules.play(&at, choice.mv);
+            plies += 1;
+        }
+        let end = tables.outcome(&at).unwrap();
+        let won_by = if end.value == Value::Win { at.side() } else { at.side().other() };
+        assert_eq!(won_by, winner, "{}: the game ended in {}", format_position(&pos), format_position(&at));
+        assert_eq!(Some(plies), stated.plies, "{}: the engine's game took {plies} plies", format_position(&pos));
+        played[(winner == Side::Sheep) as usize] += 1;
+        longest = longest.max(plies);
+    }
+    assert!(played[0] > 50 && played[1] > 50, "games won by each side: {played:?}");
+    assert!(longest >= 10, "some games are long: {longest}");
+}
+
+#[test]
+fn versus_plays_the_engine_against_itself_and_you_from_standard_input() {
+    let dir = TempDir::new("versus");
+    solve(&dir);
+    let tables = TableDir::open(&dir.0).unwrap();
+    let d = dir.0.to_str().unwrap();
+    // A won position for the foxes: the engine ends the game in the stated plies.
+    let reference = ReferenceSolution::solve_with_plies(&variant(), 5_000_000).unwrap();
+    let (pos, _) = reference
+        .iter()
+        .find(|(p, v)| *v == Value::Win && p.side() == Side::Fox && reference.plies(p).is_some_and(|n| n >= 5))
+        .expect("a fox win of five plies or more");
+    let plies = tables.outcome(&pos).unwrap().plies.unwrap();
+    let start = format_position(&pos);
+    let out = foxbase(&["versus", "--tables", d, "--side", "none", "--start", &start, "--seed", "7"], "");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.trim_end().ends_with(&format!("game over after {plies} plies: the foxes win")), "{stdout}");
+    assert!(stdout.contains(&format!("the foxes win in {plies} plies")), "{stdout}");
+    // The same seed replays the same game.
+    let again = foxbase(&["versus", "--tables", d, "--side", "none", "--start", &start, "--seed", "7"], "");
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), stdout);
+    // You play the foxes from the start: an illegal move is reported and asked again; the
+    // input ends before the game does: exit 2 with a message.
+    let out = foxbase(&["versus", "--tables", d, "--side", "fox"], "a1-a2\nc7-c6\n");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("try again"), "{stderr}");
+    assert!(stderr.contains("standard input ended before the game did"), "{stderr}");
+    assert!(stdout.contains("engine (sheep) plays"), "{stdout}");
+    // Bad flags name themselves.
+    let out = foxbase(&["versus", "--tables", d, "--side", "wolf"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--side"));
+}
+
+#[test]
+fn puzzles_have_one_good_move_and_solutions_as_long_as_stated() {
+    let dir = TempDir::new("puzzles");
+    solve(&dir);
+    let tables = TableDir::open(&dir.0).unwrap();
+    let rules = tables.game.rules;
+    let options = PuzzleOptions { count: 12, max_plies: 15, side: None, seed: 3 };
+    let found = find_puzzles(&tables, &options).unwrap();
+    assert_eq!(found.len(), 12);
+    assert_eq!(find_puzzles(&tables, &options).unwrap(), found, "the same seed, the same puzzles");
+    for p in &found {
+        let moves = tables.move_outcomes(&p.position).unwrap();
+        let keep = if p.kind == PuzzleKind::Win { Value::Win } else { Value::Draw };
+        let good: Vec<_> = moves.iter().filter(|(_, o)| o.value == keep).collect();
+        assert_eq!(good.len(), 1, "{}", format_position(&p.position));
+        assert!(moves.len() > 1);
+        assert!(moves.iter().all(|(_, o)| o.value != Value::Win || keep == Value::Win));
+        assert_eq!(good[0].0, p.solution[0]);
+        if p.kind == PuzzleKind::Win {
+            assert!(p.plies.unwrap() <= 15);
+            assert_eq!(p.solution.len() as u32, p.plies.unwrap(), "{}", format_position(&p.position));
+            let mut at = p.position;
+            for &m in &p.solution {
+                rules.check_move(&at, m).unwrap();
+                at = rules.play(&at, m);
+            }
+            assert!(tables.game.primitive(&at).is_some(), "the solution ends the game");
+        }
+    }
+    let sheep = find_puzzles(&tables, &PuzzleOptions { side: Some(Side::Sheep), ..options }).unwrap();
+    assert!(sheep.iter().all(|p| p.position.side() == Side::Sheep));
+    let out = foxbase(&["puzzles", "--tables", dir.0.to_str().unwrap(), "--count", "2", "--json"], "");
+    assert!(out.status.success());
+    let lines: Vec<Json> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0]["solution"].as_array().is_some_and(|s| !s.is_empty()));
+}
+
+#[test]
+fn stats_add_up_to_the_manifest_and_find_the_longest_win() {
+    let dir = TempDir::new("stats");
+    let manifest = solve(&dir);
+    let tables = TableDir::open(&dir.0).unwrap();
+    let s = foxbase_tables::stats::stats(&tables, &DirLocation::new(&dir.0)).unwrap();
+    let (w, d, l) = s.by_material.values().fold((0, 0, 0), |a, x| (a.0 + x.wins, a.1 + x.draws, a.2 + x.losses));
+    let m = |f: fn(&foxbase_tables::manifest::TierEntry) -> u64| manifest.tiers.iter().map(f).sum::<u64>();
+    assert_eq!((w, d, l), (m(|t| t.wins), m(|t| t.draws), m(|t| t.losses)));
+    let (plies, pos) = s.longest_win.expect("the variant has wins");
+    assert_eq!(tables.outcome(&pos).unwrap(), foxbase_core::Outcome { value: Value::Win, plies: Some(plies) });
+    let longest_any = manifest.tiers.iter().map(|t| t.plies.as_ref().unwrap().longest).max().unwrap();
+    assert!(plies == longest_any || plies + 1 == longest_any, "{plies} vs {longest_any}");
+    // Each square counts every position with a fox on it: two foxes, so twice the positions in all.
+    let squares: u64 = s.by_fox_square.values().map(|w| w.total()).sum();
+    let positions: u64 = {
+        let game = &tables.game;
+        manifest
+            .tiers
+            .iter()
+            .map(|t| {
+                let tier = game.parse_tier_name(&t.name).unwrap();
+                let index = game.tier_index(tier);
+                let mut n = 0u64;
+                game.for_each_slot(&index, 0..t.slots, |_, p| {
+                    if let Some(p) = p {
+                        n += p.fox_count() as u64 * if p.mirror() == p { 1 } else { 2 };
+                    }
+                });
+                n
+            })
+            .sum()
+    };
+    assert_eq!(squares, positions);
+    let out = foxbase(&["stats", "--tables", dir.0.to_str().unwrap(), "--json"], "");
+    assert!(out.status.success());
+    let j: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["longest_win"]["plies"], plies);
+}
+
+#[test]
+fn probe_json_gives_plies_and_published_tables_give_the_same() {
+    let dir = TempDir::new("probe");
+    solve(&dir);
+    let published = TempDir::new("pub");
+    let out_dir = published.0.join("t");
+    let d = dir.0.to_str().unwrap();
+    let out = foxbase(&["publish", d, out_dir.to_str().unwrap(), "--json"], "");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reference = ReferenceSolution::solve_with_plies(&variant(), 5_000_000).unwrap();
+    let mut compared = 0;
+    for (n, (pos, _)) in reference.iter().enumerate() {
+        if n % 997 != 0 || FoxGame::new(variant()).primitive(&pos).is_some() {
+            continue;
+        }
+        let text = format_position(&pos);
+        let probe = |tables: &str| -> Json {
+            let out = foxbase(&["probe", &text, "--tables", tables, "--json"], "");
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            serde_json::from_slice(&out.stdout).unwrap()
+        };
+        let solved = probe(d);
+        assert_eq!(solved, probe(out_dir.to_str().unwrap()), "{text}");
+        assert_eq!(solved["plies"].as_u64().map(|p| p as u32), reference.plies(&pos), "{text}");
+        for m in solved["moves"].as_array().unwrap() {
+            let after = rules_play(&pos, m["move"].as_str().unwrap());
+            assert_eq!(m["plies"].as_u64().map(|p| p as u32), reference.plies(&after).map(|p| p + 1), "{text}");
+        }
+        compared += 1;
+    }
+    assert!(compared > 20, "{compared}");
+}
+
+fn rules_play(pos: &foxbase_core::Position, mv: &str) -> foxbase_core::Position {
+    let rules = variant().rules();
+    rules.play(pos, foxbase_core::notation::parse_move(&rules, pos, mv).unwrap())
+}
+
+#[test]
+fn verify_names_a_plies_file_whose_plies_disagree_with_the_children() {
+    let dir = TempDir::new("damaged");
+    let manifest = solve(&dir);
+    let game = FoxGame::new(variant());
+    // Raise one won position's plies by 2 (the parity stays, the distance is wrong).
+    let entry = manifest
+        .tiers
+        .iter()
+        .find(|t| t.wins > 0 && t.plies.as_ref().is_some_and(|p| p.longest > 3))
+        .expect("a tier with wins");
+    let tier = game.parse_tier_name(&entry.name).unwrap();
+    let header = foxbase_tables::tier_files::table_header(&game, tier, entry.slots);
+    let values = foxbase_tables::table::read_table(&dir.0.join(&entry.file), &header).unwrap();
+    let pfile = entry.plies.as_ref().unwrap().file.clone();
+    let mut plies = foxbase_tables::plies::read_plies(&dir.0.join(&pfile), &header).unwrap();
+    let slot = (0..entry.slots).find(|&i| values.value(i) == Some(Value::Win)).unwrap();
+    plies.set(slot, plies.get(slot) + 2);
+    let (crc, bytes) = foxbase_tables::table::write_plies(
+        &dir.0.join(&pfile),
+        &header,
+        &plies,
+        foxbase_tables::table::ZSTD_LEVEL,
+        foxbase_tables::Layout::Solved,
+    )
+    .unwrap();
+    let mut m = manifest.clone();
+    for t in &mut m.tiers {
+        if t.name == entry.name {
+            let p = t.plies.as_mut().unwrap();
+            (p.crc32, p.bytes, p.longest) = (format!("{crc:08x}"), bytes, plies.max() as u32);
+        }
+    }
+    m.write(&dir.0).unwrap();
+    let out = foxbase(&["verify", dir.0.to_str().unwrap(), "--json"], "");
+    assert_eq!(out.status.code(), Some(1));
+    let j: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["problem"]["file"], pfile);
+    // The damaged position, or a parent in the same tier checked before it.
+    assert!(j["problem"]["position"].is_string(), "{j}");
+    let message = j["problem"]["message"].as_str().unwrap();
+    assert!(message.contains("plies") && message.contains(&entry.name), "{j}");
+}

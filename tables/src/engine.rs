@@ -1,0 +1,117 @@
+//! Perfect play from the tables: the move `foxbase versus` (and the web
+//! board) plays.
+//!
+//! With plies ([`crate::plies`]) the engine wins as fast as it can (a
+//! winning move with the fewest plies), loses as slowly as it can (the most
+//! plies), and among drawing moves picks one at random; ties between equal
+//! moves are broken at random too. The randomness is a small generator
+//! seeded by the caller, so a game is reproducible from its seed. Without
+//! plies (tables solved with `--no-distance`) a winning move is picked at
+//! random among the winning ones, which keeps the win but may not end it.
+
+use crate::dir::TableDir;
+use crate::error::Error;
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Move, Outcome, Position, Value};
+
+/// A move chosen by [`engine_move`], with its outcome for the player making
+/// it (plies counted from the position it was chosen in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub mv: Move,
+    pub outcome: Outcome,
+}
+
+/// The engine's move in `pos`, or `None` when the game is over. The same
+/// `seed` and position always give the same move.
+///
+/// Fails as [`crate::probe::probe`] does (a position outside the tables, a
+/// table that cannot be read).
+pub fn engine_move(tables: &TableDir, pos: &Position, seed: u64) -> Result<Option<Choice>, Error> {
+    tables.check_position(pos)?;
+    if tables.game.primitive(pos).is_some() {
+        return Ok(None);
+    }
+    let moves = tables.move_outcomes(pos)?;
+    Ok(choose(&moves, seed ^ position_hash(pos)))
+}
+
+/// The rule of [`engine_move`] over moves with their outcomes for the mover.
+pub fn choose(moves: &[(Move, Outcome)], seed: u64) -> Option<Choice> {
+    let best = moves.iter().map(|(_, o)| rank(o)).max()?;
+    let ties: Vec<&(Move, Outcome)> = moves.iter().filter(|(_, o)| rank(o) == best).collect();
+    let pick = (SplitMix64(seed).next() % ties.len() as u64) as usize;
+    let (mv, outcome) = *ties[pick];
+    Some(Choice { mv, outcome })
+}
+
+/// How much the mover likes an outcome: a win over a draw over a loss; a
+/// quicker win, a slower loss. A missing plies count ranks a win or loss
+/// by its value alone.
+fn rank(o: &Outcome) -> (u8, i64) {
+    let plies = o.plies.map_or(0, |p| p as i64);
+    match o.value {
+        Value::Win => (2, -plies),
+        Value::Draw => (1, 0),
+        Value::Loss => (0, plies),
+    }
+}
+
+/// A position's bits mixed into one number, so that one seed gives
+/// different (but repeatable) choices in different positions.
+fn position_hash(pos: &Position) -> u64 {
+    let mut h = SplitMix64(pos.sheep() ^ pos.foxes().rotate_left(33) ^ pos.side() as u64);
+    h.next()
+}
+
+/// SplitMix64 (Steele, Lea and Flood): a tiny generator that is enough to
+/// break ties reproducibly.
+pub(crate) struct SplitMix64(pub(crate) u64);
+
+impl SplitMix64 {
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use foxbase_core::notation::parse_move_text;
+
+    fn o(value: Value, plies: Option<u32>) -> Outcome {
+        Outcome { value, plies }
+    }
+
+    #[test]
+    fn the_engine_wins_fast_loses_slowly_and_draws_rather_than_loses() {
+        let m = |t: &str| parse_move_text(t).unwrap();
+        let wins = [(m("a1-a2"), o(Value::Win, Some(7))), (m("b1-b2"), o(Value::Win, Some(3)))];
+        let mixed = [(m("c1-c2"), o(Value::Loss, Some(9))), (m("d1-d2"), o(Value::Draw, None))];
+        let losses = [(m("e1-e2"), o(Value::Loss, Some(4))), (m("f1-f2"), o(Value::Loss, Some(10)))];
+        for seed in 0..20 {
+            assert_eq!(choose(&wins, seed).unwrap().mv, m("b1-b2"));
+            assert_eq!(choose(&mixed, seed).unwrap().mv, m("d1-d2"));
+            assert_eq!(choose(&losses, seed).unwrap().mv, m("f1-f2"));
+        }
+        assert_eq!(choose(&[], 1), None);
+    }
+
+    #[test]
+    fn draws_are_picked_at_random_but_the_same_for_the_same_seed() {
+        let draws: Vec<(Move, Outcome)> = ["a1-a2", "b1-b2", "c1-c2", "d1-d2"]
+            .iter()
+            .map(|t| (parse_move_text(t).unwrap(), o(Value::Draw, None)))
+            .collect();
+        let picks: std::collections::BTreeSet<String> =
+            (0..64).map(|seed| choose(&draws, seed).unwrap().mv.to_string()).collect();
+        assert_eq!(picks.len(), 4, "every drawing move gets picked by some seed: {picks:?}");
+        for seed in 0..64 {
+            assert_eq!(choose(&draws, seed), choose(&draws, seed));
+        }
+    }
+}
