@@ -67,7 +67,7 @@ fn engine_games_from_won_positions_end_in_exactly_the_stated_plies() {
     let mut played = [0usize; 2];
     let mut longest = 0;
     for (n, (pos, value)) in reference.iter().enumerate() {
-        if value == Value::Draw || tables.game.primitive(&pos).is_some() || n % 23 != 0 {
+        if value == Value::Draw || tables.game.primitive(&pos).is_some() || n % 89 != 0 {
             continue;
         }
         let stated = tables.outcome(&pos).unwrap();
@@ -85,7 +85,7 @@ fn engine_games_from_won_positions_end_in_exactly_the_stated_plies() {
         played[(winner == Side::Sheep) as usize] += 1;
         longest = longest.max(plies);
     }
-    assert!(played[0] > 50 && played[1] > 50, "games won by each side: {played:?}");
+    assert!(played[0] > 10 && played[1] > 10, "games won by each side: {played:?}");
     assert!(longest >= 10, "some games are long: {longest}");
 }
 

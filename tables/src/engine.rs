@@ -90,20 +90,20 @@ mod tests {
     #[test]
     fn the_engine_wins_fast_loses_slowly_and_draws_rather_than_loses() {
         let m = |t: &str| parse_move_text(t).unwrap();
-        let wins = [(m("a1-a2"), o(Value::Win, Some(7))), (m("b1-b2"), o(Value::Win, Some(3)))];
-        let mixed = [(m("c1-c2"), o(Value::Loss, Some(9))), (m("d1-d2"), o(Value::Draw, None))];
-        let losses = [(m("e1-e2"), o(Value::Loss, Some(4))), (m("f1-f2"), o(Value::Loss, Some(10)))];
+        let wins = [(m("c1-c2"), o(Value::Win, Some(7))), (m("d1-d2"), o(Value::Win, Some(3)))];
+        let mixed = [(m("e1-e2"), o(Value::Loss, Some(9))), (m("c2-c3"), o(Value::Draw, None))];
+        let losses = [(m("d2-d3"), o(Value::Loss, Some(4))), (m("e2-e3"), o(Value::Loss, Some(10)))];
         for seed in 0..20 {
-            assert_eq!(choose(&wins, seed).unwrap().mv, m("b1-b2"));
-            assert_eq!(choose(&mixed, seed).unwrap().mv, m("d1-d2"));
-            assert_eq!(choose(&losses, seed).unwrap().mv, m("f1-f2"));
+            assert_eq!(choose(&wins, seed).unwrap().mv, m("d1-d2"));
+            assert_eq!(choose(&mixed, seed).unwrap().mv, m("c2-c3"));
+            assert_eq!(choose(&losses, seed).unwrap().mv, m("e2-e3"));
         }
         assert_eq!(choose(&[], 1), None);
     }
 
     #[test]
     fn draws_are_picked_at_random_but_the_same_for_the_same_seed() {
-        let draws: Vec<(Move, Outcome)> = ["a1-a2", "b1-b2", "c1-c2", "d1-d2"]
+        let draws: Vec<(Move, Outcome)> = ["c1-c2", "d1-d2", "e1-e2", "c2-c3"]
             .iter()
             .map(|t| (parse_move_text(t).unwrap(), o(Value::Draw, None)))
             .collect();

@@ -38,6 +38,9 @@ const WIN_PENDING: u8 = 251;
 /// than the level that counted it down to zero.
 const LOSS_PENDING: u8 = MAX_COUNTER;
 
+/// Positions decided now, and positions waiting for a later ply, as (ply, slot).
+type Decided = (Vec<u32>, Vec<(u32, u32)>);
+
 /// What the initial pass found for one position.
 enum Start {
     /// Game over: WIN, LOSS or DRAW at 0 plies.
@@ -79,7 +82,7 @@ pub fn solve_plies_in_pool<G: TierGame>(
     // Initial pass. Each chunk returns its game-over positions (level 0)
     // and the positions that wait for a later level, as (level, slot).
     let chunks: Vec<u64> = (0..size.div_ceil(CHUNK as u64)).collect();
-    let parts: Vec<Result<(Vec<u32>, Vec<(u32, u32)>), KernelError>> = chunks
+    let parts: Vec<Result<Decided, KernelError>> = chunks
         .par_iter()
         .map(|&c| {
             let (mut over, mut waiting) = (Vec::new(), Vec::new());
@@ -170,7 +173,7 @@ pub fn solve_plies_in_pool<G: TierGame>(
         }
         levels += 1;
         let next_level = level + 1;
-        let walked: Vec<(Vec<u32>, Vec<(u32, u32)>)> = frontier
+        let walked: Vec<Decided> = frontier
             .par_iter()
             .flat_map(|part| part.par_chunks(CHUNK))
             .map(|chunk| {
