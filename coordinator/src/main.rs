@@ -3,8 +3,8 @@
 
 mod cli;
 
-use clap::{Parser, Subcommand};
-use cli::{cluster, perfect, rules, solve, tables, Failure, EXIT_BAD_INPUT, EXIT_FAILED};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use cli::{cluster, games, perfect, rules, solve, tables, Failure, EXIT_BAD_INPUT, EXIT_FAILED};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -53,6 +53,8 @@ enum Command {
     Versus(perfect::VersusArgs),
     /// Positions reachable from the start where exactly one move keeps the win (or the draw), with solutions.
     Puzzles(perfect::PuzzlesArgs),
+    /// The dataset of optimal moves: JSON Lines, one per position with a move (value, plies, optimal moves).
+    Export(games::ExportArgs),
     /// Counts of a tablebase: values by material and side, the longest win, values per fox square.
     Stats(tables::StatsArgs),
     /// Solve a small variant with the simple reference solver and print the value of a position.
@@ -60,21 +62,24 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    // The matches too, so a command can tell a flag given from a default.
+    let parsed = Cli::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (cli, matches) = match parsed {
+        Ok(both) => both,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_BAD_INPUT } else { 0 };
             let _ = e.print();
             return ExitCode::from(code);
         }
     };
+    let sub = |name: &str| matches.subcommand_matches(name).cloned().unwrap_or_default();
     let result = match cli.command {
         Command::Show(a) => rules::show(a),
         Command::Moves(a) => rules::moves(a),
         Command::Play(a) => rules::play(a),
         Command::Perft(a) => rules::perft_command(a),
         Command::ProbeRef(a) => rules::probe_ref(a),
-        Command::Solve(a) => solve::solve(a),
+        Command::Solve(a) => solve::solve(a, &sub("solve")),
         Command::Probe(a) => tables::probe_command(a),
         Command::Verify(a) => tables::verify(a),
         Command::Publish(a) => tables::publish(a),
@@ -82,6 +87,7 @@ fn main() -> ExitCode {
         Command::Versus(a) => perfect::versus(a),
         Command::Puzzles(a) => perfect::puzzles(a),
         Command::Stats(a) => tables::stats(a),
+        Command::Export(a) => games::export(a),
         Command::Coordinator(a) => cluster::coordinator(a),
         Command::Worker(a) => cluster::worker(a),
         Command::Status(a) => cluster::status(a),

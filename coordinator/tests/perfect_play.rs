@@ -20,6 +20,7 @@ use foxbase_tables::source::DirLocation;
 use foxbase_tables::TableDir;
 use foxbase_worker::kernel::{Kernel, Output};
 use serde_json::Value as Json;
+use std::collections::HashSet;
 use std::process::{Command, Stdio};
 
 struct Quiet;
@@ -236,6 +237,22 @@ fn probe_json_gives_plies_and_published_tables_give_the_same() {
         compared += 1;
     }
     assert!(compared > 20, "{compared}");
+    // The dataset: a sample is reproducible, and each line agrees with probe.
+    let export = |seed: &str| foxbase(&["export", "--tables", d, "--sample", "6", "--seed", seed], "").stdout;
+    assert_eq!(export("4"), export("4"));
+    assert_ne!(export("4"), export("5"));
+    let lines: Vec<Json> =
+        String::from_utf8(export("4")).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 6);
+    for l in &lines {
+        let p = foxbase(&["probe", l["position"].as_str().unwrap(), "--tables", d, "--json"], "");
+        let p: Json = serde_json::from_slice(&p.stdout).unwrap();
+        assert_eq!((&l["value"], &l["plies"]), (&p["value"], &p["plies"]));
+        for m in l["optimal"].as_array().unwrap() {
+            let probed = p["moves"].as_array().unwrap().iter().find(|x| x["move"] == m["move"]).unwrap();
+            assert_eq!(probed["value"], p["value"], "an optimal move keeps the value: {l}");
+        }
+    }
 }
 
 fn rules_play(pos: &foxbase_core::Position, mv: &str) -> foxbase_core::Position {
@@ -285,4 +302,58 @@ fn verify_names_a_plies_file_whose_plies_disagree_with_the_children() {
     assert!(j["problem"]["position"].is_string(), "{j}");
     let message = j["problem"]["message"].as_str().unwrap();
     assert!(message.contains("plies") && message.contains(&entry.name), "{j}");
+}
+
+/// Tic-tac-toe through the CLI: solve (Fox flags refused), probe, stats,
+/// versus and the exported dataset: 4,520 positions with a move reachable
+/// from the empty board, the empty board a draw whose every first move
+/// keeps the draw, and after X in a corner only the centre holds for O.
+#[test]
+fn tictactoe_through_the_cli_and_its_exported_dataset() {
+    let dir = TempDir::new("ttt");
+    let out = dir.0.join("t");
+    let o = out.to_str().unwrap();
+    let refused = foxbase(&["solve", "--game", "tictactoe", "--pen-target", "3", "--out", o], "");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--pen-target is a Fox Game flag"));
+    let solved = foxbase(&["solve", "--game", "tictactoe", "--out", o, "--json"], "");
+    assert!(solved.status.success(), "{}", String::from_utf8_lossy(&solved.stderr));
+    let j: Json = serde_json::from_slice(&solved.stdout).unwrap();
+    assert_eq!((j["value"].as_str(), j["tiers"].as_u64()), (Some("draw"), Some(10)));
+
+    let probe = foxbase(&["probe", "X../.../... o", "--tables", o, "--json"], "");
+    let p: Json = serde_json::from_slice(&probe.stdout).unwrap();
+    assert_eq!(p["value"], "draw");
+    let losing: Vec<_> = p["moves"].as_array().unwrap().iter().filter(|m| m["value"] == "loss").collect();
+    assert_eq!(losing.len(), 7, "{p}");
+    assert!(losing.iter().all(|m| m["plies"].as_u64().is_some()), "{p}");
+
+    let export = foxbase(&["export", "--tables", o], "");
+    assert!(export.status.success(), "{}", String::from_utf8_lossy(&export.stderr));
+    let lines: Vec<Json> =
+        String::from_utf8(export.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 4_520);
+    let empty = lines.iter().find(|l| l["position"] == ".../.../... x").unwrap();
+    assert_eq!(empty["value"], "draw");
+    let first: HashSet<&str> =
+        empty["optimal"].as_array().unwrap().iter().map(|m| m["move"].as_str().unwrap()).collect();
+    assert_eq!(first, ["a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3"].into_iter().collect());
+    let corner = lines.iter().find(|l| l["position"] == "X../.../... o").unwrap();
+    assert_eq!(corner["optimal"], serde_json::json!([{"move": "b2", "plies": null, "best": true}]));
+    // A won position marks its quickest wins.
+    let won = lines.iter().find(|l| l["value"] == "win" && l["optimal"].as_array().unwrap().len() > 1).unwrap();
+    let best: Vec<u64> = won["optimal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["best"] == true)
+        .map(|m| m["plies"].as_u64().unwrap())
+        .collect();
+    assert!(best.iter().all(|&b| b == won["plies"].as_u64().unwrap()), "{won}");
+
+    let stats = foxbase(&["stats", "--tables", o, "--json"], "");
+    let s: Json = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(s["longest_win"]["plies"], 5);
+    let versus = foxbase(&["versus", "--tables", o, "--side", "none", "--seed", "1"], "");
+    assert!(String::from_utf8(versus.stdout).unwrap().trim_end().ends_with("game over after 9 plies: a draw"));
 }

@@ -71,6 +71,116 @@ fn binomial(n: u64, k: u64) -> u64 {
     (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
 }
 
+/// Why a tic-tac-toe position or move could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TttParseError {
+    #[error("'{0}' is not a tic-tac-toe position: three rows of X, O or . from the top, separated by '/', then x or o (e.g. 'X../.O./... x')")]
+    Shape(String),
+    #[error("'{text}': {x} X and {o} O cannot occur (X moves first, so X has as many marks as O or one more)")]
+    Counts { text: String, x: u32, o: u32 },
+    #[error("'{text}': it is {expected} to move, not {found}")]
+    SideToMove { text: String, expected: char, found: char },
+    #[error("'{0}' is not a square: a file a..c and a rank 1..3, e.g. b2")]
+    Square(String),
+    #[error("{square} is not empty")]
+    Occupied { square: String },
+}
+
+/// Parses tic-tac-toe notation: three rows from the top separated by
+/// `/`, each of three of `X`, `O` or `.`, then the side to move (`x` or
+/// `o`), which must agree with the counts.
+///
+/// ```
+/// use foxbase_core::tictactoe::{format_ttt, parse_ttt};
+/// let p = parse_ttt("X../.O./... x").unwrap();
+/// assert_eq!((p.x, p.o), (1, 1 << 4)); // cell 0 is a3 (top left), cell 4 the centre
+/// assert_eq!(format_ttt(&p), "X../.O./... x");
+/// assert!(parse_ttt("X../.O./... o").is_err());
+/// ```
+pub fn parse_ttt(text: &str) -> Result<TttPosition, TttParseError> {
+    let t = text.trim();
+    let shape = || TttParseError::Shape(t.to_string());
+    let (board, side) = t.split_once(' ').ok_or_else(shape)?;
+    let rows: Vec<&str> = board.split('/').collect();
+    if rows.len() != 3 || rows.iter().any(|r| r.chars().count() != 3) {
+        return Err(shape());
+    }
+    let (mut x, mut o) = (0 as Cells, 0 as Cells);
+    for (i, c) in rows.concat().chars().enumerate() {
+        match c {
+            'X' => x |= 1 << i,
+            'O' => o |= 1 << i,
+            '.' => {}
+            _ => return Err(shape()),
+        }
+    }
+    let (nx, no) = (x.count_ones(), o.count_ones());
+    if nx != no && nx != no + 1 {
+        return Err(TttParseError::Counts { text: t.to_string(), x: nx, o: no });
+    }
+    let pos = TttPosition { x, o };
+    let expected = if pos.x_to_move() { 'x' } else { 'o' };
+    match side.trim() {
+        "x" | "o" if side.trim().starts_with(expected) => Ok(pos),
+        "x" | "o" => {
+            Err(TttParseError::SideToMove { text: t.to_string(), expected, found: side.trim().chars().next().unwrap() })
+        }
+        _ => Err(shape()),
+    }
+}
+
+/// The notation of a position ([`parse_ttt`]'s inverse).
+pub fn format_ttt(pos: &TttPosition) -> String {
+    let mut s = String::new();
+    for i in 0..9 {
+        if i > 0 && i % 3 == 0 {
+            s.push('/');
+        }
+        s.push(if pos.x & (1 << i) != 0 {
+            'X'
+        } else if pos.o & (1 << i) != 0 {
+            'O'
+        } else {
+            '.'
+        });
+    }
+    s.push(' ');
+    s.push(if pos.x_to_move() { 'x' } else { 'o' });
+    s
+}
+
+/// The square of cell `c`: files a..c from the left, ranks 1..3 from the bottom (`b2` is the centre).
+pub fn square_name(c: u8) -> String {
+    format!("{}{}", (b'a' + c % 3) as char, 3 - c / 3)
+}
+
+/// The cell of a square name ([`square_name`]'s inverse).
+pub fn parse_square(text: &str) -> Result<u8, TttParseError> {
+    let b = text.trim().as_bytes();
+    match b {
+        [f @ b'a'..=b'c', r @ b'1'..=b'3'] => Ok((3 - (r - b'0')) * 3 + (f - b'a')),
+        _ => Err(TttParseError::Square(text.trim().to_string())),
+    }
+}
+
+/// Every legal move of a position that is not over: the cell filled and the position after it.
+pub fn ttt_moves(pos: &TttPosition) -> Vec<(u8, TttPosition)> {
+    if TicTacToe.primitive(pos).is_some() {
+        return Vec::new();
+    }
+    (0..9u8)
+        .filter(|&c| (pos.x | pos.o) & (1 << c) == 0)
+        .map(|c| {
+            let after = if pos.x_to_move() {
+                TttPosition { x: pos.x | 1 << c, o: pos.o }
+            } else {
+                TttPosition { x: pos.x, o: pos.o | 1 << c }
+            };
+            (c, after)
+        })
+        .collect()
+}
+
 /// Tic-tac-toe. Tiers are mark counts 0..=9.
 pub struct TicTacToe;
 

@@ -33,22 +33,22 @@ pub fn engine_move(tables: &TableDir, pos: &Position, seed: u64) -> Result<Optio
         return Ok(None);
     }
     let moves = tables.move_outcomes(pos)?;
-    Ok(choose(&moves, seed ^ position_hash(pos)))
+    Ok(choose(&moves, seed ^ position_hash(pos)).map(|(mv, outcome)| Choice { mv, outcome }))
 }
 
-/// The rule of [`engine_move`] over moves with their outcomes for the mover.
-pub fn choose(moves: &[(Move, Outcome)], seed: u64) -> Option<Choice> {
-    let best = moves.iter().map(|(_, o)| rank(o)).max()?;
-    let ties: Vec<&(Move, Outcome)> = moves.iter().filter(|(_, o)| rank(o) == best).collect();
+/// The rule of [`engine_move`] over moves (of any game) with their
+/// outcomes for the mover: the best by [`preference`], ties broken by `seed`.
+pub fn choose<M: Copy>(moves: &[(M, Outcome)], seed: u64) -> Option<(M, Outcome)> {
+    let best = moves.iter().map(|(_, o)| preference(o)).max()?;
+    let ties: Vec<&(M, Outcome)> = moves.iter().filter(|(_, o)| preference(o) == best).collect();
     let pick = (SplitMix64(seed).next() % ties.len() as u64) as usize;
-    let (mv, outcome) = *ties[pick];
-    Some(Choice { mv, outcome })
+    Some(*ties[pick])
 }
 
-/// How much the mover likes an outcome: a win over a draw over a loss; a
-/// quicker win, a slower loss. A missing plies count ranks a win or loss
-/// by its value alone.
-fn rank(o: &Outcome) -> (u8, i64) {
+/// How much the mover likes an outcome (greater is better): a win over a
+/// draw over a loss; a quicker win, a slower loss. A missing plies count
+/// ranks a win or loss by its value alone.
+pub fn preference(o: &Outcome) -> (u8, i64) {
     let plies = o.plies.map_or(0, |p| p as i64);
     match o.value {
         Value::Win => (2, -plies),
@@ -66,10 +66,11 @@ fn position_hash(pos: &Position) -> u64 {
 
 /// SplitMix64 (Steele, Lea and Flood): a tiny generator that is enough to
 /// break ties reproducibly.
-pub(crate) struct SplitMix64(pub(crate) u64);
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    pub(crate) fn next(&mut self) -> u64 {
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -94,11 +95,11 @@ mod tests {
         let mixed = [(m("e1-e2"), o(Value::Loss, Some(9))), (m("c2-c3"), o(Value::Draw, None))];
         let losses = [(m("d2-d3"), o(Value::Loss, Some(4))), (m("e2-e3"), o(Value::Loss, Some(10)))];
         for seed in 0..20 {
-            assert_eq!(choose(&wins, seed).unwrap().mv, m("d1-d2"));
-            assert_eq!(choose(&mixed, seed).unwrap().mv, m("c2-c3"));
-            assert_eq!(choose(&losses, seed).unwrap().mv, m("e2-e3"));
+            assert_eq!(choose(&wins, seed).unwrap().0, m("d1-d2"));
+            assert_eq!(choose(&mixed, seed).unwrap().0, m("c2-c3"));
+            assert_eq!(choose(&losses, seed).unwrap().0, m("e2-e3"));
         }
-        assert_eq!(choose(&[], 1), None);
+        assert_eq!(choose::<Move>(&[], 1), None);
     }
 
     #[test]
@@ -108,7 +109,7 @@ mod tests {
             .map(|t| (parse_move_text(t).unwrap(), o(Value::Draw, None)))
             .collect();
         let picks: std::collections::BTreeSet<String> =
-            (0..64).map(|seed| choose(&draws, seed).unwrap().mv.to_string()).collect();
+            (0..64).map(|seed| choose(&draws, seed).unwrap().0.to_string()).collect();
         assert_eq!(picks.len(), 4, "every drawing move gets picked by some seed: {picks:?}");
         for seed in 0..64 {
             assert_eq!(choose(&draws, seed), choose(&draws, seed));

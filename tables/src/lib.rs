@@ -14,6 +14,7 @@ pub mod dir;
 pub mod durable;
 pub mod engine;
 pub mod error;
+pub mod in_memory;
 pub mod index;
 pub mod manifest;
 pub mod packed;

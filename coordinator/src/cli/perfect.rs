@@ -8,7 +8,7 @@ use super::{position_arg, CommandResult, Failure};
 use clap::Args;
 use foxbase_core::notation::{board_picture, format_position, parse_move};
 use foxbase_core::tier::TierGame;
-use foxbase_core::{Position, Side};
+use foxbase_core::Side;
 use foxbase_tables::engine::engine_move;
 use foxbase_tables::puzzles::{find_puzzles, PuzzleOptions};
 use foxbase_tables::TableDir;
@@ -24,12 +24,11 @@ pub enum Player {
     None,
 }
 
-fn parse_player(s: &str) -> Result<Player, String> {
+/// `--side`: fox, sheep or none (tic-tac-toe tables: x, o or none).
+fn parse_player(s: &str) -> Result<String, String> {
     match s {
-        "fox" => Ok(Player::Side(Side::Fox)),
-        "sheep" => Ok(Player::Side(Side::Sheep)),
-        "none" => Ok(Player::None),
-        _ => Err(format!("'{s}' is not a side: fox, sheep or none")),
+        "fox" | "sheep" | "none" | "x" | "o" => Ok(s.to_string()),
+        _ => Err(format!("'{s}' is not a side: fox, sheep or none (x, o or none for tic-tac-toe)")),
     }
 }
 
@@ -46,9 +45,10 @@ pub struct VersusArgs {
     /// Directory written by `foxbase solve` or `foxbase publish`.
     #[arg(long)]
     tables: PathBuf,
-    /// The side you play: fox, sheep, or none (the engine plays both). Default: the side to move at the start.
+    /// The side you play: fox, sheep, or none (the engine plays both); x, o or none with tic-tac-toe
+    /// tables. Default: the side to move at the start.
     #[arg(long, value_parser = parse_player)]
-    side: Option<Player>,
+    side: Option<String>,
     /// Start position in RULES.md notation (default: the tables' start).
     #[arg(long)]
     start: Option<String>,
@@ -65,6 +65,24 @@ pub struct VersusArgs {
 /// illegal one is reported and asked for again. Ends when the game does,
 /// after `--max-plies`, or (with an error) when standard input ends first.
 pub fn versus(args: VersusArgs) -> CommandResult {
+    if super::games::game_of(&args.tables)? == "tictactoe" {
+        return super::games::ttt_versus(
+            &args.tables,
+            args.side.as_deref(),
+            args.start.as_deref(),
+            args.seed,
+            args.max_plies,
+        );
+    }
+    let side = match args.side.as_deref() {
+        None => None,
+        Some("fox") => Some(Player::Side(Side::Fox)),
+        Some("sheep") => Some(Player::Side(Side::Sheep)),
+        Some("none") => Some(Player::None),
+        Some(other) => {
+            return Err(Failure::bad_input(format!("--side {other}: a Fox Game side is fox, sheep or none")))
+        }
+    };
     let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
     let mut pos = match &args.start {
         Some(s) => position_arg(s)?,
@@ -72,7 +90,7 @@ pub fn versus(args: VersusArgs) -> CommandResult {
     };
     tables.check_position(&pos).map_err(Failure::bad_input)?;
     tables.outcome(&pos).map_err(Failure::bad_input)?;
-    let human = args.side.unwrap_or(Player::Side(pos.side()));
+    let human = side.unwrap_or(Player::Side(pos.side()));
     let rules = tables.game.rules;
     let mut input = std::io::stdin().lock().lines();
     let mut ply = 0u32;
@@ -183,6 +201,5 @@ pub fn puzzles(args: PuzzlesArgs) -> CommandResult {
             args.count
         );
     }
-    let _ = Position::from_parts_unchecked;
     Ok(())
 }

@@ -39,17 +39,36 @@ impl SolveRuleArgs {
     }
 }
 
+/// The games `solve --game` takes: the names manifests record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameName {
+    Fox,
+    TicTacToe,
+}
+
+fn parse_game(s: &str) -> Result<GameName, String> {
+    match s {
+        "fox" => Ok(GameName::Fox),
+        "tictactoe" => Ok(GameName::TicTacToe),
+        _ => Err(format!("unknown game '{s}' (fox or tictactoe)")),
+    }
+}
+
 #[derive(Args)]
 pub struct SolveArgs {
+    /// The game: `fox` (the Fox Game) or `tictactoe` (the second game of the tier engine, tiny).
+    #[arg(long, default_value = "fox", value_parser = parse_game)]
+    game: GameName,
     /// Start position in RULES.md notation; its side to move moves first. The default (with
     /// --pen-target 7) is the README's main job: one fox on d7 against 8 sheep on rank 3 and d2.
     #[arg(long, default_value = DEFAULT_SOLVE_START)]
     start: String,
     #[command(flatten)]
     rules: SolveRuleArgs,
-    /// Directory for the tables and manifest.json (created if missing; existing tables there are overwritten).
-    #[arg(long, default_value = "foxbase-tables")]
-    out: PathBuf,
+    /// Directory for the tables and manifest.json (created if missing; existing tables there are
+    /// overwritten). Default: foxbase-tables, or tictactoe-tables with --game tictactoe.
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Kernel threads per worker (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -102,7 +121,12 @@ pub fn parse_kernel(s: &str) -> Result<Kernel, foxbase_worker::kernel::UnknownKe
     s.parse()
 }
 
-pub fn solve(args: SolveArgs) -> CommandResult {
+pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
+    if args.game == GameName::TicTacToe {
+        return solve_tictactoe(args, matches);
+    }
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("foxbase-tables"));
+    let out = &out;
     let variant = args.rules.variant(&args.start)?;
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
@@ -112,7 +136,7 @@ pub fn solve(args: SolveArgs) -> CommandResult {
         return print_plan(variant, args.json);
     }
     let (kernel, output) = args.output.resolve()?;
-    let (workers, out, json_out) = (args.workers, &args.out, args.json);
+    let (workers, json_out) = (args.workers, args.json);
     let game = FoxGame::new(variant);
     let started = Instant::now();
     let plan = TierPlan::new(&game);
@@ -155,6 +179,58 @@ pub fn solve(args: SolveArgs) -> CommandResult {
         Value::Draw => "neither side can force a win: a draw".to_string(),
     };
     line(format_args!("start {}: {value} for the {} to move, so {winner}", format_position(&start), start.side()))
+}
+
+/// `solve --game tictactoe`: every tier of tic-tac-toe, into
+/// `tictactoe-tables/` by default. The Fox Game's rule flags are refused.
+fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
+    use clap::parser::ValueSource;
+    for flag in ["start", "geometry", "pen_target"] {
+        if matches.value_source(flag) == Some(ValueSource::CommandLine) {
+            return Err(Failure::bad_input(format!(
+                "--{} is a Fox Game flag; --game tictactoe takes none",
+                flag.replace('_', "-")
+            )));
+        }
+    }
+    let (kernel, output) = args.output.resolve()?;
+    let threads = threads_or_all(args.threads);
+    if threads == 0 || args.workers == 0 {
+        return Err(Failure::bad_input("--threads and --workers must be at least 1"));
+    }
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("tictactoe-tables"));
+    let game = foxbase_core::tictactoe::TicTacToe;
+    let started = Instant::now();
+    let plan = TierPlan::new(&game);
+    if args.plan_only {
+        return line(format_args!("{} tiers, {} positions", plan.order.len(), plan.total_slots()));
+    }
+    let progress = SolveProgress::new(args.json);
+    let options =
+        LocalOptions { workers: args.workers, threads_per_worker: (threads / args.workers).max(1), kernel, output };
+    let mut manifest = solve_local(&game, &plan, &out, options, &progress).map_err(Failure::failed)?;
+    progress.finish();
+    manifest.write(&out).map_err(Failure::failed)?;
+    let start = foxbase_core::tier::TierGame::initial_position(&game);
+    let tables = foxbase_tables::in_memory::InMemory::open(game, &out).map_err(Failure::failed)?;
+    let value = tables.outcome(&start).map_err(Failure::failed)?;
+    let start_text = foxbase_core::tictactoe::format_ttt(&start);
+    manifest.start =
+        Some(foxbase_tables::manifest::StartValue { position: start_text.clone(), value: value.value.name().into() });
+    manifest.write(&out).map_err(Failure::failed)?;
+    let secs = started.elapsed().as_secs_f64();
+    if args.json {
+        return json(&json!({"game": "tictactoe", "start": start_text, "value": value.value.name(),
+            "plies": value.plies, "tiers": manifest.tiers.len(), "positions": manifest.total_slots(),
+            "seconds": secs, "out": out.display().to_string(), "plies_files": output.plies()}));
+    }
+    line(format_args!(
+        "solved tic-tac-toe: {} tiers, {} positions in {secs:.2}s; tables: {}",
+        manifest.tiers.len(),
+        manifest.total_slots(),
+        out.display()
+    ))?;
+    line(format_args!("start {start_text}: {} for x to move", value.value))
 }
 
 /// Bytes of the plies files of a manifest.

@@ -13,9 +13,9 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct ProbeArgs {
-    /// The position, in RULES.md notation (quote it).
+    /// The position, in RULES.md notation (quote it); for tic-tac-toe tables, e.g. 'X../.O./... x'.
     position: String,
-    /// Directory written by `foxbase solve` or `foxbase publish`.
+    /// Directory written by `foxbase solve` or `foxbase publish` (the game comes from its manifest).
     #[arg(long)]
     tables: PathBuf,
     /// Print {"position", "value": "win"|"draw"|"loss", "plies", "moves": [{"move", "value", "plies"}]}
@@ -77,6 +77,9 @@ pub struct SurveyArgs {
 }
 
 pub fn probe_command(args: ProbeArgs) -> CommandResult {
+    if super::games::game_of(&args.tables)? == "tictactoe" {
+        return super::games::ttt_probe(&args.tables, &args.position, args.json);
+    }
     let pos = position_arg(&args.position)?;
     let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
     let p = probe(&tables, &pos).map_err(Failure::bad_input)?;
@@ -231,6 +234,9 @@ pub struct StatsArgs {
 
 /// `foxbase stats`: counts of the whole tablebase (see `foxbase_tables::stats`).
 pub fn stats(args: StatsArgs) -> CommandResult {
+    if super::games::game_of(&args.tables)? == "tictactoe" {
+        return super::games::ttt_stats(&args.tables, args.json);
+    }
     let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
     let location = foxbase_tables::source::DirLocation::new(&args.tables);
     let s = foxbase_tables::stats::stats(&tables, &location).map_err(Failure::failed)?;

@@ -1,0 +1,354 @@
+//! Other games than the Fox Game through the commands that read tables
+//! (`probe`, `versus`, `stats`, `export`): the game comes from the
+//! tablebase's manifest. Tic-tac-toe tablebases are read whole into memory
+//! ([`InMemory`]). `export` (the dataset of optimal moves) for both games.
+
+use super::output::{json, line, text};
+use super::{CommandResult, Failure};
+use clap::Args;
+use foxbase_core::notation::format_position;
+use foxbase_core::tictactoe::{format_ttt, parse_square, parse_ttt, square_name, ttt_moves, TicTacToe, TttPosition};
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Outcome, Position, Value};
+use foxbase_tables::engine::{choose, preference};
+use foxbase_tables::in_memory::InMemory;
+use foxbase_tables::manifest::Manifest;
+use foxbase_tables::TableDir;
+use serde_json::json;
+use std::collections::{HashSet, VecDeque};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+/// The game a tablebase holds, from its manifest ("fox", "tictactoe").
+pub fn game_of(dir: &Path) -> Result<String, Failure> {
+    Ok(Manifest::read(dir).map_err(Failure::bad_input)?.game)
+}
+
+fn open_ttt(dir: &Path) -> Result<InMemory<TicTacToe>, Failure> {
+    InMemory::open(TicTacToe, dir).map_err(Failure::bad_input)
+}
+
+fn ttt_arg(text: &str) -> Result<TttPosition, Failure> {
+    parse_ttt(text).map_err(Failure::bad_input)
+}
+
+/// Every move of a tic-tac-toe position with its outcome for the mover.
+fn ttt_move_outcomes(t: &InMemory<TicTacToe>, pos: &TttPosition) -> Result<Vec<(u8, Outcome)>, Failure> {
+    ttt_moves(pos).into_iter().map(|(c, after)| Ok((c, t.move_outcome(&after).map_err(Failure::failed)?))).collect()
+}
+
+fn side_name(pos: &TttPosition) -> &'static str {
+    if pos.x_to_move() {
+        "x"
+    } else {
+        "o"
+    }
+}
+
+/// ": x wins in 5 plies" for an outcome of the side `side`; nothing for a draw or without plies.
+fn ttt_who_wins(o: Outcome, side: &str) -> String {
+    let winner = match o.value {
+        Value::Win => side,
+        Value::Loss => {
+            if side == "x" {
+                "o"
+            } else {
+                "x"
+            }
+        }
+        Value::Draw => return String::new(),
+    };
+    match o.plies {
+        Some(1) => format!(": {winner} wins in 1 ply"),
+        Some(n) => format!(": {winner} wins in {n} plies"),
+        None => String::new(),
+    }
+}
+
+/// `foxbase probe` on a tic-tac-toe tablebase.
+pub fn ttt_probe(dir: &Path, position: &str, json_out: bool) -> CommandResult {
+    let pos = ttt_arg(position)?;
+    let t = open_ttt(dir)?;
+    let o = t.outcome(&pos).map_err(Failure::bad_input)?;
+    let moves = ttt_move_outcomes(&t, &pos)?;
+    if json_out {
+        let list: Vec<_> = moves
+            .iter()
+            .map(|(c, m)| json!({"move": square_name(*c), "value": m.value.name(), "plies": m.plies}))
+            .collect();
+        return json(&json!({"position": format_ttt(&pos), "value": o.value.name(), "plies": o.plies, "moves": list}));
+    }
+    let side = side_name(&pos);
+    line(format_args!("{}: {} for {side} to move{}", format_ttt(&pos), o.value, ttt_who_wins(o, side)))?;
+    for (c, m) in moves {
+        line(format_args!("  {:3} {} for {side}{}", square_name(c), m.value, ttt_who_wins(m, side)))?;
+    }
+    Ok(())
+}
+
+fn picture(pos: &TttPosition) -> String {
+    let f = format_ttt(pos);
+    let rows: Vec<&str> = f.split(' ').next().unwrap_or("").split('/').collect();
+    let mut s = String::new();
+    for (r, row) in rows.iter().enumerate() {
+        s.push_str(&format!("{} ", 3 - r));
+        for c in row.chars() {
+            s.push(' ');
+            s.push(c);
+        }
+        s.push('\n');
+    }
+    s.push_str("   a b c\n");
+    s
+}
+
+/// `foxbase versus` on a tic-tac-toe tablebase: `human` is "x", "o" or
+/// "none" (`None`: the side to move at the start).
+pub fn ttt_versus(dir: &Path, human: Option<&str>, start: Option<&str>, seed: u64, max_plies: u32) -> CommandResult {
+    let t = open_ttt(dir)?;
+    let mut pos = match start {
+        Some(s) => ttt_arg(s)?,
+        None => TicTacToe.initial_position(),
+    };
+    let human = match human {
+        None => side_name(&pos),
+        Some(h @ ("x" | "o" | "none")) => h,
+        Some(other) => {
+            return Err(Failure::bad_input(format!("--side {other}: a tic-tac-toe side is x, o or none")));
+        }
+    };
+    let mut input = std::io::stdin().lock().lines();
+    let mut ply = 0u32;
+    loop {
+        let now = t.outcome(&pos).map_err(Failure::bad_input)?;
+        let side = side_name(&pos);
+        text(&picture(&pos))?;
+        line(format_args!("{}: {} for {side} to move{}", format_ttt(&pos), now.value, ttt_who_wins(now, side)))?;
+        if TicTacToe.primitive(&pos).is_some() {
+            let result = match now.value {
+                Value::Draw => "a draw".to_string(),
+                Value::Win => format!("{side} wins"),
+                Value::Loss => format!("{} wins", if side == "x" { "o" } else { "x" }),
+            };
+            return line(format_args!("game over after {ply} plies: {result}"));
+        }
+        if ply >= max_plies {
+            return line(format_args!("stopped after {ply} plies (--max-plies)"));
+        }
+        let moves = ttt_move_outcomes(&t, &pos)?;
+        let cell = if human == side {
+            loop {
+                line(format_args!("your move ({side}):"))?;
+                let Some(read) = input.next() else {
+                    return Err(Failure::bad_input("standard input ended before the game did"));
+                };
+                let read = read.map_err(|e| Failure::failed(format!("reading standard input: {e}")))?;
+                match parse_square(&read) {
+                    Ok(c) if moves.iter().any(|(m, _)| *m == c) => break c,
+                    Ok(c) => eprintln!("foxbase: {} is not empty; try again", square_name(c)),
+                    Err(e) => eprintln!("foxbase: {e}; try again"),
+                }
+            }
+        } else {
+            let (c, o) = choose(&moves, seed.wrapping_add(ply as u64) ^ (pos.x as u64) << 9 ^ pos.o as u64)
+                .expect("a position that is not over has a move");
+            line(format_args!(
+                "engine ({side}) plays {}: {} for {side}{}",
+                square_name(c),
+                o.value,
+                ttt_who_wins(o, side)
+            ))?;
+            c
+        };
+        pos = ttt_moves(&pos).into_iter().find(|(c, _)| *c == cell).expect("a legal move").1;
+        ply += 1;
+    }
+}
+
+/// `foxbase stats` on a tic-tac-toe tablebase: slots by marks and side to
+/// move, and the longest win.
+pub fn ttt_stats(dir: &Path, json_out: bool) -> CommandResult {
+    let t = open_ttt(dir)?;
+    let mut rows = Vec::new();
+    let mut longest: Option<(u32, TttPosition)> = None;
+    for tier in 0..=9u8 {
+        let index = TicTacToe.tier_index(tier);
+        let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
+        let mut failure = None;
+        TicTacToe.for_each_slot(&index, 0..TicTacToe.tier_size(&index), |_, p| {
+            let Some(p) = p else { return };
+            match t.outcome(&p) {
+                Ok(o) => {
+                    match o.value {
+                        Value::Win => w += 1,
+                        Value::Draw => d += 1,
+                        Value::Loss => l += 1,
+                    }
+                    if o.value == Value::Win && o.plies.is_some_and(|n| longest.is_none_or(|(b, _)| n > b)) {
+                        longest = Some((o.plies.unwrap(), p));
+                    }
+                }
+                Err(e) => failure = Some(e),
+            }
+        });
+        if let Some(e) = failure {
+            return Err(Failure::failed(e));
+        }
+        let side = if tier % 2 == 0 { "x" } else { "o" };
+        rows.push((tier, side, w, d, l));
+    }
+    if json_out {
+        let material: Vec<_> = rows
+            .iter()
+            .map(|(m, s, w, d, l)| json!({"marks": m, "side": s, "wins": w, "draws": d, "losses": l}))
+            .collect();
+        let longest = longest.map(|(p, pos)| json!({"plies": p, "position": format_ttt(&pos)}));
+        return json(&json!({"by_material": material, "longest_win": longest}));
+    }
+    line(format_args!(
+        "table slots by marks (one per symmetry class; unused slots left out), values for the side to move:"
+    ))?;
+    line(format_args!("{:>5} {:>4} {:>6} {:>6} {:>6}", "marks", "side", "wins", "draws", "losses"))?;
+    for (m, s, w, d, l) in rows {
+        line(format_args!("{m:>5} {s:>4} {w:>6} {d:>6} {l:>6}"))?;
+    }
+    match longest {
+        Some((p, pos)) => line(format_args!("longest win: {p} plies, e.g. {}", format_ttt(&pos))),
+        None => line(format_args!("longest win: no plies in these tables")),
+    }
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// Directory written by `foxbase solve` (any game; the Fox Game's may also be published).
+    #[arg(long)]
+    tables: PathBuf,
+    /// Write the JSON Lines here (default: standard output). Written whole, then renamed into place.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Export this many positions drawn at random (Fox Game only; default: all of them).
+    #[arg(long)]
+    sample: Option<u64>,
+    /// Seed of --sample's draw.
+    #[arg(long, default_value_t = 0, requires = "sample")]
+    seed: u64,
+}
+
+/// One line of the dataset: a position with a move, its value and plies,
+/// and its optimal moves (those that keep the best value), the ones with
+/// the best plies among them marked `best`.
+fn export_line(position: String, o: Outcome, moves: &[(String, Outcome)]) -> serde_json::Value {
+    let best_value = moves.iter().map(|(_, m)| preference(m).0).max();
+    let keep: Vec<&(String, Outcome)> = moves.iter().filter(|(_, m)| Some(preference(m).0) == best_value).collect();
+    let best = keep.iter().map(|(_, m)| preference(m)).max();
+    let optimal: Vec<_> =
+        keep.iter().map(|(mv, m)| json!({"move": mv, "plies": m.plies, "best": Some(preference(m)) == best})).collect();
+    json!({"position": position, "value": o.value.name(), "plies": o.plies, "optimal": optimal})
+}
+
+/// `foxbase export`: JSON Lines, one per position that has a move: for
+/// tic-tac-toe every such position reachable from the empty board,
+/// symmetric copies included; for the Fox Game one position of each mirror
+/// pair of every tier (all, or `--sample N`).
+pub fn export(args: ExportArgs) -> CommandResult {
+    let game = game_of(&args.tables)?;
+    let mut lines: Vec<String> = Vec::new();
+    match game.as_str() {
+        "tictactoe" => {
+            if args.sample.is_some() {
+                return Err(Failure::bad_input("--sample applies to the Fox Game; tic-tac-toe exports everything"));
+            }
+            let t = open_ttt(&args.tables)?;
+            let start = TicTacToe.initial_position();
+            let (mut seen, mut queue) = (HashSet::from([start]), VecDeque::from([start]));
+            while let Some(pos) = queue.pop_front() {
+                let moves = ttt_move_outcomes(&t, &pos)?;
+                if moves.is_empty() {
+                    continue;
+                }
+                let o = t.outcome(&pos).map_err(Failure::failed)?;
+                let named: Vec<(String, Outcome)> = moves.iter().map(|(c, m)| (square_name(*c), *m)).collect();
+                lines.push(export_line(format_ttt(&pos), o, &named).to_string());
+                for (_, after) in ttt_moves(&pos) {
+                    if seen.insert(after) {
+                        queue.push_back(after);
+                    }
+                }
+            }
+        }
+        "fox" => {
+            let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
+            let manifest = Manifest::read(&args.tables).map_err(Failure::bad_input)?;
+            let positions = fox_positions(&tables, &manifest, args.sample, args.seed)?;
+            for pos in positions {
+                let o = tables.outcome(&pos).map_err(Failure::failed)?;
+                let moves = tables.move_outcomes(&pos).map_err(Failure::failed)?;
+                let named: Vec<(String, Outcome)> = moves.iter().map(|(m, o)| (m.to_string(), *o)).collect();
+                lines.push(export_line(format_position(&pos), o, &named).to_string());
+            }
+        }
+        other => return Err(Failure::bad_input(format!("tables of game '{other}': export knows fox and tictactoe"))),
+    }
+    let mut body = lines.join("\n");
+    if !body.is_empty() {
+        body.push('\n');
+    }
+    match &args.out {
+        Some(path) => foxbase_tables::durable::write(path, body.as_bytes())
+            .map_err(|e| Failure::failed(format!("{}: {e}", path.display()))),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(body.as_bytes())?;
+            Ok(out.flush()?)
+        }
+    }
+}
+
+/// The Fox Game positions to export: every used slot's position that is
+/// not over, tier by tier, or `sample` of them drawn at random.
+fn fox_positions(
+    tables: &TableDir,
+    manifest: &Manifest,
+    sample: Option<u64>,
+    seed: u64,
+) -> Result<Vec<Position>, Failure> {
+    let game = &tables.game;
+    let tiers: Vec<(foxbase_core::foxgame::FoxTier, u64)> =
+        manifest.tiers.iter().filter_map(|t| game.parse_tier_name(&t.name).map(|tier| (tier, t.slots))).collect();
+    let total: u64 = tiers.iter().map(|t| t.1).sum();
+    let Some(n) = sample else {
+        let mut all = Vec::new();
+        for (tier, slots) in &tiers {
+            game.for_each_slot(&game.tier_index(*tier), 0..*slots, |_, p| {
+                if let Some(p) = p.filter(|p| game.primitive(p).is_none()) {
+                    all.push(p);
+                }
+            });
+        }
+        return Ok(all);
+    };
+    let mut rng = foxbase_tables::engine::SplitMix64(seed);
+    let mut next = || rng.next();
+    let (mut chosen, mut seen) = (Vec::new(), HashSet::new());
+    let mut tries = 0u64;
+    while (chosen.len() as u64) < n && tries < n.saturating_mul(100).max(1000) && total > 0 {
+        tries += 1;
+        let mut at = next() % total;
+        let &(tier, _) = tiers
+            .iter()
+            .find(|(_, slots)| {
+                let here = at < *slots;
+                if !here {
+                    at -= slots;
+                }
+                here
+            })
+            .expect("a slot below the total");
+        if let Some(p) = game.unrank(&game.tier_index(tier), at).filter(|p| game.primitive(p).is_none()) {
+            if seen.insert(p) {
+                chosen.push(p);
+            }
+        }
+    }
+    Ok(chosen)
+}
