@@ -32,10 +32,14 @@ fn variant(start: &str, geometry: Geometry, k: u32) -> Variant {
 /// Solves with plies and returns the bytes on disk of every tier's table
 /// and plies file, by file name.
 fn solve(v: &Variant, workers: usize, threads: usize, dir: &TempDir) -> HashMap<String, Vec<u8>> {
+    solve_plies_with(v, workers, threads, Kernel::Planes, dir)
+}
+
+/// [`solve`] with a chosen kernel.
+fn solve_plies_with(v: &Variant, workers: usize, threads: usize, kernel: Kernel, dir: &TempDir) -> HashMap<String, Vec<u8>> {
     let game = FoxGame::new(*v);
     let plan = TierPlan::new(&game);
-    let options =
-        LocalOptions { workers, threads_per_worker: threads, kernel: Kernel::Counter, output: Output::ValuesAndPlies };
+    let options = LocalOptions { workers, threads_per_worker: threads, kernel, output: Output::ValuesAndPlies };
     let m = solve_local(&game, &plan, &dir.0, options, &Quiet).unwrap();
     let mut files = HashMap::new();
     for t in &m.tiers {
@@ -200,11 +204,20 @@ fn the_fox_kernels_write_the_counter_kernels_tables() {
                 }
             }
         }
-        let with_plies = solve(&v, 1, 2, &TempDir::new("plies"));
+        // With plies: the counter kernel with plies is the oracle; the plane
+        // kernel writes the same tables and plies files with 1 and 2 threads.
+        let with_plies = solve_plies_with(&v, 1, 1, Kernel::Counter, &TempDir::new("plies"));
         assert_eq!(with_plies.len(), 2 * counter.len(), "{v}");
         for (name, bytes) in &counter {
             let file = format!("tiers/{name}.fxt");
             assert!(with_plies[&file] == *bytes, "{v}: tier {name} differs when solved with plies");
+        }
+        for threads in [1, 2] {
+            let planes = solve_plies_with(&v, 1, threads, Kernel::Planes, &TempDir::new("planes-plies"));
+            assert_eq!(planes.len(), with_plies.len(), "{v}");
+            for (file, bytes) in &with_plies {
+                assert!(planes[file] == *bytes, "{v}: {file} differs with the plane kernel ({threads} threads)");
+            }
         }
     }
 }

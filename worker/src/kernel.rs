@@ -94,9 +94,9 @@ impl std::str::FromStr for Kernel {
 pub struct UnknownKernel(pub String);
 
 /// What a solve computes: the values alone, or with plies to the end
-/// ([`foxbase_tables::plies`]). Plies come from the counter kernel with
-/// plies ([`crate::plies_kernel`]) whatever [`Kernel`] is chosen: the
-/// plane and block kernels compute values only.
+/// ([`foxbase_tables::plies`]). Plies come from the plane kernel (the Fox
+/// Game's default) or from the counter kernel with plies
+/// ([`crate::plies_kernel`], every game); the block kernel computes values only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Output {
     Values,
@@ -124,9 +124,21 @@ pub trait SolveTier: TierGame + Sized {
         children: &[ChildTable<Self>],
     ) -> Result<SolvedTier, KernelError> {
         match output {
-            Output::ValuesAndPlies => crate::plies_kernel::solve_plies_in_pool(self, tier, children),
+            Output::ValuesAndPlies => self.solve_plies(kernel, tier, children),
             Output::Values => self.solve_values(kernel, tier, children),
         }
+    }
+
+    /// Values and plies of `tier` with `kernel` where the game has a kernel
+    /// with plies of its own, else the counter kernel with plies.
+    fn solve_plies(
+        &self,
+        kernel: Kernel,
+        tier: Self::Tier,
+        children: &[ChildTable<Self>],
+    ) -> Result<SolvedTier, KernelError> {
+        let _ = kernel;
+        crate::plies_kernel::solve_plies_in_pool(self, tier, children)
     }
 
     /// The values of `tier` with `kernel`. Preconditions as [`solve_tier`].
@@ -167,6 +179,18 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         }
     }
 
+    fn solve_plies(
+        &self,
+        kernel: Kernel,
+        tier: Self::Tier,
+        children: &[ChildTable<Self>],
+    ) -> Result<SolvedTier, KernelError> {
+        match kernel {
+            Kernel::Planes => crate::plane_kernel::solve_planes_with_plies(self, tier, children),
+            _ => crate::plies_kernel::solve_plies_in_pool(self, tier, children),
+        }
+    }
+
     fn solve_owning(
         &self,
         kernel: Kernel,
@@ -174,8 +198,8 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         tier: Self::Tier,
         children: Vec<ChildTable<Self>>,
     ) -> Result<SolvedTier, KernelError> {
-        match (kernel, output) {
-            (Kernel::Planes, Output::Values) => crate::plane_kernel::solve_planes_owning(self, tier, children),
+        match kernel {
+            Kernel::Planes => crate::plane_kernel::solve_planes_owning(self, tier, children, output.plies()),
             _ => self.solve_with(kernel, output, tier, &children),
         }
     }

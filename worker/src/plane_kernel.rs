@@ -50,10 +50,11 @@
 use crate::fox_kernel::Target;
 use crate::kernel::{ChildTable, KernelError, Phases, SolvedTier, TierStats};
 use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN, RANK_MASK_OF_POINT};
-use foxbase_core::foxgame::{bmi2_available, FoxGame, FoxTier, TierIndex};
+use foxbase_core::foxgame::{bmi2_available, FoxGame, FoxTier, SetRank, TierIndex};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Position, Side, Value};
 use foxbase_tables::packed::PackedValues;
+use foxbase_tables::plies::Plies;
 use rayon::prelude::*;
 
 /// The rows of one plane (at most 32 free points: a tier has a sheep).
@@ -431,6 +432,8 @@ pub struct ChildRef<'a> {
     pub tier: FoxTier,
     pub index: &'a TierIndex,
     pub values: &'a PackedValues,
+    /// Its plies, for a solve with plies.
+    pub plies: Option<&'a Plies>,
 }
 
 /// What a solve needs everywhere.
@@ -450,12 +453,128 @@ struct Ctx<'a> {
     stride: usize,
     /// Slots per sheep set.
     per_set: u64,
+    /// The solve computes plies: wins from outside the tier wait for their
+    /// ply (see [`PlyScratch`]) instead of being decided at the start.
+    plies: bool,
 }
 
 /// Per-thread scratch.
 #[derive(Default)]
 struct Scratch {
     traps: Vec<(Bits, Bits)>,
+    plies: PlyScratch,
+}
+
+/// What the initial pass of a solve with plies learns about one block from
+/// the children outside the tier, per side and placement (`[i][j]`: the
+/// foxes on the block's `i`-th and `j`-th free points, filled both ways
+/// round; one fox: row 0): the earliest ply a child lost for the opponent
+/// wins it at (`win_at`, 1 + that child's plies; 0: none) and the earliest
+/// ply it can be lost at (`floor`, 1 + the most plies of a child won for
+/// the opponent; 0: none). A position won from outside waits for its ply
+/// instead of being decided at the start, so that positions are decided in
+/// order of their plies.
+struct PlyScratch {
+    win_at: [[[u16; 32]; 32]; 2],
+    floor: [[[u16; 32]; 32]; 2],
+}
+
+impl Default for PlyScratch {
+    fn default() -> PlyScratch {
+        PlyScratch { win_at: [[[0; 32]; 32]; 2], floor: [[[0; 32]; 32]; 2] }
+    }
+}
+
+impl PlyScratch {
+    fn clear(&mut self) {
+        *self = PlyScratch::default();
+    }
+
+    /// Records a child with `plies` (lost for the opponent when `lost`) for side `side`'s placement `[i][j]`.
+    #[inline]
+    fn child(&mut self, side: usize, i: usize, j: usize, lost: bool, plies: u32) {
+        let at = (plies + 1).min(u16::MAX as u32) as u16;
+        if lost {
+            let w = &mut self.win_at[side][i][j];
+            if *w == 0 || at < *w {
+                *w = at;
+            }
+        } else {
+            let f = &mut self.floor[side][i][j];
+            *f = (*f).max(at);
+        }
+    }
+}
+
+/// Sides as [`PlyScratch`] indexes them.
+const FOX: usize = 0;
+const SHEEP: usize = 1;
+
+/// The plies of the positions phase `k` of `side` decides: the initial
+/// pass decides the game-over positions (0), then phases alternate, fox
+/// first (the first fox phase runs inside the initial pass): fox phase `k`
+/// decides fox wins at `2k - 1` and fox losses at `2k - 2`, sheep phase `k`
+/// sheep wins at `2k - 1` and sheep losses at `2k` (a win for the side to
+/// move always has odd plies, a loss even). Returns (win, loss) plies.
+#[inline]
+fn levels(side: usize, k: u32) -> (u32, u32) {
+    if side == FOX {
+        (2 * k - 1, 2 * k - 2)
+    } else {
+        (2 * k - 1, 2 * k)
+    }
+}
+
+/// The phase (of either side) that decides a win at `plies`.
+#[inline]
+fn win_phase(plies: u32) -> u32 {
+    plies.div_ceil(2)
+}
+
+/// The first phase of `side` whose losses are at `plies` or later.
+#[inline]
+fn loss_phase(side: usize, plies: u32) -> u32 {
+    if side == FOX {
+        plies.div_ceil(2) + 1
+    } else {
+        plies.div_ceil(2).max(1)
+    }
+}
+
+/// The plies of a solve with plies (one per slot, tier order; empty
+/// without plies) and per block and side the first phase with something
+/// due (`u32::MAX`: nothing).
+struct PlyArrays {
+    plies: Vec<u16>,
+    due: [Vec<u32>; 2],
+}
+
+impl PlyArrays {
+    fn new(ctx: &Ctx) -> PlyArrays {
+        let sets = ctx.index.sheep_sets as usize;
+        let slots = if ctx.plies { sets * ctx.per_set as usize } else { 0 };
+        PlyArrays { plies: vec![0; slots], due: [vec![u32::MAX; sets], vec![u32::MAX; sets]] }
+    }
+
+    /// Per work item of [`BLOCKS_PER_ITEM`] blocks: its plies (empty
+    /// without plies) and its fox and sheep due phases.
+    #[allow(clippy::type_complexity)]
+    fn item_slices(&mut self, ctx: &Ctx, items: usize) -> Vec<(&mut [u16], &mut [u32], &mut [u32])> {
+        let per_item = BLOCKS_PER_ITEM * ctx.per_set as usize;
+        let mut plies: Vec<&mut [u16]> = self.plies.chunks_mut(per_item.max(1)).collect();
+        plies.resize_with(items, Default::default);
+        let [due_f, due_s] = &mut self.due;
+        plies
+            .into_iter()
+            .zip(due_f.chunks_mut(BLOCKS_PER_ITEM))
+            .zip(due_s.chunks_mut(BLOCKS_PER_ITEM))
+            .map(|((p, f), s)| (p, f, s))
+            .collect()
+    }
+
+    fn pending(&self) -> bool {
+        self.due.iter().any(|d| d.iter().any(|&x| x != u32::MAX))
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -552,9 +671,27 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The plies of the position with `foxes` and `side` to move in child table `c` at `rank`.
+    #[inline]
+    fn child_plies(&self, c: usize, rank: &SetRank, foxes: Bits, side: Side) -> u32 {
+        let plies = self.children[c].plies.expect("a solve with plies has its children's plies");
+        plies.get(rank.slot(foxes, side)) as u32
+    }
+
+    /// The plies of a child outside the tier: from its table, or 0 for a
+    /// position that is over (a tier without a table).
+    fn outside_plies(&self, target: &Target, foxes: Bits, side: Side) -> u32 {
+        match target {
+            Target::Child(c, rank) => self.child_plies(*c, rank, foxes, side),
+            _ => 0,
+        }
+    }
+
     /// The initial pass over one block: children outside the tier, game
     /// over, and the placements that need a scalar look. Writes both sides'
-    /// planes (fox: `f`, sheep: `s`).
+    /// planes (fox: `f`, sheep: `s`); with plies, what the children say
+    /// about plies into `scratch.plies`, and wins from outside the tier
+    /// only as "cannot lose" (they wait for their ply).
     #[inline(never)]
     fn init_block<const BMI2: bool>(
         &self,
@@ -570,6 +707,12 @@ impl<'a> Ctx<'a> {
         let full = row_mask(n);
         f.fill(0);
         s.fill(0);
+        let plies = self.plies;
+        if plies {
+            scratch.plies.clear();
+        }
+        // With plies a win from outside waits for its ply: "cannot lose" for now.
+        let win_plane = if plies { CANNOT_LOSE } else { WON };
 
         // Fox to move: over when the pen holds K sheep; else captures.
         if (sheep & PEN).count_ones() >= k {
@@ -601,24 +744,55 @@ impl<'a> Ctx<'a> {
                     let (ia, it) = (view.index_of(a), view.index_of(t));
                     let ok = full & !(1 << ia) & !(1 << it);
                     match target {
-                        Target::Child(_, rank) => {
+                        Target::Child(c, rank) => {
                             let row_won = child_row::<BMI2>(&won, rank.free, rank.mirrored, t, view.free);
                             let row_lost = child_row::<BMI2>(&lost, rank.free, rank.mirrored, t, view.free);
                             x_won[ia] |= row_lost & ok;
                             x_open[ia] |= !row_won & ok;
+                            if plies {
+                                for j in BitIter((ok & (row_won | row_lost)) as u64) {
+                                    let foxes = (1u64 << t) | (1u64 << view.points[j as usize]);
+                                    let p = self.child_plies(c, &rank, foxes, Side::Sheep);
+                                    scratch.plies.child(FOX, ia, j as usize, row_lost & (1 << j) != 0, p);
+                                }
+                            }
                         }
                         // The sheep to move there have lost (`captures_over`).
-                        Target::NoTable => x_won[ia] |= ok,
+                        Target::NoTable => {
+                            x_won[ia] |= ok;
+                            x_open[ia] |= ok;
+                            if plies {
+                                for j in BitIter(ok as u64) {
+                                    scratch.plies.child(FOX, ia, j as usize, true, 0);
+                                }
+                            }
+                        }
                         Target::InTier(_) => unreachable!("a capture leaves the tier"),
                     }
                 }
             }
             // The other fox's captures: the transpose.
             for (plane, x) in [(WON, x_won), (CANNOT_LOSE, x_open)] {
+                if plies && plane == WON {
+                    continue;
+                }
                 let mut t = x;
                 transpose32(&mut t);
                 for i in 0..n {
                     f[plane * n + i] = x[i] | t[i];
+                }
+            }
+            if plies {
+                // Likewise: a capture by the other fox was recorded the other way round.
+                let ply = &mut scratch.plies;
+                for i in 0..n {
+                    for j in 0..i {
+                        let (a, b) = (ply.win_at[FOX][i][j], ply.win_at[FOX][j][i]);
+                        let w = if a == 0 || (b != 0 && b < a) { b } else { a };
+                        let fl = ply.floor[FOX][i][j].max(ply.floor[FOX][j][i]);
+                        (ply.win_at[FOX][i][j], ply.win_at[FOX][j][i]) = (w, w);
+                        (ply.floor[FOX][i][j], ply.floor[FOX][j][i]) = (fl, fl);
+                    }
                 }
             }
         }
@@ -635,28 +809,42 @@ impl<'a> Ctx<'a> {
         let cramped = Cramped::new(self.game, view);
         let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
         let mut trap_rows = [0u32; 32];
+        // Placements with a legal sheep move (a fox on `to` blocks a step).
+        let mut has_move = [0u32; 32];
         for from in BitIter(sheep) {
             for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let removes = (moved & PEN).count_ones() < k;
                 trap_rows[..n].fill(0);
+                let kt_move = view.index_of(to);
+                for (i, m) in has_move.iter_mut().enumerate().take(n) {
+                    if i != kt_move {
+                        *m |= full & !(1 << i) & !(1 << kt_move);
+                    }
+                }
                 if removes {
                     self.trapped_placements(view, cramped, moved, to, &mut scratch.traps);
                     for &(foxes, trapped) in &scratch.traps {
                         let left = foxes & !trapped;
-                        let value = if left == 0 {
-                            Value::Loss
+                        let (value, p) = if left == 0 {
+                            (Value::Loss, 0)
                         } else {
                             let fewer = self.target(moved, 1);
-                            self.outside_value(&fewer, moved, left, Side::Fox)?
+                            let v = self.outside_value(&fewer, moved, left, Side::Fox)?;
+                            let p = if plies && v != Value::Draw { self.outside_plies(&fewer, left, Side::Fox) } else { 0 };
+                            (v, p)
                         };
                         let lo = foxes.trailing_zeros() as u8;
                         let hi = 63 - foxes.leading_zeros() as u8;
                         let (i, j) = (view.index_of(lo), view.index_of(hi));
                         trap_rows[i] |= 1 << j;
                         trap_rows[j] |= 1 << i;
+                        if plies && value != Value::Draw {
+                            scratch.plies.child(SHEEP, i, j, value == Value::Loss, p);
+                            scratch.plies.child(SHEEP, j, i, value == Value::Loss, p);
+                        }
                         let plane = match value {
-                            Value::Loss => WON,
+                            Value::Loss => win_plane,
                             Value::Draw => CANNOT_LOSE,
                             Value::Win => continue,
                         };
@@ -689,8 +877,15 @@ impl<'a> Ctx<'a> {
                             let ok = full & !(1 << i) & !(1 << kt) & !trap_rows[i];
                             let row_won = child_row::<BMI2>(&won, rank.free, rank.mirrored, p, view.free);
                             let row_lost = child_row::<BMI2>(&lost, rank.free, rank.mirrored, p, view.free);
-                            s[WON * n + i] |= row_lost & ok;
+                            s[win_plane * n + i] |= row_lost & ok;
                             s[CANNOT_LOSE * n + i] |= !row_won & ok;
+                            if plies {
+                                for j in BitIter((ok & (row_won | row_lost)) as u64) {
+                                    let foxes = (1u64 << p) | (1u64 << view.points[j as usize]);
+                                    let q = self.child_plies(c, &rank, foxes, Side::Fox);
+                                    scratch.plies.child(SHEEP, i, j as usize, row_lost & (1 << j) != 0, q);
+                                }
+                            }
                         }
                     }
                     Target::NoTable => {
@@ -700,8 +895,13 @@ impl<'a> Ctx<'a> {
                                     continue;
                                 }
                                 let foxes = (1u64 << view.points[i]) | (1u64 << view.points[j]);
-                                let plane = match self.outside_value(&keep, moved, foxes, Side::Fox)? {
-                                    Value::Loss => WON,
+                                let value = self.outside_value(&keep, moved, foxes, Side::Fox)?;
+                                if plies && value != Value::Draw {
+                                    scratch.plies.child(SHEEP, i, j, value == Value::Loss, 0);
+                                    scratch.plies.child(SHEEP, j, i, value == Value::Loss, 0);
+                                }
+                                let plane = match value {
+                                    Value::Loss => win_plane,
                                     Value::Draw => CANNOT_LOSE,
                                     Value::Win => continue,
                                 };
@@ -711,6 +911,12 @@ impl<'a> Ctx<'a> {
                         }
                     }
                 }
+            }
+        }
+        if plies {
+            // No legal sheep move: lost now, 0 plies (the phases would find it at ply 2).
+            for (i, m) in has_move.iter().enumerate().take(n) {
+                s[LOST * n + i] |= full & !(1 << i) & !m;
             }
         }
         Ok(())
@@ -865,6 +1071,11 @@ impl<'a> Ctx<'a> {
         let full = row_mask(n);
         f.fill(0);
         s.fill(0);
+        let plies = self.plies;
+        if plies {
+            scratch.plies.clear();
+        }
+        let win_plane = if plies { CANNOT_LOSE } else { WON };
         if (sheep & PEN).count_ones() >= k {
             f[LOST] = full;
         } else {
@@ -896,11 +1107,16 @@ impl<'a> Ctx<'a> {
                     }
                     let ia = view.index_of(a);
                     let bit_t = 1u32 << (after_free & ((1u64 << t) - 1)).count_ones();
-                    if matches!(target, Target::NoTable) || lost & bit_t != 0 {
-                        f[WON] |= 1 << ia;
+                    let no_table = matches!(target, Target::NoTable);
+                    if no_table || lost & bit_t != 0 {
+                        f[win_plane] |= 1 << ia;
                     }
-                    if !matches!(target, Target::NoTable) && won & bit_t == 0 {
+                    if !no_table && won & bit_t == 0 {
                         f[CANNOT_LOSE] |= 1 << ia;
+                    }
+                    if plies && (no_table || (won | lost) & bit_t != 0) {
+                        let p = self.outside_plies(&target, 1u64 << t, Side::Sheep);
+                        scratch.plies.child(FOX, 0, ia, no_table || lost & bit_t != 0, p);
                     }
                 }
             }
@@ -911,6 +1127,7 @@ impl<'a> Ctx<'a> {
         }
         let board = rules.board;
         let cramped = Cramped::new(self.game, view);
+        let mut has_move = 0u32;
         for from in BitIter(sheep) {
             for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
@@ -921,9 +1138,16 @@ impl<'a> Ctx<'a> {
                     for &(fox, _) in &scratch.traps {
                         trapped |= 1 << view.index_of(fox.trailing_zeros() as u8);
                     }
-                    s[WON] |= trapped;
+                    s[win_plane] |= trapped;
+                    if plies {
+                        s[CANNOT_LOSE] |= trapped;
+                        for i in BitIter(trapped as u64) {
+                            scratch.plies.child(SHEEP, 0, i as usize, true, 0);
+                        }
+                    }
                 }
                 let kt = view.index_of(to);
+                has_move |= full & !(1 << kt);
                 let ok = full & !(1 << kt) & !trapped;
                 match self.target(moved, 1) {
                     Target::InTier(_) => {}
@@ -936,14 +1160,29 @@ impl<'a> Ctx<'a> {
                             rank.symmetric,
                             rank.free,
                         );
-                        s[WON] |= map_columns::<BMI2>(l, rank.free, rank.mirrored, view.free) & ok;
-                        s[CANNOT_LOSE] |= !map_columns::<BMI2>(w, rank.free, rank.mirrored, view.free) & ok;
+                        let (w, l) = (
+                            map_columns::<BMI2>(w, rank.free, rank.mirrored, view.free),
+                            map_columns::<BMI2>(l, rank.free, rank.mirrored, view.free),
+                        );
+                        s[win_plane] |= l & ok;
+                        s[CANNOT_LOSE] |= !w & ok;
+                        if plies {
+                            for i in BitIter(((w | l) & ok) as u64) {
+                                let fox = 1u64 << view.points[i as usize];
+                                let p = self.child_plies(c, &rank, fox, Side::Fox);
+                                scratch.plies.child(SHEEP, 0, i as usize, l & (1 << i) != 0, p);
+                            }
+                        }
                     }
                     keep @ Target::NoTable => {
                         for i in BitIter(ok as u64) {
                             let fox = 1u64 << view.points[i as usize];
-                            match self.outside_value(&keep, moved, fox, Side::Fox)? {
-                                Value::Loss => s[WON] |= 1 << i,
+                            let value = self.outside_value(&keep, moved, fox, Side::Fox)?;
+                            if plies && value != Value::Draw {
+                                scratch.plies.child(SHEEP, 0, i as usize, value == Value::Loss, 0);
+                            }
+                            match value {
+                                Value::Loss => s[win_plane] |= 1 << i,
                                 Value::Draw => s[CANNOT_LOSE] |= 1 << i,
                                 Value::Win => {}
                             }
@@ -951,6 +1190,10 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
+        }
+        if plies {
+            // No legal sheep move: lost now, 0 plies.
+            s[LOST] |= full & !has_move;
         }
         Ok(())
     }
@@ -1085,23 +1328,39 @@ pub fn solve_planes_in_pool(
     children: &[ChildTable<FoxGame>],
 ) -> Result<SolvedTier, KernelError> {
     if bmi2_available() {
-        solve::<true, _>(game, tier, children, true)
+        solve::<true, _>(game, tier, children, true, false)
     } else {
-        solve::<false, _>(game, tier, children, true)
+        solve::<false, _>(game, tier, children, true, false)
     }
 }
 
 /// [`solve_planes_in_pool`] that frees the child tables as soon as the
-/// initial pass has read them (a worker's solve: lower peak memory).
+/// initial pass has read them (a worker's solve: lower peak memory), and
+/// with `plies` computes plies to the end too (the children then hold
+/// plies; the result equals [`crate::plies_kernel`]'s).
 pub fn solve_planes_owning(
     game: &FoxGame,
     tier: FoxTier,
     children: Vec<ChildTable<FoxGame>>,
+    plies: bool,
 ) -> Result<SolvedTier, KernelError> {
     if bmi2_available() {
-        solve::<true, _>(game, tier, children, true)
+        solve::<true, _>(game, tier, children, true, plies)
     } else {
-        solve::<false, _>(game, tier, children, true)
+        solve::<false, _>(game, tier, children, true, plies)
+    }
+}
+
+/// [`solve_planes_in_pool`] with plies to the end (borrowed children that hold plies).
+pub fn solve_planes_with_plies(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: &[ChildTable<FoxGame>],
+) -> Result<SolvedTier, KernelError> {
+    if bmi2_available() {
+        solve::<true, _>(game, tier, children, true, true)
+    } else {
+        solve::<false, _>(game, tier, children, true, true)
     }
 }
 
@@ -1115,15 +1374,18 @@ pub fn sweep_planes_in_pool(
 ) -> Result<f64, KernelError> {
     let started = std::time::Instant::now();
     if bmi2_available() {
-        solve::<true, _>(game, tier, children, false)?;
+        solve::<true, _>(game, tier, children, false, false)?;
     } else {
-        solve::<false, _>(game, tier, children, false)?;
+        solve::<false, _>(game, tier, children, false, false)?;
     }
     Ok(started.elapsed().as_secs_f64())
 }
 
 fn child_refs(children: &[ChildTable<FoxGame>]) -> Vec<ChildRef<'_>> {
-    children.iter().map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values }).collect()
+    children
+        .iter()
+        .map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: c.plies.as_ref() })
+        .collect()
 }
 
 impl<'a> Ctx<'a> {
@@ -1143,6 +1405,7 @@ impl<'a> Ctx<'a> {
             per_set: index.fox_slots * 2,
             index,
             children,
+            plies: false,
         }
     }
 
@@ -1157,13 +1420,17 @@ impl<'a> Ctx<'a> {
         fox_planes: &mut [u32],
         sheep_planes: &mut [u32],
         fox_phase: bool,
+        ply: &mut PlyArrays,
     ) -> Result<(u64, bool), KernelError> {
         let (stride, item) = (self.stride, BLOCKS_PER_ITEM * self.stride);
+        let items = fox_planes.len().div_ceil(item);
+        let slices = ply.item_slices(self, items);
         let parts: Vec<Result<(u64, bool), KernelError>> = fox_planes
             .par_chunks_mut(item)
             .zip(sheep_planes.par_chunks_mut(item))
+            .zip(slices)
             .enumerate()
-            .map(|(it, (f, s))| {
+            .map(|(it, ((f, s), (pl, due_f, due_s)))| {
                 let mut scratch = Scratch::default();
                 let (mut decided, mut changed) = (0, false);
                 for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
@@ -1171,8 +1438,19 @@ impl<'a> Ctx<'a> {
                     let view = SetView::new(self.index.sheep_set(set));
                     self.init_block_any::<BMI2>(&view, fb, sb, &mut scratch)?;
                     decided += self.count_decided(&view, fb, sb);
+                    let block_plies = if self.plies {
+                        let pb = &mut pl[b * self.per_set as usize..(b + 1) * self.per_set as usize];
+                        (due_f[b], due_s[b]) = self.init_plies(fb, sb, &scratch.plies, pb);
+                        Some(pb)
+                    } else {
+                        None
+                    };
                     if fox_phase {
+                        let before = self.won_lost(fb);
                         changed |= self.fox_phase_any::<BMI2>(&view, fb, sb);
+                        if let Some(pb) = block_plies {
+                            changed = self.settle(FOX, fb, &before, pb, 1, &mut due_f[b]) || changed;
+                        }
                     }
                 }
                 Ok((decided, changed))
@@ -1185,6 +1463,111 @@ impl<'a> Ctx<'a> {
             changed |= c;
         }
         Ok((decided, changed))
+    }
+
+    /// The slot of placement `[i][j]` (one fox: `j`) with `side` to move, counted in its block.
+    #[inline]
+    fn block_slot(&self, i: usize, j: usize, side: usize) -> usize {
+        if self.one_fox {
+            2 * j + side
+        } else {
+            let (h, l) = (i.max(j), i.min(j));
+            h * (h - 1) + 2 * l + side
+        }
+    }
+
+    /// The won and lost rows of one side's planes (a copy, to see what a phase changed).
+    #[inline]
+    fn won_lost(&self, planes: &[u32]) -> [u32; 64] {
+        let rows = self.rows;
+        let mut out = [0u32; 64];
+        out[..rows].copy_from_slice(&planes[WON * rows..(WON + 1) * rows]);
+        out[32..32 + rows].copy_from_slice(&planes[LOST * rows..(LOST + 1) * rows]);
+        out
+    }
+
+    /// A block's plies after its initial pass (`ply`: what its children
+    /// said): 0 for a position decided (over), the ply of its best win from
+    /// outside for one that cannot lose (0: none), else its floor. Returns
+    /// the first fox and sheep phases with a win due.
+    fn init_plies(&self, f: &[u32], s: &[u32], ply: &PlyScratch, out: &mut [u16]) -> (u32, u32) {
+        let rows = self.rows;
+        let mut due = [u32::MAX; 2];
+        for (side, planes) in [(FOX, f), (SHEEP, s)] {
+            let mut put = |i: usize, j: usize| {
+                let bit = 1u32 << j;
+                let at = self.block_slot(i, j, side);
+                out[at] = if (planes[WON * rows + i] | planes[LOST * rows + i]) & bit != 0 {
+                    0
+                } else if planes[CANNOT_LOSE * rows + i] & bit != 0 {
+                    let w = ply.win_at[side][i][j];
+                    if w != 0 {
+                        due[side] = due[side].min(win_phase(w as u32));
+                    }
+                    w
+                } else {
+                    ply.floor[side][i][j]
+                };
+            };
+            if self.one_fox {
+                (0..self.n).for_each(|j| put(0, j));
+            } else {
+                for h in 1..self.n {
+                    (0..h).for_each(|j| put(h, j));
+                }
+            }
+        }
+        (due[FOX], due[SHEEP])
+    }
+
+    /// The plies of one side of a block after its phase `k`: a new loss
+    /// whose floor is later than this phase's ply is taken back and waits
+    /// (`due`: the first phase with something due); wins from outside due
+    /// now are decided; new wins and losses get this phase's plies. `before`
+    /// holds the won and lost rows before the phase. Returns whether the
+    /// planes changed.
+    fn settle(&self, side: usize, planes: &mut [u32], before: &[u32; 64], pl: &mut [u16], k: u32, due: &mut u32) -> bool {
+        let rows = self.rows;
+        let (level_win, level_loss) = levels(side, k);
+        let wins_due = *due <= k;
+        let mut next_due = if wins_due { u32::MAX } else { *due };
+        let mut changed = false;
+        for h in 0..rows {
+            let (w0, l0) = (before[h], before[32 + h]);
+            let (mut w, mut l) = (planes[WON * rows + h], planes[LOST * rows + h]);
+            for j in BitIter((l & !l0) as u64) {
+                let floor = pl[self.block_slot(h, j as usize, side)] as u32;
+                if floor > level_loss {
+                    l &= !(1 << j);
+                    next_due = next_due.min(loss_phase(side, floor));
+                }
+            }
+            if wins_due {
+                let valid = if self.one_fox { row_mask(self.n) } else { row_mask(self.n) & !(1 << h) };
+                for j in BitIter((planes[CANNOT_LOSE * rows + h] & !w & !l & valid) as u64) {
+                    let at = pl[self.block_slot(h, j as usize, side)] as u32;
+                    if at == 0 {
+                        continue;
+                    }
+                    if at <= level_win {
+                        w |= 1 << j;
+                    } else {
+                        next_due = next_due.min(win_phase(at));
+                    }
+                }
+            }
+            for j in BitIter((w & !w0) as u64) {
+                pl[self.block_slot(h, j as usize, side)] = level_win as u16;
+            }
+            for j in BitIter((l & !l0) as u64) {
+                pl[self.block_slot(h, j as usize, side)] = level_loss as u16;
+            }
+            changed |= w != w0 || l != l0;
+            planes[WON * rows + h] = w;
+            planes[LOST * rows + h] = l;
+        }
+        *due = next_due;
+        changed
     }
 
     /// The used positions of a block that its planes decide.
@@ -1245,26 +1628,37 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
     tier: FoxTier,
     children: C,
     propagate: bool,
+    plies: bool,
 ) -> Result<SolvedTier, KernelError> {
     let started = std::time::Instant::now();
     let mut phases = Phases::default();
-    let (mut fox_planes, mut sheep_planes, decided_at_start, decided_by_first_fox_phase);
+    let (mut fox_planes, mut sheep_planes, decided_at_start, decided_by_first_fox_phase, mut ply);
     {
         let refs = child_refs(children.as_ref());
-        let ctx = Ctx::new(game, tier, &refs);
+        let mut ctx = Ctx::new(game, tier, &refs);
+        ctx.plies = plies;
+        if plies && refs.iter().any(|c| c.plies.is_none()) {
+            return Err(KernelError::Inconsistent(format!(
+                "a child tier of {} has no plies (solved with --no-distance?)",
+                tier.name()
+            )));
+        }
         let sets = ctx.index.sheep_sets as usize;
         fox_planes = vec![0u32; sets * ctx.stride];
         sheep_planes = vec![0u32; sets * ctx.stride];
+        ply = PlyArrays::new(&ctx);
         (decided_at_start, decided_by_first_fox_phase) =
-            ctx.init_all::<BMI2>(&mut fox_planes, &mut sheep_planes, propagate)?;
+            ctx.init_all::<BMI2>(&mut fox_planes, &mut sheep_planes, propagate, &mut ply)?;
     }
     // Only the initial pass reads the children: a solve that owns them
     // frees them here, before the output is allocated.
     drop(children);
-    let ctx = Ctx::new(game, tier, &[]);
+    let mut ctx = Ctx::new(game, tier, &[]);
+    ctx.plies = plies;
     let (size, stride) = (game.tier_size(&ctx.index), ctx.stride);
     let sets = ctx.index.sheep_sets as usize;
     let item = BLOCKS_PER_ITEM * stride;
+    let items = sets.div_ceil(BLOCKS_PER_ITEM);
     phases.init = started.elapsed().as_secs_f64();
     if !propagate {
         return Ok(SolvedTier { values: PackedValues::filled(0, 0), stats: TierStats::default(), phases, plies: None });
@@ -1275,30 +1669,41 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
     let mut levels = 0u32;
     // The fox phase's input: blocks whose sheep planes changed. The sheep
     // phase's: blocks with a sideways step into a block whose fox planes
-    // changed. The first of each looks at every block.
+    // changed. The first of each looks at every block. With plies, also
+    // the blocks with a win from outside (or a waiting loss) due.
     let mut sheep_changed = vec![true; sets];
     let mut dirty = vec![true; sets];
     let mut first = true;
+    // The phase number: sheep phase k follows fox phase k (fox phase 1 ran in the initial pass).
+    let mut k = 1u32;
     levels += decided_by_first_fox_phase as u32;
     loop {
         // Fox phase: fox steps, within each block (the first ran in the initial pass).
         let fox_changed: Vec<u32> = if first {
             Vec::new()
         } else {
+            let slices = ply.item_slices(&ctx, items);
             fox_planes
                 .par_chunks_mut(item)
                 .zip(sheep_changed.par_chunks(BLOCKS_PER_ITEM))
+                .zip(slices)
                 .enumerate()
-                .flat_map_iter(|(it, (f, todo))| {
+                .flat_map_iter(|(it, ((f, todo), (pl, due_f, _)))| {
                     let mut out = Vec::new();
                     for (b, fb) in f.chunks_mut(stride).enumerate() {
-                        if !todo[b] {
+                        if !todo[b] && due_f[b] > k {
                             continue;
                         }
                         let set = it * BLOCKS_PER_ITEM + b;
                         let view = SetView::new(ctx.index.sheep_set(set as u64));
                         let s = &sheep_planes[set * stride..(set + 1) * stride];
-                        if ctx.fox_phase_any::<BMI2>(&view, fb, s) {
+                        let before = ctx.won_lost(fb);
+                        let mut changed = ctx.fox_phase_any::<BMI2>(&view, fb, s);
+                        if plies {
+                            let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];
+                            changed = ctx.settle(FOX, fb, &before, pb, k, &mut due_f[b]);
+                        }
+                        if changed {
                             out.push(set as u32);
                         }
                     }
@@ -1308,7 +1713,7 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
         };
         levels += !fox_changed.is_empty() as u32;
         if !first {
-            if fox_changed.is_empty() {
+            if fox_changed.is_empty() && !ply.pending() {
                 break;
             }
             dirty.fill(false);
@@ -1328,36 +1733,64 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
         }
         first = false;
         // Sheep phase: sideways sheep steps into other blocks' fox planes.
+        let slices = ply.item_slices(&ctx, items);
         sheep_planes
             .par_chunks_mut(item)
             .zip(sheep_changed.par_chunks_mut(BLOCKS_PER_ITEM))
             .zip(dirty.par_chunks(BLOCKS_PER_ITEM))
+            .zip(slices)
             .enumerate()
-            .for_each(|(it, ((s, changed), todo))| {
+            .for_each(|(it, (((s, changed), todo), (pl, _, due_s)))| {
                 let mut scratch = Scratch::default();
                 for (b, sb) in s.chunks_mut(stride).enumerate() {
                     changed[b] = false;
-                    if !todo[b] {
+                    if !todo[b] && due_s[b] > k {
                         continue;
                     }
                     let set = it * BLOCKS_PER_ITEM + b;
                     let view = SetView::new(ctx.index.sheep_set(set as u64));
+                    let before = ctx.won_lost(sb);
                     changed[b] = ctx.sheep_phase_any::<BMI2>(&view, sb, &fox_planes, &mut scratch);
+                    if plies {
+                        let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];
+                        changed[b] = ctx.settle(SHEEP, sb, &before, pb, k, &mut due_s[b]);
+                    }
                 }
             });
-        if !sheep_changed.iter().any(|&c| c) {
+        k += 1;
+        if !sheep_changed.iter().any(|&c| c) && !ply.pending() {
             break;
         }
         levels += 1;
+        if 2 * k > u16::MAX as u32 {
+            return Err(KernelError::Inconsistent(format!(
+                "tier {} needs more than {} plies; plies files hold at most that",
+                tier.name(),
+                u16::MAX
+            )));
+        }
     }
     phases.propagate = started.elapsed().as_secs_f64();
 
     let started = std::time::Instant::now();
     let (values, mut stats) = pack::<BMI2>(&ctx, &fox_planes, &sheep_planes, size);
+    let plies = plies.then(|| {
+        // Draws (pending floors, wins never due) and unused slots hold 0.
+        let mut p = std::mem::take(&mut ply.plies);
+        p.par_chunks_mut(1 << 14).enumerate().for_each(|(c, chunk)| {
+            for (k, x) in chunk.iter_mut().enumerate() {
+                let code = values.code((c << 14) as u64 + k as u64);
+                if code != WIN_CODE && code != LOSS_CODE {
+                    *x = 0;
+                }
+            }
+        });
+        Plies::from_vec(p)
+    });
     stats.levels = levels.max(1);
     stats.decided_at_start = decided_at_start;
     phases.pack = started.elapsed().as_secs_f64();
-    Ok(SolvedTier { values, stats, phases, plies: None })
+    Ok(SolvedTier { values, stats, phases, plies })
 }
 
 /// The first stored value of a tier that its children contradict.
@@ -1517,7 +1950,7 @@ impl foxbase_tables::verify::TierCheck for PlaneCheck {
     ) -> Option<Result<u64, foxbase_tables::verify::TierCheckError>> {
         use foxbase_tables::verify::TierCheckError;
         let refs: Vec<ChildRef> =
-            children.iter().map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values }).collect();
+            children.iter().map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None }).collect();
         Some(check_tier(game, tier, &refs, &own.values, fox_side).map_err(|e| match e {
             CheckError::Contradiction(c) => {
                 TierCheckError::Contradiction { slot: c.slot, stored: c.stored, derived: c.derived }

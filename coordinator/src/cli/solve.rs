@@ -88,13 +88,12 @@ pub struct SolveArgs {
 /// What a solve computes, for `solve` and `coordinator`.
 #[derive(Args, Clone, Copy)]
 pub struct OutputArgs {
-    /// Values only, no plies files: the faster solve (the plane kernel), for tables that need no
+    /// Values only, no plies files: a faster solve with less memory, for tables that need no
     /// distances (probe, versus and puzzles then show no plies).
     #[arg(long)]
     pub no_distance: bool,
-    /// Kernel for a --no-distance solve: `planes` (bit planes per sheep set, the default), `block`
-    /// (per sheep set and position) or `counter` (the generic oracle); the tables are the same.
-    /// A solve with plies runs the counter kernel with plies.
+    /// Kernel: `planes` (bit planes per sheep set, the default), `counter` (the generic oracle) or,
+    /// with --no-distance only, `block` (per sheep set and position); the tables and plies are the same.
     #[arg(long, value_parser = parse_kernel)]
     pub kernel: Option<Kernel>,
 }
@@ -107,11 +106,11 @@ impl OutputArgs {
             return Ok((self.kernel.unwrap_or(Kernel::Planes), Output::Values));
         }
         match self.kernel {
-            None | Some(Kernel::Counter) => Ok((Kernel::Counter, Output::ValuesAndPlies)),
-            Some(k) => Err(Failure::bad_input(format!(
-                "--kernel {} computes values only; add --no-distance (plies come from the counter kernel)",
-                k.name()
-            ))),
+            None => Ok((Kernel::Planes, Output::ValuesAndPlies)),
+            Some(Kernel::Block) => Err(Failure::bad_input(
+                "--kernel block computes values only; add --no-distance, or use planes or counter",
+            )),
+            Some(k) => Ok((k, Output::ValuesAndPlies)),
         }
     }
 }
