@@ -357,3 +357,34 @@ fn tictactoe_through_the_cli_and_its_exported_dataset() {
     let versus = foxbase(&["versus", "--tables", o, "--side", "none", "--seed", "1"], "");
     assert!(String::from_utf8(versus.stdout).unwrap().trim_end().ends_with("game over after 9 plies: a draw"));
 }
+
+/// The plane kernel keeps plies in one byte a slot while solving, and in
+/// two when a count passes 255; forced to two bytes, it writes the same
+/// tables and plies files.
+#[test]
+fn two_byte_plies_in_memory_write_the_same_files() {
+    let dir = TempDir::new("bytes");
+    solve(&dir);
+    let wide = TempDir::new("wide");
+    let out = Command::new(env!("CARGO_BIN_EXE_foxbase"))
+        .args(["solve", "--start", START, "--geometry", "orthogonal", "--pen-target", "2", "--threads", "2"])
+        .args(["--out", wide.0.to_str().unwrap()])
+        .env("FOXBASE_PLIES_BYTES", "2")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let files = |d: &TempDir| {
+        let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(d.0.join("tiers"))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (a, b) = (files(&dir), files(&wide));
+    assert!(a.len() > 20 && a.iter().any(|(n, _)| n.ends_with(".fxp")));
+    assert!(a == b, "the files differ");
+}

@@ -36,7 +36,13 @@ fn solve(v: &Variant, workers: usize, threads: usize, dir: &TempDir) -> HashMap<
 }
 
 /// [`solve`] with a chosen kernel.
-fn solve_plies_with(v: &Variant, workers: usize, threads: usize, kernel: Kernel, dir: &TempDir) -> HashMap<String, Vec<u8>> {
+fn solve_plies_with(
+    v: &Variant,
+    workers: usize,
+    threads: usize,
+    kernel: Kernel,
+    dir: &TempDir,
+) -> HashMap<String, Vec<u8>> {
     let game = FoxGame::new(*v);
     let plan = TierPlan::new(&game);
     let options = LocalOptions { workers, threads_per_worker: threads, kernel, output: Output::ValuesAndPlies };

@@ -48,6 +48,9 @@ pub enum KernelError {
     TooLarge { tier: String, size: u64 },
     #[error("a position of tier {tier} has {children} children; at most {limit} are supported")]
     TooManyChildren { tier: String, children: usize, limit: u8 },
+    /// A position is more plies from the end than the solve's counts hold.
+    #[error("a position of tier {tier} is more than {limit} plies from the end")]
+    TooManyPlies { tier: String, limit: u32 },
     /// A child table or the game's answers contradict the contract.
     #[error("{0}")]
     Inconsistent(String),

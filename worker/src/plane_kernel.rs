@@ -541,27 +541,61 @@ fn loss_phase(side: usize, plies: u32) -> u32 {
     }
 }
 
+/// A plies count in memory while solving: one byte a slot where every
+/// count of the tier fits (the memory budget of a solve with plies), else
+/// two ([`solve_any`] solves again with two when one overflows).
+trait Ply: Copy + Default + Send + Sync {
+    const MAX: u32;
+    fn get(self) -> u32;
+    /// Precondition: `v <= MAX`.
+    fn put(v: u32) -> Self;
+}
+
+impl Ply for u8 {
+    const MAX: u32 = u8::MAX as u32;
+    #[inline]
+    fn get(self) -> u32 {
+        self as u32
+    }
+    #[inline]
+    fn put(v: u32) -> u8 {
+        v as u8
+    }
+}
+
+impl Ply for u16 {
+    const MAX: u32 = u16::MAX as u32;
+    #[inline]
+    fn get(self) -> u32 {
+        self as u32
+    }
+    #[inline]
+    fn put(v: u32) -> u16 {
+        v as u16
+    }
+}
+
 /// The plies of a solve with plies (one per slot, tier order; empty
 /// without plies) and per block and side the first phase with something
 /// due (`u32::MAX`: nothing).
-struct PlyArrays {
-    plies: Vec<u16>,
+struct PlyArrays<P: Ply> {
+    plies: Vec<P>,
     due: [Vec<u32>; 2],
 }
 
-impl PlyArrays {
-    fn new(ctx: &Ctx) -> PlyArrays {
+impl<P: Ply> PlyArrays<P> {
+    fn new(ctx: &Ctx) -> PlyArrays<P> {
         let sets = ctx.index.sheep_sets as usize;
         let slots = if ctx.plies { sets * ctx.per_set as usize } else { 0 };
-        PlyArrays { plies: vec![0; slots], due: [vec![u32::MAX; sets], vec![u32::MAX; sets]] }
+        PlyArrays { plies: vec![P::default(); slots], due: [vec![u32::MAX; sets], vec![u32::MAX; sets]] }
     }
 
     /// Per work item of [`BLOCKS_PER_ITEM`] blocks: its plies (empty
     /// without plies) and its fox and sheep due phases.
     #[allow(clippy::type_complexity)]
-    fn item_slices(&mut self, ctx: &Ctx, items: usize) -> Vec<(&mut [u16], &mut [u32], &mut [u32])> {
+    fn item_slices(&mut self, ctx: &Ctx, items: usize) -> Vec<(&mut [P], &mut [u32], &mut [u32])> {
         let per_item = BLOCKS_PER_ITEM * ctx.per_set as usize;
-        let mut plies: Vec<&mut [u16]> = self.plies.chunks_mut(per_item.max(1)).collect();
+        let mut plies: Vec<&mut [P]> = self.plies.chunks_mut(per_item.max(1)).collect();
         plies.resize_with(items, Default::default);
         let [due_f, due_s] = &mut self.due;
         plies
@@ -831,7 +865,8 @@ impl<'a> Ctx<'a> {
                         } else {
                             let fewer = self.target(moved, 1);
                             let v = self.outside_value(&fewer, moved, left, Side::Fox)?;
-                            let p = if plies && v != Value::Draw { self.outside_plies(&fewer, left, Side::Fox) } else { 0 };
+                            let p =
+                                if plies && v != Value::Draw { self.outside_plies(&fewer, left, Side::Fox) } else { 0 };
                             (v, p)
                         };
                         let lo = foxes.trailing_zeros() as u8;
@@ -1328,9 +1363,9 @@ pub fn solve_planes_in_pool(
     children: &[ChildTable<FoxGame>],
 ) -> Result<SolvedTier, KernelError> {
     if bmi2_available() {
-        solve::<true, _>(game, tier, children, true, false)
+        solve_any::<true, _>(game, tier, children, true, false)
     } else {
-        solve::<false, _>(game, tier, children, true, false)
+        solve_any::<false, _>(game, tier, children, true, false)
     }
 }
 
@@ -1345,9 +1380,9 @@ pub fn solve_planes_owning(
     plies: bool,
 ) -> Result<SolvedTier, KernelError> {
     if bmi2_available() {
-        solve::<true, _>(game, tier, children, true, plies)
+        solve_any::<true, _>(game, tier, children, true, plies)
     } else {
-        solve::<false, _>(game, tier, children, true, plies)
+        solve_any::<false, _>(game, tier, children, true, plies)
     }
 }
 
@@ -1358,9 +1393,9 @@ pub fn solve_planes_with_plies(
     children: &[ChildTable<FoxGame>],
 ) -> Result<SolvedTier, KernelError> {
     if bmi2_available() {
-        solve::<true, _>(game, tier, children, true, true)
+        solve_any::<true, _>(game, tier, children, true, true)
     } else {
-        solve::<false, _>(game, tier, children, true, true)
+        solve_any::<false, _>(game, tier, children, true, true)
     }
 }
 
@@ -1374,9 +1409,9 @@ pub fn sweep_planes_in_pool(
 ) -> Result<f64, KernelError> {
     let started = std::time::Instant::now();
     if bmi2_available() {
-        solve::<true, _>(game, tier, children, false, false)?;
+        solve_any::<true, _>(game, tier, children, false, false)?;
     } else {
-        solve::<false, _>(game, tier, children, false, false)?;
+        solve_any::<false, _>(game, tier, children, false, false)?;
     }
     Ok(started.elapsed().as_secs_f64())
 }
@@ -1415,12 +1450,12 @@ impl<'a> Ctx<'a> {
     /// own sheep planes, which are complete for that phase). Returns the
     /// positions the initial pass decided and whether that fox phase
     /// decided any.
-    fn init_all<const BMI2: bool>(
+    fn init_all<const BMI2: bool, P: Ply>(
         &self,
         fox_planes: &mut [u32],
         sheep_planes: &mut [u32],
         fox_phase: bool,
-        ply: &mut PlyArrays,
+        ply: &mut PlyArrays<P>,
     ) -> Result<(u64, bool), KernelError> {
         let (stride, item) = (self.stride, BLOCKS_PER_ITEM * self.stride);
         let items = fox_planes.len().div_ceil(item);
@@ -1440,7 +1475,7 @@ impl<'a> Ctx<'a> {
                     decided += self.count_decided(&view, fb, sb);
                     let block_plies = if self.plies {
                         let pb = &mut pl[b * self.per_set as usize..(b + 1) * self.per_set as usize];
-                        (due_f[b], due_s[b]) = self.init_plies(fb, sb, &scratch.plies, pb);
+                        (due_f[b], due_s[b]) = self.init_plies(fb, sb, &scratch.plies, pb)?;
                         Some(pb)
                     } else {
                         None
@@ -1490,24 +1525,33 @@ impl<'a> Ctx<'a> {
     /// said): 0 for a position decided (over), the ply of its best win from
     /// outside for one that cannot lose (0: none), else its floor. Returns
     /// the first fox and sheep phases with a win due.
-    fn init_plies(&self, f: &[u32], s: &[u32], ply: &PlyScratch, out: &mut [u16]) -> (u32, u32) {
+    fn init_plies<P: Ply>(
+        &self,
+        f: &[u32],
+        s: &[u32],
+        ply: &PlyScratch,
+        out: &mut [P],
+    ) -> Result<(u32, u32), KernelError> {
         let rows = self.rows;
         let mut due = [u32::MAX; 2];
+        let mut largest = 0u32;
         for (side, planes) in [(FOX, f), (SHEEP, s)] {
             let mut put = |i: usize, j: usize| {
                 let bit = 1u32 << j;
                 let at = self.block_slot(i, j, side);
-                out[at] = if (planes[WON * rows + i] | planes[LOST * rows + i]) & bit != 0 {
+                let value = if (planes[WON * rows + i] | planes[LOST * rows + i]) & bit != 0 {
                     0
                 } else if planes[CANNOT_LOSE * rows + i] & bit != 0 {
-                    let w = ply.win_at[side][i][j];
+                    let w = ply.win_at[side][i][j] as u32;
                     if w != 0 {
-                        due[side] = due[side].min(win_phase(w as u32));
+                        due[side] = due[side].min(win_phase(w));
                     }
                     w
                 } else {
-                    ply.floor[side][i][j]
+                    ply.floor[side][i][j] as u32
                 };
+                largest = largest.max(value);
+                out[at] = P::put(value.min(P::MAX));
             };
             if self.one_fox {
                 (0..self.n).for_each(|j| put(0, j));
@@ -1517,7 +1561,10 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        (due[FOX], due[SHEEP])
+        if largest > P::MAX {
+            return Err(KernelError::TooManyPlies { tier: self.tier.name(), limit: P::MAX });
+        }
+        Ok((due[FOX], due[SHEEP]))
     }
 
     /// The plies of one side of a block after its phase `k`: a new loss
@@ -1526,7 +1573,16 @@ impl<'a> Ctx<'a> {
     /// now are decided; new wins and losses get this phase's plies. `before`
     /// holds the won and lost rows before the phase. Returns whether the
     /// planes changed.
-    fn settle(&self, side: usize, planes: &mut [u32], before: &[u32; 64], pl: &mut [u16], k: u32, due: &mut u32) -> bool {
+    #[allow(clippy::too_many_arguments)]
+    fn settle<P: Ply>(
+        &self,
+        side: usize,
+        planes: &mut [u32],
+        before: &[u32; 64],
+        pl: &mut [P],
+        k: u32,
+        due: &mut u32,
+    ) -> bool {
         let rows = self.rows;
         let (level_win, level_loss) = levels(side, k);
         let wins_due = *due <= k;
@@ -1536,7 +1592,7 @@ impl<'a> Ctx<'a> {
             let (w0, l0) = (before[h], before[32 + h]);
             let (mut w, mut l) = (planes[WON * rows + h], planes[LOST * rows + h]);
             for j in BitIter((l & !l0) as u64) {
-                let floor = pl[self.block_slot(h, j as usize, side)] as u32;
+                let floor = pl[self.block_slot(h, j as usize, side)].get();
                 if floor > level_loss {
                     l &= !(1 << j);
                     next_due = next_due.min(loss_phase(side, floor));
@@ -1545,7 +1601,7 @@ impl<'a> Ctx<'a> {
             if wins_due {
                 let valid = if self.one_fox { row_mask(self.n) } else { row_mask(self.n) & !(1 << h) };
                 for j in BitIter((planes[CANNOT_LOSE * rows + h] & !w & !l & valid) as u64) {
-                    let at = pl[self.block_slot(h, j as usize, side)] as u32;
+                    let at = pl[self.block_slot(h, j as usize, side)].get();
                     if at == 0 {
                         continue;
                     }
@@ -1557,10 +1613,10 @@ impl<'a> Ctx<'a> {
                 }
             }
             for j in BitIter((w & !w0) as u64) {
-                pl[self.block_slot(h, j as usize, side)] = level_win as u16;
+                pl[self.block_slot(h, j as usize, side)] = P::put(level_win);
             }
             for j in BitIter((l & !l0) as u64) {
-                pl[self.block_slot(h, j as usize, side)] = level_loss as u16;
+                pl[self.block_slot(h, j as usize, side)] = P::put(level_loss);
             }
             changed |= w != w0 || l != l0;
             planes[WON * rows + h] = w;
@@ -1623,7 +1679,32 @@ impl<'a> Ctx<'a> {
 
 /// Solves a tier; `children` (borrowed, or owned and then freed as soon as
 /// the initial pass has read them) are the child tables.
-fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
+/// Solves a tier with the plane kernel; with plies, one byte a count in
+/// memory first and two if a count passes 255 (the children are kept for
+/// that second solve).
+fn solve_any<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: C,
+    propagate: bool,
+    plies: bool,
+) -> Result<SolvedTier, KernelError> {
+    if !plies {
+        return solve::<BMI2, u8, C>(game, tier, children, propagate, false);
+    }
+    // FOXBASE_PLIES_BYTES=2 starts with two bytes (to test that path on small variants).
+    if std::env::var("FOXBASE_PLIES_BYTES").is_ok_and(|v| v == "2") {
+        return solve::<BMI2, u16, C>(game, tier, children, propagate, true);
+    }
+    match solve::<BMI2, u8, _>(game, tier, children.as_ref(), propagate, true) {
+        Err(KernelError::TooManyPlies { limit, .. }) if limit == u8::MAX as u32 => {
+            solve::<BMI2, u16, C>(game, tier, children, propagate, true)
+        }
+        other => other,
+    }
+}
+
+fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     game: &FoxGame,
     tier: FoxTier,
     children: C,
@@ -1646,9 +1727,9 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
         let sets = ctx.index.sheep_sets as usize;
         fox_planes = vec![0u32; sets * ctx.stride];
         sheep_planes = vec![0u32; sets * ctx.stride];
-        ply = PlyArrays::new(&ctx);
+        ply = PlyArrays::<P>::new(&ctx);
         (decided_at_start, decided_by_first_fox_phase) =
-            ctx.init_all::<BMI2>(&mut fox_planes, &mut sheep_planes, propagate, &mut ply)?;
+            ctx.init_all::<BMI2, P>(&mut fox_planes, &mut sheep_planes, propagate, &mut ply)?;
     }
     // Only the initial pass reads the children: a solve that owns them
     // frees them here, before the output is allocated.
@@ -1762,12 +1843,9 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
             break;
         }
         levels += 1;
-        if 2 * k > u16::MAX as u32 {
-            return Err(KernelError::Inconsistent(format!(
-                "tier {} needs more than {} plies; plies files hold at most that",
-                tier.name(),
-                u16::MAX
-            )));
+        // The next phases decide at up to 2k plies.
+        if plies && 2 * k > P::MAX {
+            return Err(KernelError::TooManyPlies { tier: tier.name(), limit: P::MAX });
         }
     }
     phases.propagate = started.elapsed().as_secs_f64();
@@ -1776,15 +1854,19 @@ fn solve<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
     let (values, mut stats) = pack::<BMI2>(&ctx, &fox_planes, &sheep_planes, size);
     let plies = plies.then(|| {
         // Draws (pending floors, wins never due) and unused slots hold 0.
-        let mut p = std::mem::take(&mut ply.plies);
-        p.par_chunks_mut(1 << 14).enumerate().for_each(|(c, chunk)| {
-            for (k, x) in chunk.iter_mut().enumerate() {
-                let code = values.code((c << 14) as u64 + k as u64);
-                if code != WIN_CODE && code != LOSS_CODE {
-                    *x = 0;
+        let p: Vec<u16> = ply
+            .plies
+            .par_iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let code = values.code(i as u64);
+                if code == WIN_CODE || code == LOSS_CODE {
+                    x.get() as u16
+                } else {
+                    0
                 }
-            }
-        });
+            })
+            .collect();
         Plies::from_vec(p)
     });
     stats.levels = levels.max(1);
@@ -1949,8 +2031,10 @@ impl foxbase_tables::verify::TierCheck for PlaneCheck {
         fox_side: bool,
     ) -> Option<Result<u64, foxbase_tables::verify::TierCheckError>> {
         use foxbase_tables::verify::TierCheckError;
-        let refs: Vec<ChildRef> =
-            children.iter().map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None }).collect();
+        let refs: Vec<ChildRef> = children
+            .iter()
+            .map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None })
+            .collect();
         Some(check_tier(game, tier, &refs, &own.values, fox_side).map_err(|e| match e {
             CheckError::Contradiction(c) => {
                 TierCheckError::Contradiction { slot: c.slot, stored: c.stored, derived: c.derived }
