@@ -10,7 +10,12 @@
 //! - `planes`: the plane kernel (the default), whose tables must equal the
 //!   counter's byte for byte (checked here through the manifests' CRCs);
 //! - `verify`: `foxbase verify` of the plane run's tables (files, blocks and
-//!   every value against its children, with the plane kernel's check).
+//!   every value against its children, with the plane kernel's check);
+//! - `plies`: the plane kernel with plies to the end (the default solve),
+//!   reported beside the values-only run (`plies_over_values`), its tables
+//!   equal to the other runs' and its peak memory within 2.5 bytes per slot
+//!   of the largest tier plus its children's tables and plies (in memory,
+//!   two bytes a slot) plus 64 MB.
 //!
 //! Each run prints one JSON object; after each thread count a summary
 //! object. The targets (exit status 1 when one is missed) are those of the
@@ -112,9 +117,9 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
             Phases::default()
         }
         _ => {
-            // "plies": the counter kernel with plies; else a kernel's values.
+            // "plies": the plane kernel with plies; else a kernel's values.
             let (kernel, output) = match kernel {
-                "plies" => (Kernel::Counter, Output::ValuesAndPlies),
+                "plies" => (Kernel::Planes, Output::ValuesAndPlies),
                 name => (name.parse().unwrap(), Output::Values),
             };
             let sum = SumPhases::default();
@@ -158,6 +163,9 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
     let (largest, largest_slots) = plan.largest_tier().unwrap();
     let child_bytes: u64 = game.child_tiers(largest).iter().map(|c| plan.slots[c].div_ceil(4)).sum();
     let budget = largest_slots * 3 / 2 + child_bytes + (64 << 20);
+    // With plies: 2.5 bytes a slot, and the children's plies (two bytes a slot in memory).
+    let child_plies_bytes: u64 = game.child_tiers(largest).iter().map(|c| 2 * plan.slots[c]).sum();
+    let plies_budget = largest_slots * 5 / 2 + child_bytes + child_plies_bytes + (64 << 20);
     let root: PathBuf = std::env::temp_dir().join(format!("foxbase-kernel-bench-{}", std::process::id()));
     let mut ok = true;
     let mut block_runs = Vec::new();
@@ -174,11 +182,13 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
             );
         } else if j["summary"] == true {
             println!(
-                "threads {}: planes {:.2}x the counter kernel, {:.2}x the sweep; verify {:.2}x the sweep; tables identical: {}",
+                "threads {}: planes {:.2}x the counter kernel, {:.2}x the sweep; verify {:.2}x the sweep; with plies {:.2}x the values alone ({:.2} bit/slot of plies files); tables identical: {}",
                 j["threads"],
                 j["speedup_vs_counter"].as_f64().unwrap(),
                 j["solve_over_sweep"].as_f64().unwrap(),
                 j["verify_over_sweep"].as_f64().unwrap(),
+                j["plies_over_values"].as_f64().unwrap(),
+                j["plies_bits_per_slot"].as_f64().unwrap(),
                 j["tables_identical"]
             );
         } else {
@@ -195,6 +205,7 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
     };
     for &t in threads_list {
         let (dc, db, ds) = (root.join(format!("counter-{t}")), root.join(format!("planes-{t}")), root.join("sweep"));
+        let dp = root.join(format!("plies-{t}"));
         let counter = child("counter", t, &dc, None);
         say(&counter);
         let block = child("planes", t, &db, None);
@@ -204,20 +215,28 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         say(&sweep);
         let verify = child("verify", t, &ds, Some(&db));
         say(&verify);
-        let identical = crcs(&dc) == crcs(&db);
+        let plies = child("plies", t, &dp, None);
+        say(&plies);
+        let identical = crcs(&dc) == crcs(&db) && crcs(&dp) == crcs(&db);
         let wall = |j: &Json| j["wall_s"].as_f64().unwrap();
+        let plies_bytes: u64 =
+            Manifest::read(&dp).unwrap().tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum();
         let summary = json!({"summary": true, "threads": t, "speedup_vs_counter": wall(&counter) / wall(&block),
             "solve_over_sweep": wall(&block) / wall(&sweep), "verify_over_sweep": wall(&verify) / wall(&sweep),
-            "tables_identical": identical, "memory_budget_bytes": budget});
+            "plies_over_values": wall(&plies) / wall(&block),
+            "plies_bits_per_slot": plies_bytes as f64 * 8.0 / plan.total_slots() as f64,
+            "tables_identical": identical, "memory_budget_bytes": budget, "plies_memory_budget_bytes": plies_budget});
         say(&summary);
         ok &= identical
             && block["slots_per_core_second"].as_f64().unwrap() >= 10e6
             && summary["speedup_vs_counter"].as_f64().unwrap() >= 5.0
             && summary["solve_over_sweep"].as_f64().unwrap() <= 3.0
             && summary["verify_over_sweep"].as_f64().unwrap() <= 1.5
-            && block["peak_rss_bytes"].as_u64().unwrap() <= budget;
+            && block["peak_rss_bytes"].as_u64().unwrap() <= budget
+            && plies["peak_rss_bytes"].as_u64().unwrap() <= plies_budget;
         let _ = std::fs::remove_dir_all(&dc);
         let _ = std::fs::remove_dir_all(&db);
+        let _ = std::fs::remove_dir_all(&dp);
     }
     let _ = std::fs::remove_dir_all(&root);
     if let (Some(one), Some(two)) =
