@@ -391,6 +391,19 @@ fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refu
         }),
         "too short for a table header",
     );
+    // A real table without its plies file, in a run with plies.
+    let child_path = |_| unreachable!("the first tier leased has no children");
+    let report = foxbase_worker::job::solve_to_file(
+        &game,
+        tier,
+        &child_path,
+        &upload,
+        1,
+        foxbase_worker::kernel::Kernel::Planes,
+        foxbase_worker::kernel::Output::Values,
+    )
+    .unwrap();
+    refused(edit(&good, &|c| c.report = report.clone()), "it brings no plies to a run with plies");
     std::fs::write(&upload, b"x").unwrap();
     refused(
         edit(&good, &|c| {
@@ -400,14 +413,14 @@ fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refu
         "not an upload key",
     );
     let s = l.status().unwrap();
-    assert_eq!(s.completions_rejected, 6);
+    assert_eq!(s.completions_rejected, 7);
     assert_eq!(s.tiers_done, 0, "nothing was accepted");
 
     // The run goes on and ends with the right tables.
     let w = worker(&root.0, &url, "honest", &[]);
     l.release(&me.worker_id, a.lease_id).unwrap();
     let out = c.finish_ok(Duration::from_secs(60));
-    assert_eq!(summary(&out)["completions_rejected"], 6);
+    assert_eq!(summary(&out)["completions_rejected"], 7);
     assert_eq!(checksums(&store), expected);
     w.finish_ok(Duration::from_secs(20));
 }
