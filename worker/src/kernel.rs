@@ -514,40 +514,12 @@ fn init_position<G: TierGame>(
         if wins || error.is_some() {
             return;
         }
-        let t = game.tier_of(&child);
-        if t == tier {
-            in_tier.push(game.canonical_rank(index, &child));
-            return;
-        }
-        let value = match children.iter().find(|c| c.tier == t) {
-            Some(table) => {
-                let i = game.canonical_rank(&table.index, &child);
-                match table.values.value(i) {
-                    Some(v) => v,
-                    None => {
-                        error = Some(KernelError::Inconsistent(format!(
-                            "child tier {} has an unused slot at {i}, where {child:?} belongs",
-                            game.tier_name(t)
-                        )));
-                        return;
-                    }
-                }
-            }
-            None => match game.primitive(&child) {
-                Some(v) => v,
-                None => {
-                    error = Some(KernelError::Inconsistent(format!(
-                        "child {child:?} is in tier {}, which is not loaded (missing from child_tiers?)",
-                        game.tier_name(t)
-                    )));
-                    return;
-                }
-            },
-        };
-        match value {
-            Value::Loss => wins = true,
-            Value::Draw => draw_outside = true,
-            Value::Win => {}
+        match locate_child(game, tier, index, children, &child) {
+            Ok(ChildAt::InTier(rank)) => in_tier.push(rank),
+            Ok(ChildAt::Outside(Value::Loss, _)) => wins = true,
+            Ok(ChildAt::Outside(Value::Draw, _)) => draw_outside = true,
+            Ok(ChildAt::Outside(Value::Win, _)) => {}
+            Err(e) => error = Some(e),
         }
     });
     if let Some(e) = error {
@@ -566,6 +538,51 @@ fn init_position<G: TierGame>(
         return Err(KernelError::TooManyChildren { tier: game.tier_name(tier), children: counter, limit: MAX_COUNTER });
     }
     Ok(counter as u8)
+}
+
+/// Where a child of a position of `tier` is: in the tier (its rank), or
+/// outside it with its value for its side to move and its plies (0 when
+/// its table has none).
+pub(crate) enum ChildAt {
+    InTier(u64),
+    Outside(Value, u32),
+}
+
+/// Finds `child` of a position of `tier`: its in-tier rank, or its value
+/// (and plies) from the child tables, or, in a tier without a table, its
+/// game-over value (anything else is an error naming the tier: missing
+/// from `child_tiers`, or a table with an unused slot where it belongs).
+#[inline]
+pub(crate) fn locate_child<G: TierGame>(
+    game: &G,
+    tier: G::Tier,
+    index: &G::Index,
+    children: &[ChildTable<G>],
+    child: &G::Position,
+) -> Result<ChildAt, KernelError> {
+    let t = game.tier_of(child);
+    if t == tier {
+        return Ok(ChildAt::InTier(game.canonical_rank(index, child)));
+    }
+    match children.iter().find(|c| c.tier == t) {
+        Some(table) => {
+            let i = game.canonical_rank(&table.index, child);
+            match table.values.value(i) {
+                Some(v) => Ok(ChildAt::Outside(v, table.plies.as_ref().map_or(0, |p| p.get(i) as u32))),
+                None => Err(KernelError::Inconsistent(format!(
+                    "child tier {} has an unused slot at {i}, where {child:?} belongs",
+                    game.tier_name(t)
+                ))),
+            }
+        }
+        None => match game.primitive(child) {
+            Some(v) => Ok(ChildAt::Outside(v, 0)),
+            None => Err(KernelError::Inconsistent(format!(
+                "child {child:?} is in tier {}, which is not loaded (missing from child_tiers?)",
+                game.tier_name(t)
+            ))),
+        },
+    }
 }
 
 /// The state of a parent in state `s` after a child decided as `child`

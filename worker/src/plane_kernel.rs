@@ -474,20 +474,21 @@ struct Scratch {
 /// the opponent; 0: none). A position won from outside waits for its ply
 /// instead of being decided at the start, so that positions are decided in
 /// order of their plies.
+#[derive(Default)]
 struct PlyScratch {
     win_at: [[[u16; 32]; 32]; 2],
     floor: [[[u16; 32]; 32]; 2],
 }
 
-impl Default for PlyScratch {
-    fn default() -> PlyScratch {
-        PlyScratch { win_at: [[[0; 32]; 32]; 2], floor: [[[0; 32]; 32]; 2] }
-    }
-}
-
 impl PlyScratch {
-    fn clear(&mut self) {
-        *self = PlyScratch::default();
+    /// Clears the first `rows` rows of `n` entries (what a block of `n` free points uses).
+    fn clear(&mut self, rows: usize, n: usize) {
+        for side in [FOX, SHEEP] {
+            for i in 0..rows {
+                self.win_at[side][i][..n].fill(0);
+                self.floor[side][i][..n].fill(0);
+            }
+        }
     }
 
     /// Records a child with `plies` (lost for the opponent when `lost`) for side `side`'s placement `[i][j]`.
@@ -743,7 +744,7 @@ impl<'a> Ctx<'a> {
         s.fill(0);
         let plies = self.plies;
         if plies {
-            scratch.plies.clear();
+            scratch.plies.clear(self.rows, n);
         }
         // With plies a win from outside waits for its ply: "cannot lose" for now.
         let win_plane = if plies { CANNOT_LOSE } else { WON };
@@ -1108,7 +1109,7 @@ impl<'a> Ctx<'a> {
         s.fill(0);
         let plies = self.plies;
         if plies {
-            scratch.plies.clear();
+            scratch.plies.clear(self.rows, n);
         }
         let win_plane = if plies { CANNOT_LOSE } else { WON };
         if (sheep & PEN).count_ones() >= k {

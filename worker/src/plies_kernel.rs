@@ -23,7 +23,10 @@
 //! output is the same for any thread count. Memory: one state byte and two
 //! bytes of plies per slot, plus the buckets of positions won from outside.
 
-use crate::kernel::{pack, ChildTable, KernelError, Phases, SolvedTier, CHUNK, DRAW, EMPTY, LOSS, MAX_COUNTER, WIN};
+use crate::kernel::{
+    locate_child, pack, ChildAt, ChildTable, KernelError, Phases, SolvedTier, CHUNK, DRAW, EMPTY, LOSS, MAX_COUNTER,
+    WIN,
+};
 use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
 use foxbase_tables::plies::Plies;
@@ -308,40 +311,12 @@ fn start<G: TierGame>(
         if error.is_some() {
             return;
         }
-        let t = game.tier_of(&child);
-        if t == tier {
-            in_tier.push(game.canonical_rank(index, &child));
-            return;
-        }
-        let (value, plies) = match children.iter().find(|c| c.tier == t) {
-            Some(table) => {
-                let i = game.canonical_rank(&table.index, &child);
-                match table.values.value(i) {
-                    Some(v) => (v, table.plies.as_ref().expect("checked before the pass").get(i) as u32),
-                    None => {
-                        error = Some(KernelError::Inconsistent(format!(
-                            "child tier {} has an unused slot at {i}, where {child:?} belongs",
-                            game.tier_name(t)
-                        )));
-                        return;
-                    }
-                }
-            }
-            None => match game.primitive(&child) {
-                Some(v) => (v, 0),
-                None => {
-                    error = Some(KernelError::Inconsistent(format!(
-                        "child {child:?} is in tier {}, which is not loaded (missing from child_tiers?)",
-                        game.tier_name(t)
-                    )));
-                    return;
-                }
-            },
-        };
-        match value {
-            Value::Loss => win_at = Some(win_at.map_or(plies + 1, |w| w.min(plies + 1))),
-            Value::Draw => draw_outside = true,
-            Value::Win => floor = floor.max(plies + 1),
+        match locate_child(game, tier, index, children, &child) {
+            Ok(ChildAt::InTier(rank)) => in_tier.push(rank),
+            Ok(ChildAt::Outside(Value::Loss, plies)) => win_at = Some(win_at.map_or(plies + 1, |w| w.min(plies + 1))),
+            Ok(ChildAt::Outside(Value::Draw, _)) => draw_outside = true,
+            Ok(ChildAt::Outside(Value::Win, plies)) => floor = floor.max(plies + 1),
+            Err(e) => error = Some(e),
         }
     });
     if let Some(e) = error {
