@@ -56,7 +56,8 @@ impl Solved {
             LocalOptions {
                 workers: 1,
                 threads_per_worker: 2,
-                kernel: foxbase_worker::kernel::Kernel::Counter,
+                // The CLI's default: the plane kernel with plies.
+                kernel: foxbase_worker::kernel::Kernel::Planes,
                 output: foxbase_worker::kernel::Output::ValuesAndPlies,
             },
             &Quiet,
