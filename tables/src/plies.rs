@@ -10,52 +10,78 @@
 //! one byte a slot ([`Contents::Plies8`], when every count of the tier is
 //! below 256) or two ([`Contents::Plies16`]); draws and unused slots hold 0
 //! (the value table says which they are). In memory a tier's plies are one
-//! `u16` a slot ([`Plies`]).
+//! byte a slot where they fit, else two ([`Plies`]).
 
 use crate::table::{Contents, Layout};
 
-/// A tier's plies to the end, one per slot (0 for draws and unused slots).
+/// A tier's plies to the end, one per slot (0 for draws and unused slots),
+/// one byte each while every count fits, else two.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plies {
-    plies: Vec<u16>,
+    store: Store,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Store {
+    Bytes(Vec<u8>),
+    Wide(Vec<u16>),
 }
 
 impl Plies {
     /// `len` slots of 0.
     pub fn zeros(len: u64) -> Plies {
-        Plies { plies: vec![0; len as usize] }
+        Plies { store: Store::Bytes(vec![0; len as usize]) }
     }
 
     pub fn from_vec(plies: Vec<u16>) -> Plies {
-        Plies { plies }
+        Plies { store: Store::Wide(plies) }
+    }
+
+    /// Plies that all fit in a byte, kept one byte a slot.
+    pub fn from_bytes(plies: Vec<u8>) -> Plies {
+        Plies { store: Store::Bytes(plies) }
     }
 
     pub fn len(&self) -> u64 {
-        self.plies.len() as u64
+        match &self.store {
+            Store::Bytes(v) => v.len() as u64,
+            Store::Wide(v) => v.len() as u64,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.plies.is_empty()
+        self.len() == 0
     }
 
     /// The plies of slot `i` (0 for a draw or an unused slot).
     #[inline]
     pub fn get(&self, i: u64) -> u16 {
-        self.plies[i as usize]
+        match &self.store {
+            Store::Bytes(v) => v[i as usize] as u16,
+            Store::Wide(v) => v[i as usize],
+        }
     }
 
-    #[inline]
+    /// Sets slot `i` (two bytes a slot from then on if `plies` needs them).
     pub fn set(&mut self, i: u64, plies: u16) {
-        self.plies[i as usize] = plies;
-    }
-
-    pub fn as_slice(&self) -> &[u16] {
-        &self.plies
+        if let Store::Bytes(v) = &mut self.store {
+            if plies <= u8::MAX as u16 {
+                v[i as usize] = plies as u8;
+                return;
+            }
+            self.store = Store::Wide(v.iter().map(|&b| b as u16).collect());
+        }
+        if let Store::Wide(v) = &mut self.store {
+            v[i as usize] = plies;
+        }
     }
 
     /// The largest plies count of the tier.
     pub fn max(&self) -> u16 {
-        self.plies.iter().copied().max().unwrap_or(0)
+        match &self.store {
+            Store::Bytes(v) => v.iter().copied().max().unwrap_or(0) as u16,
+            Store::Wide(v) => v.iter().copied().max().unwrap_or(0),
+        }
     }
 
     /// How a file stores these plies: one byte a slot when every count fits.
@@ -71,15 +97,16 @@ impl Plies {
     /// [`Layout::Published`] an even slot holds a copy of the next odd
     /// slot's plies (its own are derived by one move, as its value is).
     pub(crate) fn raw_block(&self, block_slots: u32, b: u64, contents: Contents, layout: Layout) -> Vec<u8> {
+        let len = self.len() as usize;
         let start = (b * block_slots as u64) as usize;
-        let end = (start + block_slots as usize).min(self.plies.len());
+        let end = (start + block_slots as usize).min(len);
         let stored = |i: usize| -> u16 {
             match layout {
-                Layout::Solved => self.plies[i],
+                Layout::Solved => self.get(i as u64),
                 Layout::Published => {
                     let odd = i | 1;
-                    if odd < self.plies.len() {
-                        self.plies[odd]
+                    if odd < len {
+                        self.get(odd as u64)
                     } else {
                         0
                     }
@@ -93,13 +120,15 @@ impl Plies {
         }
     }
 
-    /// The plies in the raw bytes of a plies file's blocks.
-    pub(crate) fn from_raw(contents: Contents, raw: &[u8]) -> Plies {
-        let plies = match contents {
-            Contents::Plies16 => raw.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect(),
-            _ => raw.iter().map(|&b| b as u16).collect(),
-        };
-        Plies { plies }
+    /// The plies in the raw bytes of a plies file's blocks (one byte a
+    /// slot in memory when the file has one).
+    pub(crate) fn from_raw(contents: Contents, raw: Vec<u8>) -> Plies {
+        match contents {
+            Contents::Plies16 => {
+                Plies::from_vec(raw.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect())
+            }
+            _ => Plies::from_bytes(raw),
+        }
     }
 }
 
@@ -112,4 +141,26 @@ pub fn read_plies(path: &std::path::Path, expect: &crate::table::TableHeader) ->
         return Err(crate::TableError::new(t.name(), crate::ErrorKind::PublishedAsChild));
     }
     t.read_all_plies()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One byte a slot until a count needs two; the counts stay what was set,
+    /// and the raw blocks of both stores are the same bytes.
+    #[test]
+    fn plies_widen_to_two_bytes_when_a_count_needs_them() {
+        let mut p = Plies::zeros(10);
+        p.set(3, 200);
+        assert_eq!((p.get(3), p.contents()), (200, Contents::Plies8));
+        let wide = Plies::from_vec((0..10).map(|i| p.get(i)).collect());
+        for layout in [Layout::Solved, Layout::Published] {
+            assert_eq!(p.raw_block(8, 1, Contents::Plies8, layout), wide.raw_block(8, 1, Contents::Plies8, layout));
+        }
+        p.set(4, 300);
+        assert_eq!((p.get(3), p.get(4), p.max(), p.contents()), (200, 300, 300, Contents::Plies16));
+        let raw = p.raw_block(16, 0, Contents::Plies16, Layout::Solved);
+        assert_eq!(Plies::from_raw(Contents::Plies16, raw), p);
+    }
 }

@@ -646,7 +646,7 @@ impl TableFile {
     pub fn read_all_plies(&self) -> Result<Plies, TableError> {
         self.expect_contents(Contents::Plies8)?;
         let bytes = self.read_all_raw()?;
-        Ok(Plies::from_raw(self.contents, &bytes))
+        Ok(Plies::from_raw(self.contents, bytes))
     }
 
     /// The raw block holding slot `i`, and `i`'s place in it.

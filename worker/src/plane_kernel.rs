@@ -550,6 +550,20 @@ trait Ply: Copy + Default + Send + Sync {
     fn get(self) -> u32;
     /// Precondition: `v <= MAX`.
     fn put(v: u32) -> Self;
+    /// The solve's plies as the tier's [`Plies`]: draws (pending floors,
+    /// wins never due) and unused slots set to 0, in place.
+    fn finish(mut plies: Vec<Self>, values: &PackedValues) -> Plies {
+        plies.par_chunks_mut(1 << 16).enumerate().for_each(|(c, chunk)| {
+            for (k, x) in chunk.iter_mut().enumerate() {
+                let code = values.code(((c as u64) << 16) + k as u64);
+                if code != WIN_CODE && code != LOSS_CODE {
+                    *x = Self::default();
+                }
+            }
+        });
+        Self::into_plies(plies)
+    }
+    fn into_plies(plies: Vec<Self>) -> Plies;
 }
 
 impl Ply for u8 {
@@ -562,6 +576,9 @@ impl Ply for u8 {
     fn put(v: u32) -> u8 {
         v as u8
     }
+    fn into_plies(plies: Vec<u8>) -> Plies {
+        Plies::from_bytes(plies)
+    }
 }
 
 impl Ply for u16 {
@@ -573,6 +590,9 @@ impl Ply for u16 {
     #[inline]
     fn put(v: u32) -> u16 {
         v as u16
+    }
+    fn into_plies(plies: Vec<u16>) -> Plies {
+        Plies::from_vec(plies)
     }
 }
 
@@ -1853,23 +1873,10 @@ fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
 
     let started = std::time::Instant::now();
     let (values, mut stats) = pack::<BMI2>(&ctx, &fox_planes, &sheep_planes, size);
-    let plies = plies.then(|| {
-        // Draws (pending floors, wins never due) and unused slots hold 0.
-        let p: Vec<u16> = ply
-            .plies
-            .par_iter()
-            .enumerate()
-            .map(|(i, x)| {
-                let code = values.code(i as u64);
-                if code == WIN_CODE || code == LOSS_CODE {
-                    x.get() as u16
-                } else {
-                    0
-                }
-            })
-            .collect();
-        Plies::from_vec(p)
-    });
+    // The planes are not needed any more: freed before the plies are finished.
+    drop(fox_planes);
+    drop(sheep_planes);
+    let plies = plies.then(|| P::finish(std::mem::take(&mut ply.plies), &values));
     stats.levels = levels.max(1);
     stats.decided_at_start = decided_at_start;
     phases.pack = started.elapsed().as_secs_f64();
