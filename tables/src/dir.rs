@@ -402,6 +402,21 @@ impl TableDir {
         Ok(Outcome { value, plies })
     }
 
+    /// [`TableDir::outcome`] from whole tables in memory ([`TableDir::complete`],
+    /// kept in the cache): for work over many positions of a few tiers.
+    pub fn outcome_in_memory(&self, pos: &Position) -> Result<Outcome, Error> {
+        if let Some(v) = self.game.primitive(pos) {
+            return Ok(Outcome { value: v, plies: (v != Value::Draw && self.has_plies()).then_some(0) });
+        }
+        let tier = self.game.tier_of(pos);
+        let entry = self.entry_of(pos, tier)?;
+        let loaded = self.complete(tier)?;
+        let i = self.game.rank(&loaded.index, &pos.canonical());
+        loaded
+            .outcome(i)
+            .ok_or_else(|| Error::Table(TableError::new(key_of_name(&entry.name), ErrorKind::UnusedSlot { slot: i })))
+    }
+
     /// Every legal move with its outcome for the player making it, plies
     /// counted from `pos` (1 + those of the position it leads to).
     pub fn move_outcomes(&self, pos: &Position) -> Result<Vec<(Move, Outcome)>, Error> {

@@ -223,7 +223,8 @@ pub struct ExportArgs {
     /// Directory written by `foxbase solve` (any game; the Fox Game's may also be published).
     #[arg(long)]
     tables: PathBuf,
-    /// Write the JSON Lines here (default: standard output). Written whole, then renamed into place.
+    /// Write the JSON Lines here (default: standard output): to a temporary file beside it, renamed
+    /// into place when complete. A whole Fox Game tablebase is large (about 300 bytes a position).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Export this many positions drawn at random (Fox Game only; default: all of them).
@@ -252,8 +253,39 @@ fn export_line(position: String, o: Outcome, moves: &[(String, Outcome)]) -> ser
 /// pair of every tier (all, or `--sample N`).
 pub fn export(args: ExportArgs) -> CommandResult {
     let game = game_of(&args.tables)?;
-    let mut lines: Vec<String> = Vec::new();
-    match game.as_str() {
+    // To a temporary file renamed into place at the end, or to standard output.
+    let temp = args
+        .out
+        .as_ref()
+        .map(|p| p.with_file_name(format!(".{}.partial", p.file_name().unwrap_or_default().to_string_lossy())));
+    let sink: Box<dyn Write> = match &temp {
+        Some(t) => {
+            Box::new(std::fs::File::create(t).map_err(|e| Failure::bad_input(format!("--out {}: {e}", t.display())))?)
+        }
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut out = std::io::BufWriter::new(sink);
+    let result = write_export(&args, &game, &mut out);
+    let result = result.and_then(|()| out.flush().map_err(Failure::from));
+    drop(out);
+    match (&temp, &args.out) {
+        (Some(t), Some(path)) => {
+            if result.is_err() {
+                let _ = std::fs::remove_file(t);
+                return result;
+            }
+            std::fs::File::open(t)
+                .and_then(|f| f.sync_all())
+                .and_then(|()| foxbase_tables::durable::rename(t, path))
+                .map_err(|e| Failure::failed(format!("{}: {e}", path.display())))
+        }
+        _ => result,
+    }
+}
+
+/// The lines of `export`, written to `out` as they are made.
+fn write_export(args: &ExportArgs, game: &str, out: &mut dyn Write) -> CommandResult {
+    match game {
         "tictactoe" => {
             if args.sample.is_some() {
                 return Err(Failure::bad_input("--sample applies to the Fox Game; tic-tac-toe exports everything"));
@@ -268,72 +300,69 @@ pub fn export(args: ExportArgs) -> CommandResult {
                 }
                 let o = t.outcome(&pos).map_err(Failure::failed)?;
                 let named: Vec<(String, Outcome)> = moves.iter().map(|(c, m)| (square_name(*c), *m)).collect();
-                lines.push(export_line(format_ttt(&pos), o, &named).to_string());
+                writeln!(out, "{}", export_line(format_ttt(&pos), o, &named))?;
                 for (_, after) in ttt_moves(&pos) {
                     if seen.insert(after) {
                         queue.push_back(after);
                     }
                 }
             }
+            Ok(())
         }
         "fox" => {
             let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
             let manifest = Manifest::read(&args.tables).map_err(Failure::bad_input)?;
-            let positions = fox_positions(&tables, &manifest, args.sample, args.seed)?;
-            for pos in positions {
-                let o = tables.outcome(&pos).map_err(Failure::failed)?;
-                let moves = tables.move_outcomes(&pos).map_err(Failure::failed)?;
-                let named: Vec<(String, Outcome)> = moves.iter().map(|(m, o)| (m.to_string(), *o)).collect();
-                lines.push(export_line(format_position(&pos), o, &named).to_string());
-            }
+            let rules = tables.game.rules;
+            let mut each = |pos: Position| -> CommandResult {
+                let o = tables.outcome_in_memory(&pos).map_err(Failure::failed)?;
+                let mut named = Vec::new();
+                for m in rules.moves(&pos) {
+                    let after = tables.outcome_in_memory(&rules.play(&pos, m)).map_err(Failure::failed)?;
+                    named.push((
+                        m.to_string(),
+                        Outcome { value: after.value.for_mover(), plies: after.plies.map(|p| p + 1) },
+                    ));
+                }
+                writeln!(out, "{}", export_line(format_position(&pos), o, &named))?;
+                Ok(())
+            };
+            for_fox_positions(&tables, &manifest, args.sample, args.seed, &mut each)
         }
-        other => return Err(Failure::bad_input(format!("tables of game '{other}': export knows fox and tictactoe"))),
-    }
-    let mut body = lines.join("\n");
-    if !body.is_empty() {
-        body.push('\n');
-    }
-    match &args.out {
-        Some(path) => foxbase_tables::durable::write(path, body.as_bytes())
-            .map_err(|e| Failure::failed(format!("{}: {e}", path.display()))),
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(body.as_bytes())?;
-            Ok(out.flush()?)
-        }
+        other => Err(Failure::bad_input(format!("tables of game '{other}': export knows fox and tictactoe"))),
     }
 }
 
-/// The Fox Game positions to export: every used slot's position that is
-/// not over, tier by tier, or `sample` of them drawn at random.
-fn fox_positions(
+/// Calls `each` with the Fox Game positions to export: every used slot's
+/// position that is not over, tier by tier, or `sample` of them drawn at random.
+fn for_fox_positions(
     tables: &TableDir,
     manifest: &Manifest,
     sample: Option<u64>,
     seed: u64,
-) -> Result<Vec<Position>, Failure> {
+    each: &mut dyn FnMut(Position) -> CommandResult,
+) -> CommandResult {
     let game = &tables.game;
     let tiers: Vec<(foxbase_core::foxgame::FoxTier, u64)> =
         manifest.tiers.iter().filter_map(|t| game.parse_tier_name(&t.name).map(|tier| (tier, t.slots))).collect();
     let total: u64 = tiers.iter().map(|t| t.1).sum();
     let Some(n) = sample else {
-        let mut all = Vec::new();
         for (tier, slots) in &tiers {
+            let mut result = Ok(());
             game.for_each_slot(&game.tier_index(*tier), 0..*slots, |_, p| {
-                if let Some(p) = p.filter(|p| game.primitive(p).is_none()) {
-                    all.push(p);
+                if let Some(p) = p.filter(|p| result.is_ok() && game.primitive(p).is_none()) {
+                    result = each(p);
                 }
             });
+            result?;
         }
-        return Ok(all);
+        return Ok(());
     };
     let mut rng = foxbase_tables::engine::SplitMix64(seed);
-    let mut next = || rng.next();
-    let (mut chosen, mut seen) = (Vec::new(), HashSet::new());
+    let (mut chosen, mut seen) = (0u64, HashSet::new());
     let mut tries = 0u64;
-    while (chosen.len() as u64) < n && tries < n.saturating_mul(100).max(1000) && total > 0 {
+    while chosen < n && tries < n.saturating_mul(100).max(1000) && total > 0 {
         tries += 1;
-        let mut at = next() % total;
+        let mut at = rng.next() % total;
         let &(tier, _) = tiers
             .iter()
             .find(|(_, slots)| {
@@ -346,9 +375,10 @@ fn fox_positions(
             .expect("a slot below the total");
         if let Some(p) = game.unrank(&game.tier_index(tier), at).filter(|p| game.primitive(p).is_none()) {
             if seen.insert(p) {
-                chosen.push(p);
+                chosen += 1;
+                each(p)?;
             }
         }
     }
-    Ok(chosen)
+    Ok(())
 }
