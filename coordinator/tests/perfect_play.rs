@@ -215,6 +215,13 @@ fn probe_json_gives_plies_and_published_tables_give_the_same() {
     let d = dir.0.to_str().unwrap();
     let out = foxbase(&["publish", d, out_dir.to_str().unwrap(), "--json"], "");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let published: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(published["plies_bytes"].as_u64().unwrap() > 0);
+    // Both layouts verify, plies included.
+    for dir in [d, out_dir.to_str().unwrap()] {
+        let v = foxbase(&["verify", dir, "--json"], "");
+        assert!(v.status.success(), "{dir}: {}", String::from_utf8_lossy(&v.stdout));
+    }
     let reference = ReferenceSolution::solve_with_plies(&variant(), 5_000_000).unwrap();
     let mut compared = 0;
     for (n, (pos, _)) in reference.iter().enumerate() {
