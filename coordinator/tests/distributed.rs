@@ -44,22 +44,28 @@ fn game() -> FoxGame {
 }
 
 /// (tier, crc32) of `foxbase solve`'s tables for the variant, in manifest order.
+/// Per tier, the CRCs of its table and plies file from a local solve with plies (the coordinator's default).
 fn local_checksums(root: &Path) -> Vec<(String, String)> {
     let dir = root.join("local");
     let game = game();
-    let m = solve_local(
-        &game,
-        &TierPlan::new(&game),
-        &dir,
-        LocalOptions { workers: 1, threads_per_worker: 1, ..Default::default() },
-        &Quiet,
-    )
-    .unwrap();
-    m.tiers.into_iter().map(|t| (t.name, t.crc32)).collect()
+    let options = LocalOptions {
+        workers: 1,
+        threads_per_worker: 1,
+        kernel: foxbase_worker::kernel::Kernel::Planes,
+        output: foxbase_worker::kernel::Output::ValuesAndPlies,
+    };
+    let m = solve_local(&game, &TierPlan::new(&game), &dir, options, &Quiet).unwrap();
+    m.tiers.into_iter().map(crcs_of).collect()
+}
+
+/// A tier's name and the CRCs of its table and plies file.
+fn crcs_of(t: foxbase_tables::manifest::TierEntry) -> (String, String) {
+    let plies = t.plies.map_or("none".to_string(), |p| p.crc32);
+    (t.name, format!("{} {plies}", t.crc32))
 }
 
 fn checksums(store: &Path) -> Vec<(String, String)> {
-    Manifest::read(store).unwrap().tiers.into_iter().map(|t| (t.name, t.crc32)).collect()
+    Manifest::read(store).unwrap().tiers.into_iter().map(crcs_of).collect()
 }
 
 fn foxbase() -> Command {
