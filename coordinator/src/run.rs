@@ -138,31 +138,20 @@ impl<'g, G: TierGame> RunState<'g, G> {
                 .parse_tier_name(&entry.name)
                 .filter(|t| plan.slots.contains_key(t))
                 .ok_or_else(|| ResumeError::UnknownTier(entry.name.clone()))?;
-            let size = store
-                .size(&entry.file)
-                .map_err(|e| ResumeError::Store { file: entry.file.clone(), message: e.to_string() })?;
-            if size != Some(entry.bytes) {
-                return Err(ResumeError::Missing {
-                    file: entry.file.clone(),
-                    bytes: entry.bytes,
-                    found: size.map_or("nothing".to_string(), |s| format!("{s} bytes")),
-                });
-            }
+            // The store holds each finished file with its journaled length.
+            let mut files = vec![(&entry.file, entry.bytes)];
             match &entry.plies {
-                Some(p) => {
-                    let size = store
-                        .size(&p.file)
-                        .map_err(|e| ResumeError::Store { file: p.file.clone(), message: e.to_string() })?;
-                    if size != Some(p.bytes) {
-                        return Err(ResumeError::Missing {
-                            file: p.file.clone(),
-                            bytes: p.bytes,
-                            found: size.map_or("nothing".to_string(), |s| format!("{s} bytes")),
-                        });
-                    }
-                }
+                Some(p) => files.push((&p.file, p.bytes)),
                 None if options.plies => return Err(ResumeError::NoPlies(entry.name.clone())),
                 None => {}
+            }
+            for (file, bytes) in files {
+                let size =
+                    store.size(file).map_err(|e| ResumeError::Store { file: file.clone(), message: e.to_string() })?;
+                if size != Some(bytes) {
+                    let found = size.map_or("nothing".to_string(), |s| format!("{s} bytes"));
+                    return Err(ResumeError::Missing { file: file.clone(), bytes, found });
+                }
             }
             done.insert(tier, entry);
         }

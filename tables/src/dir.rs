@@ -330,39 +330,48 @@ impl TableDir {
 
     /// The table file of `tier`, opened and checked against its header.
     fn file(&self, tier: FoxTier, entry: &IndexEntry) -> Result<Arc<TableFile>, TableError> {
-        if let Some(f) = self.files.lock().unwrap().get(&tier) {
+        self.open_file(&self.files, &key_of_name(&entry.name), tier, entry, Contents::Values)
+    }
+
+    /// The file at `key` for `tier` from `files`, or opened, checked against
+    /// its header and contents, and remembered there.
+    fn open_file(
+        &self,
+        files: &Mutex<HashMap<FoxTier, Arc<TableFile>>>,
+        key: &str,
+        tier: FoxTier,
+        entry: &IndexEntry,
+        contents: Contents,
+    ) -> Result<Arc<TableFile>, TableError> {
+        if let Some(f) = files.lock().unwrap().get(&tier) {
             return Ok(f.clone());
         }
-        let key = key_of_name(&entry.name);
         let source =
-            self.location.open(&key).map_err(|e| TableError::new(self.location.name_of(&key), ErrorKind::Io(e)))?;
+            self.location.open(key).map_err(|e| TableError::new(self.location.name_of(key), ErrorKind::Io(e)))?;
         let t = TableFile::from_source(source)?;
         t.expect(&table_header(&self.game, tier, entry.slots))?;
+        t.expect_contents(contents)?;
         let t = Arc::new(t);
-        self.files.lock().unwrap().insert(tier, t.clone());
+        files.lock().unwrap().insert(tier, t.clone());
         Ok(t)
     }
 
-    /// The plies file of `tier`, opened and checked against its header.
+    /// The plies file of `tier`, opened and checked against its header and the tablebase's layout.
     fn plies_file(&self, tier: FoxTier, entry: &IndexEntry) -> Result<Arc<TableFile>, TableError> {
-        if let Some(f) = self.plies_files.lock().unwrap().get(&tier) {
-            return Ok(f.clone());
-        }
-        let key = plies_key_of_name(&entry.name);
-        let source =
-            self.location.open(&key).map_err(|e| TableError::new(self.location.name_of(&key), ErrorKind::Io(e)))?;
-        let t = TableFile::from_source(source)?;
-        t.expect(&table_header(&self.game, tier, entry.slots))?;
-        t.expect_contents(Contents::Plies8)?;
+        let t = self.open_file(&self.plies_files, &plies_key_of_name(&entry.name), tier, entry, Contents::Plies8)?;
         if t.layout != self.summary.layout {
             return Err(TableError::new(
                 t.name(),
                 ErrorKind::LayoutMismatch { found: t.layout, expected: self.summary.layout },
             ));
         }
-        let t = Arc::new(t);
-        self.plies_files.lock().unwrap().insert(tier, t.clone());
         Ok(t)
+    }
+
+    /// The outcome of a position that is over (0 plies, in a tablebase with plies).
+    fn game_over(&self, pos: &Position) -> Option<Outcome> {
+        let v = self.game.primitive(pos)?;
+        Some(Outcome { value: v, plies: (v != Value::Draw && self.has_plies()).then_some(0) })
     }
 
     /// Whether the tablebase has plies files (solved without `--no-distance`).
@@ -375,9 +384,8 @@ impl TableDir {
     /// Reads one block of the table and one of the plies file (a
     /// fox-to-move position of a published tablebase: those of its children).
     pub fn outcome(&self, pos: &Position) -> Result<Outcome, Error> {
-        if let Some(v) = self.game.primitive(pos) {
-            let plies = (v != Value::Draw && self.has_plies()).then_some(0);
-            return Ok(Outcome { value: v, plies });
+        if let Some(o) = self.game_over(pos) {
+            return Ok(o);
         }
         let tier = self.game.tier_of(pos);
         let entry = self.entry_of(pos, tier)?;
@@ -405,8 +413,8 @@ impl TableDir {
     /// [`TableDir::outcome`] from whole tables in memory ([`TableDir::complete`],
     /// kept in the cache): for work over many positions of a few tiers.
     pub fn outcome_in_memory(&self, pos: &Position) -> Result<Outcome, Error> {
-        if let Some(v) = self.game.primitive(pos) {
-            return Ok(Outcome { value: v, plies: (v != Value::Draw && self.has_plies()).then_some(0) });
+        if let Some(o) = self.game_over(pos) {
+            return Ok(o);
         }
         let tier = self.game.tier_of(pos);
         let entry = self.entry_of(pos, tier)?;

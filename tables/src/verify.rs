@@ -123,45 +123,15 @@ pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
         }
         // Header first (a swapped file is named as such), then blocks (a
         // damaged block is named), then the whole-file length and checksum.
-        let t = TableFile::open(&path).map_err(|e| table_problem(&entry.file, e))?;
-        t.expect(&table_header(&game, tier, entry.slots)).map_err(|e| table_problem(&entry.file, e))?;
-        t.read_all().map_err(|e| table_problem(&entry.file, e))?;
-        let bytes = t.read_file().map_err(|e| table_problem(&entry.file, e))?;
-        if bytes.len() as u64 != entry.bytes {
-            return Err(problem(file, format!("{} bytes, the manifest says {}", bytes.len(), entry.bytes)));
-        }
-        let crc = format!("{:08x}", crc32fast::hash(&bytes));
-        if crc != entry.crc32 {
-            return Err(problem(file, format!("file checksum {crc}, the manifest says {}", entry.crc32)));
-        }
-        if t.layout != want_layout {
-            return Err(problem(
-                file,
-                format!("table layout {}, but the manifest says the directory is {}", t.layout, manifest.layout),
-            ));
-        }
+        let header = table_header(&game, tier, entry.slots);
+        let (t, _) = check_file(&path, &entry.file, &header, entry.bytes, &entry.crc32, want_layout, false)?;
         if let Some(p) = &entry.plies {
-            let pfile = Some(p.file.as_str());
-            let t = TableFile::open(&dir.join(&p.file)).map_err(|e| table_problem(&p.file, e))?;
-            t.expect(&table_header(&game, tier, entry.slots)).map_err(|e| table_problem(&p.file, e))?;
-            let plies = t.read_all_plies().map_err(|e| table_problem(&p.file, e))?;
-            let bytes = t.read_file().map_err(|e| table_problem(&p.file, e))?;
-            if bytes.len() as u64 != p.bytes {
-                return Err(problem(pfile, format!("{} bytes, the manifest says {}", bytes.len(), p.bytes)));
-            }
-            let crc = format!("{:08x}", crc32fast::hash(&bytes));
-            if crc != p.crc32 {
-                return Err(problem(pfile, format!("file checksum {crc}, the manifest says {}", p.crc32)));
-            }
-            if t.layout != want_layout {
-                return Err(problem(
-                    pfile,
-                    format!("plies layout {}, but the manifest says the directory is {}", t.layout, manifest.layout),
-                ));
-            }
+            let (pt, plies) = check_file(&dir.join(&p.file), &p.file, &header, p.bytes, &p.crc32, want_layout, true)?;
+            let plies = plies.expect("read as plies");
             // A published file stores no fox-to-move plies, so its own largest may be smaller.
-            if t.layout == crate::table::Layout::Solved && plies.max() as u32 != p.longest {
-                return Err(problem(pfile, format!("longest {} plies, the manifest says {}", plies.max(), p.longest)));
+            if pt.layout == crate::table::Layout::Solved && plies.max() as u32 != p.longest {
+                let message = format!("longest {} plies, the manifest says {}", plies.max(), p.longest);
+                return Err(problem(Some(&p.file), message));
             }
         } else if manifest.tiers.iter().any(|t| t.plies.is_some()) {
             return Err(problem(file, "other tiers have plies files, this one has none"));
@@ -170,6 +140,45 @@ pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
     }
     check_index(dir, &manifest)?;
     Ok(CheckedFiles { manifest, game, tiers })
+}
+
+/// Steps 1 and 2 for one table or plies file (`name` as the manifest names
+/// it): header first (a swapped file is named as such), then every block
+/// (a damaged block is named), then the whole file's length and CRC32 and
+/// its layout against the manifest's. Returns the opened file and, for a
+/// plies file, its plies.
+fn check_file(
+    path: &Path,
+    name: &str,
+    header: &crate::table::TableHeader,
+    bytes: u64,
+    crc32: &str,
+    layout: crate::table::Layout,
+    plies: bool,
+) -> Result<(TableFile, Option<crate::plies::Plies>), Problem> {
+    let fail = |e: TableError| table_problem(name, e);
+    let t = TableFile::open(path).map_err(fail)?;
+    t.expect(header).map_err(fail)?;
+    let read = if plies {
+        Some(t.read_all_plies().map_err(fail)?)
+    } else {
+        t.read_all().map_err(fail)?;
+        None
+    };
+    let whole = t.read_file().map_err(fail)?;
+    if whole.len() as u64 != bytes {
+        return Err(problem(Some(name), format!("{} bytes, the manifest says {bytes}", whole.len())));
+    }
+    let crc = format!("{:08x}", crc32fast::hash(&whole));
+    if crc != crc32 {
+        return Err(problem(Some(name), format!("file checksum {crc}, the manifest says {crc32}")));
+    }
+    if t.layout != layout {
+        let what = if plies { "plies" } else { "table" };
+        let message = format!("{what} layout {}, but the manifest says the directory is {layout}", t.layout);
+        return Err(problem(Some(name), message));
+    }
+    Ok((t, read))
 }
 
 /// The tier index says what the manifest says: the same summary and the

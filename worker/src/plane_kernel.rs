@@ -566,35 +566,26 @@ trait Ply: Copy + Default + Send + Sync {
     fn into_plies(plies: Vec<Self>) -> Plies;
 }
 
-impl Ply for u8 {
-    const MAX: u32 = u8::MAX as u32;
-    #[inline]
-    fn get(self) -> u32 {
-        self as u32
-    }
-    #[inline]
-    fn put(v: u32) -> u8 {
-        v as u8
-    }
-    fn into_plies(plies: Vec<u8>) -> Plies {
-        Plies::from_bytes(plies)
-    }
+macro_rules! ply_impl {
+    ($t:ty, $into:path) => {
+        impl Ply for $t {
+            const MAX: u32 = <$t>::MAX as u32;
+            #[inline]
+            fn get(self) -> u32 {
+                self as u32
+            }
+            #[inline]
+            fn put(v: u32) -> $t {
+                v as $t
+            }
+            fn into_plies(plies: Vec<$t>) -> Plies {
+                $into(plies)
+            }
+        }
+    };
 }
-
-impl Ply for u16 {
-    const MAX: u32 = u16::MAX as u32;
-    #[inline]
-    fn get(self) -> u32 {
-        self as u32
-    }
-    #[inline]
-    fn put(v: u32) -> u16 {
-        v as u16
-    }
-    fn into_plies(plies: Vec<u16>) -> Plies {
-        Plies::from_vec(plies)
-    }
-}
+ply_impl!(u8, Plies::from_bytes);
+ply_impl!(u16, Plies::from_vec);
 
 /// The plies of a solve with plies (one per slot, tier order; empty
 /// without plies) and per block and side the first phase with something
