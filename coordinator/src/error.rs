@@ -23,6 +23,9 @@ pub enum CoordinatorError {
     Journal(#[from] JournalError),
     #[error(transparent)]
     Tables(#[from] foxbase_tables::Error),
+    /// The store or tablebase location cannot be opened (a bad URL, refused credentials).
+    #[error(transparent)]
+    Open(#[from] foxbase_objstore::OpenError),
     #[error("the solve stopped before every tier was solved")]
     Unfinished,
     /// Listening, TLS set-up, or the server failing while it runs.

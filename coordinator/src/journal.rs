@@ -11,9 +11,19 @@
 //! A crash can leave a last line cut short; it fails its checksum and is
 //! dropped (the tier is solved again). A bad line before the last is
 //! corruption and refused.
+//!
+//! **In a store** (a bucket, where objects cannot be appended to), the same
+//! lines are objects: `journal/run` holds the first line and
+//! `journal/tiers/NAME` one entry line per finished tier. Each is written
+//! once with a conditional put ([`Store::put_new`]), so a second
+//! coordinator cannot start a run over a journaled one, and an entry is
+//! never replaced. An object is written whole or not at all, so there is no
+//! torn line: an entry that fails its checksum is corruption. A coordinator
+//! on any machine resumes from the store alone.
 
 use foxbase_tables::durable;
 use foxbase_tables::manifest::TierEntry;
+use foxbase_worker::store::Store;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -43,11 +53,25 @@ pub enum JournalError {
 
 const MAGIC: &str = "foxbase-journal 1";
 
+/// The object holding the first line of a journal in a store.
+pub const STORE_JOURNAL_RUN: &str = "journal/run";
+/// The folder of a journal's entries in a store, one object per tier.
+pub const STORE_JOURNAL_TIERS: &str = "journal/tiers";
+
 /// An open journal, positioned for appending.
-#[derive(Debug)]
 pub struct Journal {
-    path: PathBuf,
-    file: File,
+    sink: Sink,
+}
+
+enum Sink {
+    File { path: PathBuf, file: File },
+    Store(Box<dyn Store>),
+}
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Journal({})", self.describe())
+    }
 }
 
 fn entry_line(entry: &TierEntry) -> String {
@@ -72,7 +96,7 @@ impl Journal {
         file.write_all(format!("{MAGIC} {game} {variant}\n").as_bytes()).map_err(io(path))?;
         file.sync_all().map_err(io(path))?;
         durable::sync_dir(dir).map_err(io(dir))?;
-        Ok(Journal { path: path.to_path_buf(), file })
+        Ok(Journal { sink: Sink::File { path: path.to_path_buf(), file } })
     }
 
     /// Opens an existing journal, checks it is for `game`'s `variant`, and
@@ -94,12 +118,7 @@ impl Journal {
         let lines: Vec<&str> = body.split_inclusive('\n').collect();
         for (n, line) in lines.iter().enumerate() {
             let last = n + 1 == lines.len();
-            let parsed = line
-                .strip_suffix('\n')
-                .and_then(|l| l.split_once(' '))
-                .filter(|(crc, json)| u32::from_str_radix(crc, 16).ok() == Some(crc32fast::hash(json.as_bytes())))
-                .and_then(|(_, json)| serde_json::from_str::<TierEntry>(json).ok());
-            match parsed {
+            match parse_entry_line(line) {
                 Some(entry) => {
                     entries.push(entry);
                     good_len += line.len();
@@ -115,15 +134,110 @@ impl Journal {
         }
         drop(file);
         let file = OpenOptions::new().append(true).open(path).map_err(io)?;
-        Ok((Journal { path: path.to_path_buf(), file }, entries))
+        Ok((Journal { sink: Sink::File { path: path.to_path_buf(), file } }, entries))
     }
 
-    /// Appends a finished tier and waits until it is on disk.
-    pub fn append(&mut self, entry: &TierEntry) -> Result<(), JournalError> {
-        let io = |source| JournalError::Io { path: self.path.display().to_string(), source };
-        self.file.write_all(entry_line(entry).as_bytes()).map_err(io)?;
-        self.file.sync_data().map_err(io)
+    /// Creates a new journal in `store` (see the module documentation);
+    /// fails if the store holds one.
+    pub fn create_in_store(store: Box<dyn Store>, game: &str, variant: &str) -> Result<Journal, JournalError> {
+        let path = format!("{}/{STORE_JOURNAL_RUN}", store.url());
+        let head = format!("{MAGIC} {game} {variant}\n");
+        match store.put_new(STORE_JOURNAL_RUN, head.as_bytes()) {
+            Ok(true) => Ok(Journal { sink: Sink::Store(store) }),
+            Ok(false) => Err(JournalError::Exists { path }),
+            Err(source) => Err(JournalError::Io { path, source }),
+        }
     }
+
+    /// Opens the journal in `store`, checks it is for `game`'s `variant`,
+    /// and returns it with its finished tiers (in name order).
+    pub fn resume_from_store(
+        store: Box<dyn Store>,
+        game: &str,
+        variant: &str,
+    ) -> Result<(Journal, Vec<TierEntry>), JournalError> {
+        let path = format!("{}/{STORE_JOURNAL_RUN}", store.url());
+        let head = match store.get_bytes(STORE_JOURNAL_RUN) {
+            Ok(bytes) => bytes,
+            Err(source) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Err(JournalError::NothingToResume { path, source })
+            }
+            Err(source) => return Err(JournalError::Io { path, source }),
+        };
+        let expected = format!("{MAGIC} {game} {variant}\n");
+        if head != expected.as_bytes() {
+            let found = String::from_utf8_lossy(&head).lines().next().unwrap_or("").to_string();
+            return Err(JournalError::OtherRun { path, found, expected: expected.trim_end().to_string() });
+        }
+        let keys = store
+            .list(STORE_JOURNAL_TIERS)
+            .map_err(|source| JournalError::Io { path: format!("{}/{STORE_JOURNAL_TIERS}", store.url()), source })?;
+        let mut entries = Vec::with_capacity(keys.len());
+        for key in keys {
+            let path = format!("{}/{key}", store.url());
+            let bytes = store.get_bytes(&key).map_err(|source| JournalError::Io { path: path.clone(), source })?;
+            let entry = String::from_utf8(bytes).ok().as_deref().and_then(parse_entry_line);
+            match entry {
+                Some(entry) if key == entry_key(&entry.name) => entries.push(entry),
+                _ => return Err(JournalError::Corrupt { path, line: 1 }),
+            }
+        }
+        Ok((Journal { sink: Sink::Store(store) }, entries))
+    }
+
+    /// Where the journal is, for messages.
+    pub fn describe(&self) -> String {
+        match &self.sink {
+            Sink::File { path, .. } => path.display().to_string(),
+            Sink::Store(store) => format!("{}/journal", store.url()),
+        }
+    }
+
+    /// Appends a finished tier and waits until it is durable.
+    pub fn append(&mut self, entry: &TierEntry) -> Result<(), JournalError> {
+        let line = entry_line(entry);
+        match &mut self.sink {
+            Sink::File { path, file } => {
+                let io = |source| JournalError::Io { path: path.display().to_string(), source };
+                file.write_all(line.as_bytes()).map_err(io)?;
+                file.sync_data().map_err(io)
+            }
+            Sink::Store(store) => {
+                let key = entry_key(&entry.name);
+                let path = format!("{}/{key}", store.url());
+                let io = |source| JournalError::Io { path: path.clone(), source };
+                if store.put_new(&key, line.as_bytes()).map_err(io)? {
+                    return Ok(());
+                }
+                // Written before: by this coordinator, whose answer was lost
+                // (then it holds this same line), or by another one.
+                if store.get_bytes(&key).map_err(io)? == line.as_bytes() {
+                    Ok(())
+                } else {
+                    Err(JournalError::Io {
+                        path: path.clone(),
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::AlreadyExists,
+                            "journaled already with another result (is a second coordinator running on this store?)",
+                        ),
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// The object of a tier's entry in a store's journal.
+fn entry_key(tier_name: &str) -> String {
+    format!("{STORE_JOURNAL_TIERS}/{tier_name}")
+}
+
+/// The entry of one journal line (with its newline), if its checksum holds.
+fn parse_entry_line(line: &str) -> Option<TierEntry> {
+    line.strip_suffix('\n')
+        .and_then(|l| l.split_once(' '))
+        .filter(|(crc, json)| u32::from_str_radix(crc, 16).ok() == Some(crc32fast::hash(json.as_bytes())))
+        .and_then(|(_, json)| serde_json::from_str::<TierEntry>(json).ok())
 }
 
 #[cfg(test)]
@@ -187,6 +301,42 @@ mod tests {
         std::fs::write(&path, &bad).unwrap();
         let err = Journal::resume(&path, "fox", "{\"v\":1}").err().unwrap().to_string();
         assert!(err.contains("line 3 is corrupt"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_journal_in_a_store_resumes_refuses_a_second_run_and_never_replaces_an_entry() {
+        use foxbase_worker::store::DirStore;
+        let dir = std::env::temp_dir().join(format!("foxbase-store-journal-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = || Box::new(DirStore::new(&dir));
+        let err = Journal::resume_from_store(store(), "fox", "{\"v\":1}").err().unwrap().to_string();
+        assert!(err.contains("nothing to resume"), "{err}");
+        let mut j = Journal::create_in_store(store(), "fox", "{\"v\":1}").unwrap();
+        j.append(&entry("b")).unwrap();
+        j.append(&entry("a")).unwrap();
+        j.append(&entry("a")).unwrap(); // a retried append of the same line
+        let mut other = entry("a");
+        other.crc32 = "ffffffff".into();
+        assert!(j.append(&other).unwrap_err().to_string().contains("another result"));
+        drop(j);
+        assert!(Journal::create_in_store(store(), "fox", "{\"v\":1}").unwrap_err().to_string().contains("--resume"));
+        let err = Journal::resume_from_store(store(), "fox", "{\"v\":2}").err().unwrap().to_string();
+        assert!(err.contains("another run or variant"), "{err}");
+        let (mut j, entries) = Journal::resume_from_store(store(), "fox", "{\"v\":1}").unwrap();
+        assert_eq!(entries, vec![entry("a"), entry("b")]);
+        j.append(&entry("c")).unwrap();
+        drop(j);
+        let (_, entries) = Journal::resume_from_store(store(), "fox", "{\"v\":1}").unwrap();
+        assert_eq!(entries, vec![entry("a"), entry("b"), entry("c")]);
+
+        // A damaged entry is corruption (objects are never torn).
+        let key = dir.join("journal/tiers/b");
+        let mut bad = std::fs::read(&key).unwrap();
+        bad[12] ^= 1;
+        std::fs::write(&key, &bad).unwrap();
+        let err = Journal::resume_from_store(store(), "fox", "{\"v\":1}").err().unwrap().to_string();
+        assert!(err.contains("journal/tiers/b: line 1 is corrupt"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -10,7 +10,7 @@ use foxbase_worker::job::TierReport;
 use foxbase_worker::kernel::{Kernel, Output, SolveTier};
 use foxbase_worker::lease_loop::{run_lease_loop, WorkerOptions};
 use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration};
-use foxbase_worker::store::DirStore;
+use foxbase_worker::store::{clear_incoming, DirStore, Store};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -42,38 +42,54 @@ pub trait Progress: Sync {
     fn tier_done(&self, report: &TierReport, tiers_done: usize, slots_done: u64);
 }
 
-/// Solves every tier of `plan` into `store` and returns the manifest (not
-/// yet written: [`foxbase_tables::seal::seal`] does that). The embedded
-/// coordinator is [`RunState`], the workers run [`run_lease_loop`] on
-/// threads of this process, calling it directly: the same code as
-/// `foxbase coordinator` and `foxbase worker`, without gRPC.
+/// Solves every tier of `plan` into the directory `dir` and returns the
+/// manifest (not yet written: [`foxbase_tables::seal::seal`] does that).
+/// See [`solve_local_into`].
 pub fn solve_local<G: SolveTier>(
     game: &G,
     plan: &TierPlan<G>,
-    store: &Path,
+    dir: &Path,
     options: LocalOptions,
     progress: &dyn Progress,
 ) -> Result<Manifest, CoordinatorError> {
-    std::fs::create_dir_all(store.join("tiers"))
-        .map_err(|source| CoordinatorError::Io { path: store.display().to_string(), source })?;
+    std::fs::create_dir_all(dir.join("tiers"))
+        .map_err(|source| CoordinatorError::Io { path: dir.display().to_string(), source })?;
+    solve_local_into(game, plan, &DirStore::synced_at_end(dir), dir, options, progress)
+}
+
+/// Solves every tier of `plan` into `store` and returns the manifest (not
+/// yet written: [`foxbase_tables::seal::seal_at`] does that). `cache` is a
+/// local directory for child tables fetched from a remote store and tables
+/// before their upload (unused for a directory store). The embedded
+/// coordinator is [`RunState`], the workers run [`run_lease_loop`] on
+/// threads of this process, calling it directly: the same code as
+/// `foxbase coordinator` and `foxbase worker`, without gRPC.
+pub fn solve_local_into<G: SolveTier>(
+    game: &G,
+    plan: &TierPlan<G>,
+    store: &dyn Store,
+    cache: &Path,
+    options: LocalOptions,
+    progress: &dyn Progress,
+) -> Result<Manifest, CoordinatorError> {
     progress.planned(plan.order.len(), plan.total_slots());
     // No journal: a local solve that stops is started again, so its tables
-    // are synced once at the end, before the manifest that makes them a
+    // are synced once at the end (a directory store made with
+    // `DirStore::synced_at_end`), before the manifest that makes them a
     // tablebase, instead of one by one.
-    let dir_store = DirStore::synced_at_end(store);
     let run_options = RunOptions {
         lease: Duration::from_secs(3600),
         retry_after: Duration::from_millis(2),
         plies: options.output.plies(),
     };
-    let state = RunState::new(game, plan, &dir_store, None, Vec::new(), run_options)?;
+    let state = RunState::new(game, plan, store, None, Vec::new(), run_options)?;
     let link = LocalLink { state: Mutex::new(state), progress, slots_done: Mutex::new(0) };
     let stop = AtomicBool::new(false);
     let worker_options = WorkerOptions {
         name: "local".into(),
         threads: options.threads_per_worker,
         kernel: options.kernel,
-        cache: store.to_path_buf(),
+        cache: cache.to_path_buf(),
         give_up_after: Duration::from_secs(1),
         hold_before_solving: Duration::ZERO,
         refusal_is_fatal: true,
@@ -83,7 +99,7 @@ pub fn solve_local<G: SolveTier>(
         let handles: Vec<_> = (0..options.workers.max(1))
             .map(|_| {
                 scope.spawn(|| {
-                    let result = run_lease_loop(game, &link, &dir_store, &worker_options, None, &stop, &|_| {});
+                    let result = run_lease_loop(game, &link, store, &worker_options, None, &stop, &|_| {});
                     if result.is_err() {
                         // One failure ends the solve: the others stop at their next lease.
                         stop.store(true, Ordering::Relaxed);
@@ -101,9 +117,9 @@ pub fn solve_local<G: SolveTier>(
     if !state.is_finished() {
         return Err(CoordinatorError::Unfinished);
     }
-    let _ = std::fs::remove_dir(store.join("incoming"));
-    foxbase_tables::durable::sync_filesystem(store)
-        .map_err(|source| CoordinatorError::Io { path: store.display().to_string(), source })?;
+    let io = |source| CoordinatorError::Io { path: store.describe(), source };
+    clear_incoming(store).map_err(io)?;
+    store.sync_all().map_err(io)?;
     Ok(state.manifest())
 }
 

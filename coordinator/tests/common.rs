@@ -1,7 +1,11 @@
 //! Helpers shared by the coordinator's integration tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// A fresh, empty directory under the system temp dir, removed on drop.
 pub struct TempDir(pub PathBuf);
@@ -21,5 +25,93 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn foxbase() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_foxbase"))
+}
+
+/// A file holding `token`, written once (processes read it while others start).
+pub fn token_file(root: &Path, token: &str) -> PathBuf {
+    let p = root.join(format!("token-{}", token.len()));
+    if !p.exists() {
+        let tmp = root.join(format!(".token-{}-{:?}", token.len(), std::thread::current().id()));
+        std::fs::write(&tmp, format!("{token}\n")).unwrap();
+        std::fs::rename(&tmp, &p).unwrap();
+    }
+    p
+}
+
+/// A running process whose stderr lines are collected.
+pub struct Proc {
+    pub child: Child,
+    pub lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Proc {
+    pub fn spawn(mut cmd: Command) -> Proc {
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let err = child.stderr.take().unwrap();
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        Proc { child, lines }
+    }
+
+    /// Waits for a stderr line containing `needle` and returns it.
+    pub fn wait_for_line(&self, needle: &str, limit: Duration) -> String {
+        let until = Instant::now() + limit;
+        loop {
+            if let Some(l) = self.lines.lock().unwrap().iter().find(|l| l.contains(needle)) {
+                return l.clone();
+            }
+            assert!(Instant::now() < until, "no line with '{needle}' in {limit:?}: {:?}", self.lines.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for exit; returns (status code, stdout). Stdout ends with the
+    /// stderr lines when the process failed, for the test's message.
+    pub fn finish(mut self, limit: Duration) -> (Option<i32>, String) {
+        let until = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let mut out = String::new();
+                std::io::Read::read_to_string(self.child.stdout.as_mut().unwrap(), &mut out).unwrap();
+                if !status.success() {
+                    std::thread::sleep(Duration::from_millis(100));
+                    out += &format!("\nstderr: {:?}", self.lines.lock().unwrap());
+                }
+                return (status.code(), out);
+            }
+            if Instant::now() > until {
+                let _ = self.child.kill();
+                panic!("still running after {limit:?}: {:?}", self.lines.lock().unwrap());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for a successful exit and returns stdout.
+    pub fn finish_ok(self, limit: Duration) -> String {
+        let (code, out) = self.finish(limit);
+        assert_eq!(code, Some(0), "{out}");
+        out
+    }
+
+    pub fn kill9(mut self) {
+        self.child.kill().unwrap(); // SIGKILL
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
     }
 }

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::TempDir;
+use common::{foxbase, token_file, Proc, TempDir};
 use foxbase_coordinator::grpc::client::{Credentials, GrpcLink};
 use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
 use foxbase_coordinator::plan::TierPlan;
@@ -22,10 +22,8 @@ use foxbase_worker::job::TierReport;
 use foxbase_worker::kernel::TierStats;
 use foxbase_worker::protocol::{Completion, LeaseAnswer, Link, LinkError};
 use serde_json::Value as Json;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Two foxes against three sheep, K = 2: 100 tiers, 1,574,862 positions.
@@ -66,94 +64,6 @@ fn crcs_of(t: foxbase_tables::manifest::TierEntry) -> (String, String) {
 
 fn checksums(store: &Path) -> Vec<(String, String)> {
     Manifest::read(store).unwrap().tiers.into_iter().map(crcs_of).collect()
-}
-
-fn foxbase() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_foxbase"))
-}
-
-/// A file holding `token`, written once (processes read it while others start).
-fn token_file(root: &Path, token: &str) -> PathBuf {
-    let p = root.join(format!("token-{}", token.len()));
-    if !p.exists() {
-        let tmp = root.join(format!(".token-{}-{:?}", token.len(), std::thread::current().id()));
-        std::fs::write(&tmp, format!("{token}\n")).unwrap();
-        std::fs::rename(&tmp, &p).unwrap();
-    }
-    p
-}
-
-/// A running process whose stderr lines are collected.
-struct Proc {
-    child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
-}
-
-impl Proc {
-    fn spawn(mut cmd: Command) -> Proc {
-        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let err = child.stderr.take().unwrap();
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        Proc { child, lines }
-    }
-
-    /// Waits for a stderr line containing `needle` and returns it.
-    fn wait_for_line(&self, needle: &str, limit: Duration) -> String {
-        let until = Instant::now() + limit;
-        loop {
-            if let Some(l) = self.lines.lock().unwrap().iter().find(|l| l.contains(needle)) {
-                return l.clone();
-            }
-            assert!(Instant::now() < until, "no line with '{needle}' in {limit:?}: {:?}", self.lines.lock().unwrap());
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Waits for exit; returns (status code, stdout). Stdout ends with the
-    /// stderr lines when the process failed, for the test's message.
-    fn finish(mut self, limit: Duration) -> (Option<i32>, String) {
-        let until = Instant::now() + limit;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                let mut out = String::new();
-                std::io::Read::read_to_string(self.child.stdout.as_mut().unwrap(), &mut out).unwrap();
-                if !status.success() {
-                    std::thread::sleep(Duration::from_millis(100));
-                    out += &format!("\nstderr: {:?}", self.lines.lock().unwrap());
-                }
-                return (status.code(), out);
-            }
-            if Instant::now() > until {
-                let _ = self.child.kill();
-                panic!("still running after {limit:?}: {:?}", self.lines.lock().unwrap());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Waits for a successful exit and returns stdout.
-    fn finish_ok(self, limit: Duration) -> String {
-        let (code, out) = self.finish(limit);
-        assert_eq!(code, Some(0), "{out}");
-        out
-    }
-
-    fn kill9(mut self) {
-        self.child.kill().unwrap(); // SIGKILL
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-    }
 }
 
 fn coordinator(root: &Path, store: &Path, listen: &str, lease_seconds: u32, extra: &[&str]) -> (Proc, String) {

@@ -4,11 +4,14 @@
 //! The manifest and its tier index are written, the start position is
 //! valued from the tables just written, and the manifest is written again
 //! with that value. A crash in between leaves a complete tablebase whose
-//! manifest lacks only the start's value.
+//! manifest lacks only the start's value. The tables may be in a directory
+//! ([`seal`]) or anywhere a [`Location`] reads and a writer puts objects
+//! ([`seal_at`]: a bucket).
 
 use crate::dir::TableDir;
 use crate::error::Error;
 use crate::manifest::{Manifest, StartValue};
+use crate::source::{DirLocation, Location};
 use foxbase_core::notation::format_position;
 use foxbase_core::Value;
 use std::path::Path;
@@ -16,13 +19,32 @@ use std::path::Path;
 /// Seals the run whose tables are in `dir` with `manifest` (every tier
 /// finished, `start` not yet set). Returns the manifest as written and the
 /// value of the variant's start position for its side to move.
-pub fn seal(dir: &Path, mut manifest: Manifest) -> Result<(Manifest, Value), Error> {
+pub fn seal(dir: &Path, manifest: Manifest) -> Result<(Manifest, Value), Error> {
+    let put = |key: &str, bytes: &[u8]| {
+        let path = dir.join(key);
+        crate::durable::write(&path, bytes).map_err(crate::error::io_error(path.display().to_string()))
+    };
+    seal_at(Box::new(DirLocation::new(dir)), &put, manifest)
+}
+
+/// [`seal`] for tables anywhere: `put(key, bytes)` writes an object durably
+/// where `location` reads it (each of the manifest's files, in the order
+/// [`Manifest::files`] gives: the manifest last).
+pub fn seal_at(
+    location: Box<dyn Location>,
+    put: &dyn Fn(&str, &[u8]) -> Result<(), crate::TableError>,
+    mut manifest: Manifest,
+) -> Result<(Manifest, Value), Error> {
     manifest.start = None;
-    manifest.write(dir)?;
-    let tables = TableDir::open(dir)?;
+    for (name, bytes) in manifest.files()? {
+        put(name, &bytes)?;
+    }
+    let tables = TableDir::open_at(location)?;
     let start = tables.game.variant.start;
     let value = tables.value(&start)?;
     manifest.start = Some(StartValue { position: format_position(&start), value: value.name().into() });
-    manifest.write(dir)?;
+    for (name, bytes) in manifest.files()? {
+        put(name, &bytes)?;
+    }
     Ok((manifest, value))
 }

@@ -4,9 +4,11 @@
 //! (`tiers/f1-0.0.1.2.2.0.0.fxt`).
 //!
 //! The trait asks only for whole-object operations (put, get, size, rename,
-//! delete), so an S3-style object store can implement it later; a rename
-//! there is a copy and a delete, which is fine because the coordinator is
-//! the only one renaming and it journals a tier only after the rename.
+//! delete, a put that never replaces, a listing), so that an object store
+//! implements it as well as a directory (`foxbase-objstore`: S3 and
+//! S3-compatible servers). A rename there is a copy and a delete, which is
+//! fine because the coordinator is the only one renaming and it journals a
+//! tier only after the rename.
 
 use foxbase_tables::durable;
 use std::fs;
@@ -46,7 +48,38 @@ pub trait Store: Send + Sync {
 
     /// Removes the object `key`; no error if there is none.
     fn delete(&self, key: &str) -> io::Result<()>;
+
+    /// Stores `bytes` under `key` only if no object is there (a conditional
+    /// put: of two writers, exactly one succeeds): `Ok(false)` when one was.
+    /// Durable like [`Store::put_bytes`].
+    fn put_new(&self, key: &str, bytes: &[u8]) -> io::Result<bool>;
+
+    /// The keys of every object under the folder `prefix` (e.g.
+    /// `journal/tiers`), sorted.
+    fn list(&self, prefix: &str) -> io::Result<Vec<String>>;
+
+    /// Makes durable whatever this store wrote without syncing it (see
+    /// [`DirStore::synced_at_end`]); a store whose every write is durable
+    /// when it returns has nothing to do.
+    fn sync_all(&self) -> io::Result<()> {
+        Ok(())
+    }
 }
+
+/// Deletes what is left under `incoming/` (uploads of workers that died, or
+/// that a crash brought back): once every tier is done, none will be used.
+pub fn clear_incoming(store: &dyn Store) -> io::Result<()> {
+    for key in store.list(INCOMING)? {
+        store.delete(&key)?;
+    }
+    if let Some(dir) = store.local_path(INCOMING) {
+        let _ = fs::remove_dir_all(dir);
+    }
+    Ok(())
+}
+
+/// The folder of uploads not yet checked by the coordinator.
+pub const INCOMING: &str = "incoming";
 
 /// A directory on a local disk or a network filesystem.
 #[derive(Clone, Debug)]
@@ -141,6 +174,63 @@ impl Store for DirStore {
             _ => Ok(()),
         }
     }
+
+    fn put_new(&self, key: &str, bytes: &[u8]) -> io::Result<bool> {
+        let to = self.path(key)?;
+        let dir = durable::parent_dir(&to).to_path_buf();
+        fs::create_dir_all(&dir)?;
+        // Written whole and synced under a temporary name, then linked to
+        // its key: a link never replaces, so of two writers one gets there.
+        let tmp = dir.join(format!(".{}.{}.new", to.file_name().unwrap().to_string_lossy(), std::process::id()));
+        let written = (|| {
+            let mut file = fs::File::create(&tmp)?;
+            io::Write::write_all(&mut file, bytes)?;
+            file.sync_all()?;
+            fs::hard_link(&tmp, &to)
+        })();
+        let _ = fs::remove_file(&tmp);
+        match written {
+            Ok(()) => {
+                durable::sync_dir(&dir)?;
+                Ok(true)
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn sync_all(&self) -> io::Result<()> {
+        if self.sync_renames || !self.root.exists() {
+            return Ok(());
+        }
+        durable::sync_filesystem(&self.root)
+    }
+
+    fn list(&self, prefix: &str) -> io::Result<Vec<String>> {
+        let mut keys = Vec::new();
+        let mut folders = vec![(self.path(prefix)?, prefix.trim_end_matches('/').to_string())];
+        while let Some((dir, key)) = folders.pop() {
+            let entries = match fs::read_dir(&dir) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                entries => entries?,
+            };
+            for entry in entries {
+                let entry = entry?;
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.starts_with('.') {
+                    continue; // temporary files of writes in progress
+                }
+                let child = format!("{key}/{name}");
+                if entry.file_type()?.is_dir() {
+                    folders.push((entry.path(), child));
+                } else {
+                    keys.push(child);
+                }
+            }
+        }
+        keys.sort();
+        Ok(keys)
+    }
 }
 
 /// A store URL this build cannot open.
@@ -190,6 +280,12 @@ mod tests {
             assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{bad}");
         }
         assert_eq!(open_store(&store.url()).unwrap().get_bytes("tiers/a.fxt").unwrap(), b"abc");
+        assert!(store.put_new("journal/tiers/x", b"1").unwrap());
+        assert!(!store.put_new("journal/tiers/x", b"2").unwrap(), "a second put_new does not replace");
+        assert_eq!(store.get_bytes("journal/tiers/x").unwrap(), b"1");
+        store.put_new("journal/tiers/deeper/y", b"3").unwrap();
+        assert_eq!(store.list("journal").unwrap(), ["journal/tiers/deeper/y", "journal/tiers/x"]);
+        assert_eq!(store.list("nothing/here").unwrap(), Vec::<String>::new());
         assert!(open_store("s3://bucket/x").err().unwrap().to_string().contains("scheme 's3' is not supported"));
         assert!(!root.join("tiers").read_dir().unwrap().any(|e| e
             .unwrap()

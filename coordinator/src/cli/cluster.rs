@@ -50,16 +50,19 @@ pub struct CoordinatorArgs {
     start: String,
     #[command(flatten)]
     rules: SolveRuleArgs,
-    /// Shared store directory for the tables and manifest.json (every worker must reach it).
+    /// Shared store for the tables and manifest.json, which every worker must reach: a directory
+    /// (shared by NFS or the like) or s3://BUCKET/PREFIX (credentials, region and endpoint from
+    /// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP).
     #[arg(long)]
-    store: PathBuf,
+    store: String,
     /// Address to listen on (port 0 picks a free port; the chosen address is logged).
     #[arg(long, default_value = "127.0.0.1:7341")]
     listen: std::net::SocketAddr,
-    /// Continue the run journaled in the store instead of starting a new one.
+    /// Continue the run journaled in the store (or in --journal) instead of starting a new one.
     #[arg(long)]
     resume: bool,
-    /// Journal of finished tiers (default: STORE/journal.log).
+    /// Journal of finished tiers on a local disk (default: STORE/journal.log for a directory, the
+    /// journal/ objects of the bucket for s3://, so that any machine can --resume from it).
     #[arg(long)]
     journal: Option<PathBuf>,
     #[command(flatten)]
@@ -140,7 +143,7 @@ fn coordinator_config(args: &CoordinatorArgs) -> Result<CoordinatorConfig, Failu
     };
     Ok(CoordinatorConfig {
         listen: args.listen,
-        journal: args.journal.clone().unwrap_or_else(|| args.store.join("journal.log")),
+        journal: args.journal.clone(),
         store: args.store.clone(),
         resume: args.resume,
         token,
@@ -169,7 +172,7 @@ pub fn coordinator(args: CoordinatorArgs) -> CommandResult {
             "tiers": done.manifest.tiers.len(), "tiers_resumed": done.resumed, "positions": done.manifest.total_slots(),
             "table_bytes": done.manifest.total_bytes(), "seconds": started.elapsed().as_secs_f64(),
             "leases_issued": c.leases_issued, "leases_expired": c.leases_expired,
-            "completions_rejected": c.completions_rejected, "store": config.store.display().to_string(),
+            "completions_rejected": c.completions_rejected, "store": config.store,
             "phases": phases_json(&done.phases)}));
     }
     line(format_args!("variant: {variant}"))?;
@@ -182,7 +185,7 @@ pub fn coordinator(args: CoordinatorArgs) -> CommandResult {
         c.leases_issued,
         c.leases_expired
     ))?;
-    line(format_args!("tables: {} ({} bytes)", config.store.display(), done.manifest.total_bytes()))?;
+    line(format_args!("tables: {} ({} bytes)", config.store, done.manifest.total_bytes()))?;
     line(format_args!("start {}: {} for the side to move", start.position, start.value))
 }
 

@@ -7,6 +7,7 @@
 
 pub mod cluster;
 pub mod games;
+pub mod location;
 pub mod output;
 pub mod perfect;
 pub mod rules;

@@ -5,14 +5,16 @@
 use super::output::{json, line, phases_json, SolveProgress};
 use super::{position_arg, threads_or_all, CommandResult, Failure};
 use clap::Args;
-use foxbase_coordinator::local::{solve_local, LocalOptions};
+use foxbase_coordinator::local::{solve_local, solve_local_into, LocalOptions};
 use foxbase_coordinator::plan::TierPlan;
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::format_position;
 use foxbase_core::{Geometry, Value, Variant};
+use foxbase_objstore::StoreUrl;
+use foxbase_tables::source::Location;
 use foxbase_worker::kernel::{Kernel, Output};
+use foxbase_worker::store::Store;
 use serde_json::json;
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// The default `solve` variant (docs/results.md says why it was chosen).
@@ -65,10 +67,12 @@ pub struct SolveArgs {
     start: String,
     #[command(flatten)]
     rules: SolveRuleArgs,
-    /// Directory for the tables and manifest.json (created if missing; existing tables there are
-    /// overwritten). Default: foxbase-tables, or tictactoe-tables with --game tictactoe.
+    /// Where the tables and manifest.json go: a directory (created if missing; existing tables there
+    /// are overwritten) or s3://BUCKET/PREFIX (tables uploaded as they are solved, manifest.json
+    /// last; credentials from AWS_* variables). Default: foxbase-tables, or tictactoe-tables with
+    /// --game tictactoe.
     #[arg(long)]
-    out: Option<PathBuf>,
+    out: Option<String>,
     /// Kernel threads per worker (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -124,8 +128,8 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     if args.game == GameName::TicTacToe {
         return solve_tictactoe(args, matches);
     }
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("foxbase-tables"));
-    let out = &out;
+    let out_arg = args.out.clone().unwrap_or_else(|| "foxbase-tables".into());
+    let out = super::location::parse("--out", &out_arg)?;
     let variant = args.rules.variant(&args.start)?;
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
@@ -141,9 +145,25 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     let plan = TierPlan::new(&game);
     let progress = SolveProgress::new(json_out);
     let options = LocalOptions { workers, threads_per_worker: (threads / workers).max(1), kernel, output };
-    let manifest = solve_local(&game, &plan, out, options, &progress).map_err(Failure::failed)?;
-    progress.finish();
-    let (manifest, value) = foxbase_tables::seal::seal(out, manifest).map_err(Failure::failed)?;
+    let (manifest, value) = match &out {
+        StoreUrl::Dir(dir) => {
+            let manifest = solve_local(&game, &plan, dir, options, &progress).map_err(Failure::failed)?;
+            progress.finish();
+            foxbase_tables::seal::seal(dir, manifest).map_err(Failure::failed)?
+        }
+        StoreUrl::Bucket { bucket, prefix } => {
+            // Checked before anything is solved or written.
+            let bucket = super::location::bucket("--out", bucket, prefix)?;
+            let cache = super::location::Scratch::new("solve-cache")?;
+            let manifest =
+                solve_local_into(&game, &plan, &bucket, &cache.0, options, &progress).map_err(Failure::failed)?;
+            progress.finish();
+            let put = |key: &str, bytes: &[u8]| {
+                bucket.put_bytes(key, bytes).map_err(foxbase_tables::error::io_error(bucket.name_of(key)))
+            };
+            foxbase_tables::seal::seal_at(Box::new(bucket.clone()), &put, manifest).map_err(Failure::failed)?
+        }
+    };
     let start = variant.start;
     let secs = started.elapsed().as_secs_f64();
     let slots = manifest.total_slots();
@@ -154,7 +174,7 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
             "side_to_move": start.side().name(), "tiers": manifest.tiers.len(), "positions": slots,
             "largest_tier": {"name": largest.name(), "positions": largest_slots},
             "seconds": secs, "threads": threads, "workers": workers, "table_bytes": manifest.total_bytes(),
-            "out": out.display().to_string(), "phases": phases_json(&progress.phases()), "kernel": kernel.name(),
+            "out": out.to_string(), "phases": phases_json(&progress.phases()), "kernel": kernel.name(),
             "plies": output.plies(), "plies_bytes": plies_bytes(&manifest), "longest_plies": longest(&manifest),
         }));
     }
@@ -164,7 +184,7 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
         manifest.tiers.len(),
         slots as f64 / secs / 1e6
     ))?;
-    line(format_args!("tables: {} ({} bytes)", out.display(), manifest.total_bytes()))?;
+    line(format_args!("tables: {out} ({} bytes)", manifest.total_bytes()))?;
     if output.plies() {
         line(format_args!(
             "plies files: {} bytes; longest win or loss: {} plies",
@@ -197,7 +217,7 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));
     }
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("tictactoe-tables"));
+    let out = super::location::local_dir("--out", args.out.as_deref().unwrap_or("tictactoe-tables"))?;
     let game = foxbase_core::tictactoe::TicTacToe;
     let started = Instant::now();
     let plan = TierPlan::new(&game);

@@ -1,11 +1,13 @@
 //! The tablebase commands: `probe`, `verify`, `publish` and `survey`, thin
 //! layers over `foxbase-tables`.
 
+use super::location::{self, local_dir};
 use super::output::{json, line, TierBar};
 use super::{position_arg, CommandResult, Failure};
 use clap::Args;
 use foxbase_core::notation::format_position;
 use foxbase_core::{Outcome, Point, Side, Value};
+use foxbase_objstore::StoreUrl;
 use foxbase_tables::probe::probe;
 use foxbase_tables::TableDir;
 use serde_json::json;
@@ -15,9 +17,10 @@ use std::path::PathBuf;
 pub struct ProbeArgs {
     /// The position, in RULES.md notation (quote it); for tic-tac-toe tables, e.g. 'X../.O./... x'.
     position: String,
-    /// Directory written by `foxbase solve` or `foxbase publish` (the game comes from its manifest).
+    /// Tablebase written by `foxbase solve` or `foxbase publish`: a directory or s3://BUCKET/PREFIX
+    /// (read by byte ranges; the game comes from its manifest).
     #[arg(long)]
-    tables: PathBuf,
+    tables: String,
     /// Print {"position", "value": "win"|"draw"|"loss", "plies", "moves": [{"move", "value", "plies"}]}
     /// (a move's value for the mover, its plies counted from the position; plies null for a draw
     /// or in tables solved with --no-distance).
@@ -27,8 +30,9 @@ pub struct ProbeArgs {
 
 #[derive(Args)]
 pub struct VerifyArgs {
-    /// Directory written by `foxbase solve` or `foxbase publish`.
-    dir: PathBuf,
+    /// Tablebase written by `foxbase solve` or `foxbase publish`: a directory or s3://BUCKET/PREFIX
+    /// (a bucket's tablebase is downloaded to a temporary directory and checked there).
+    dir: String,
     /// Print one JSON object: {"ok", "tiers", "positions", "problem"}.
     #[arg(long)]
     json: bool,
@@ -41,10 +45,11 @@ pub struct VerifyArgs {
 
 #[derive(Args)]
 pub struct PublishArgs {
-    /// Directory written by `foxbase solve`.
-    src: PathBuf,
-    /// New directory for the published tablebase (must not exist; it appears only when complete).
-    out: PathBuf,
+    /// Tablebase written by `foxbase solve`: a directory or s3://BUCKET/PREFIX.
+    src: String,
+    /// Where the published tablebase goes: a new directory (must not exist; it appears only when
+    /// complete) or s3://BUCKET/PREFIX holding no tablebase (uploaded with manifest.json last).
+    out: String,
     /// zstd level of the published blocks, 1..=22 (higher: smaller and slower; docs/format.md).
     #[arg(long, default_value_t = foxbase_tables::table::PUBLISH_ZSTD_LEVEL)]
     level: i32,
@@ -56,9 +61,9 @@ pub struct PublishArgs {
 
 #[derive(Args)]
 pub struct SurveyArgs {
-    /// Directory written by `foxbase solve` or `foxbase publish`.
+    /// Tablebase written by `foxbase solve` or `foxbase publish`: a directory or s3://BUCKET/PREFIX.
     #[arg(long)]
-    tables: PathBuf,
+    tables: String,
     /// Number of sheep to arrange on the 20 points of ranks 1..4.
     #[arg(long)]
     sheep: u32,
@@ -77,11 +82,11 @@ pub struct SurveyArgs {
 }
 
 pub fn probe_command(args: ProbeArgs) -> CommandResult {
-    if super::games::game_of(&args.tables)? == "tictactoe" {
-        return super::games::ttt_probe(&args.tables, &args.position, args.json);
+    if location::game_of("--tables", &args.tables)? == "tictactoe" {
+        return super::games::ttt_probe(&local_dir("--tables", &args.tables)?, &args.position, args.json);
     }
     let pos = position_arg(&args.position)?;
-    let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
+    let tables = location::open_tables("--tables", &args.tables)?;
     let p = probe(&tables, &pos).map_err(Failure::bad_input)?;
     if args.json {
         let list: Vec<_> = p
@@ -125,7 +130,15 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     let bar = TierBar::new(args.json);
     let planes = foxbase_worker::plane_kernel::PlaneCheck;
     let check: Option<&dyn foxbase_tables::verify::TierCheck> = if args.one_step { None } else { Some(&planes) };
-    let result = foxbase_tables::verify::verify_with(&args.dir, &|done, total| bar.set(done, total), check);
+    let (dir, _scratch) = match location::parse("DIR", &args.dir)? {
+        StoreUrl::Dir(dir) => (dir, None),
+        StoreUrl::Bucket { bucket, prefix } => {
+            let scratch = location::Scratch::new("verify")?;
+            location::download(&location::bucket("DIR", &bucket, &prefix)?, &scratch.0)?;
+            (scratch.0.clone(), Some(scratch))
+        }
+    };
+    let result = foxbase_tables::verify::verify_with(&dir, &|done, total| bar.set(done, total), check);
     bar.finish();
     match result {
         Ok(v) if args.json => {
@@ -150,11 +163,30 @@ pub fn publish(args: PublishArgs) -> CommandResult {
         return Err(Failure::bad_input(format!("--level {}: zstd levels run from 1 to 22", args.level)));
     }
     let started = std::time::Instant::now();
+    let (src, _src_scratch) = match location::parse("SRC", &args.src)? {
+        StoreUrl::Dir(dir) => (dir, None),
+        StoreUrl::Bucket { bucket, prefix } => {
+            let scratch = location::Scratch::new("publish-source")?;
+            location::download(&location::bucket("SRC", &bucket, &prefix)?, &scratch.0)?;
+            (scratch.0.clone(), Some(scratch))
+        }
+    };
+    let (out, target, _out_scratch) = match location::parse("OUT", &args.out)? {
+        StoreUrl::Dir(dir) => (dir, None, None),
+        StoreUrl::Bucket { bucket, prefix } => {
+            let b = location::bucket("OUT", &bucket, &prefix)?;
+            location::require_empty("OUT", &b)?;
+            let scratch = location::Scratch::new("publish")?;
+            (scratch.0.join("published"), Some(b), Some(scratch))
+        }
+    };
     let bar = TierBar::new(args.json);
-    let result =
-        foxbase_tables::publish::publish(&args.src, &args.out, args.level, &|done, total| bar.set(done, total));
+    let result = foxbase_tables::publish::publish(&src, &out, args.level, &|done, total| bar.set(done, total));
     bar.finish();
     let p = result.map_err(|e| Failure::failed(format!("publish failed: {e}")))?;
+    if let Some(bucket) = &target {
+        location::upload(&out, bucket)?;
+    }
     let bits = p.bytes as f64 * 8.0 / p.slots as f64;
     let plies_bits = p.plies_bytes as f64 * 8.0 / p.slots as f64;
     let seconds = started.elapsed().as_secs_f64();
@@ -174,7 +206,7 @@ pub fn publish(args: PublishArgs) -> CommandResult {
 }
 
 pub fn survey(args: SurveyArgs) -> CommandResult {
-    let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
+    let tables = location::open_tables("--tables", &args.tables)?;
     let start = tables.game.variant.start;
     let fox_bits = if args.foxes.is_empty() {
         start.foxes()

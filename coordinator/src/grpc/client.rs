@@ -13,7 +13,7 @@ use foxbase_proto::v1::{HeartbeatRequest, LeaseRequest, RegisterRequest, Release
 use foxbase_proto::{PROTOCOL_HEADER, PROTOCOL_VERSION};
 use foxbase_worker::lease_loop::{register, run_lease_loop, WorkerOptions, WorkerSummary};
 use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration, RunStatus};
-use foxbase_worker::store::{open_store, DirStore, Store};
+use foxbase_worker::store::{DirStore, Store};
 use foxbase_worker::WorkerError;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -187,7 +187,7 @@ pub fn run_remote_worker(
     let game = FoxGame::new(variant);
     let store: Box<dyn Store> = match store {
         Some(dir) => Box::new(DirStore::new(&dir)),
-        None => open_store(&me.store_url).map_err(|e| WorkerError::Protocol(e.to_string()))?,
+        None => foxbase_objstore::open_store(&me.store_url)?,
     };
     log(&format!("registered as {} for {variant}; store {}", me.worker_id, store.describe()));
     std::fs::create_dir_all(&options.cache)

@@ -10,11 +10,13 @@ use crate::run::{Refusal, RunCounters, RunOptions, RunState};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
+use foxbase_objstore::StoreUrl;
 use foxbase_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
 use foxbase_proto::v1::*;
 use foxbase_proto::{PROTOCOL_HEADER, PROTOCOL_VERSION};
+use foxbase_tables::error::io_error;
 use foxbase_tables::manifest::Manifest;
-use foxbase_worker::store::DirStore;
+use foxbase_worker::store::{clear_incoming, Store};
 use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -28,9 +30,12 @@ use tonic::{Request, Response, Status};
 #[derive(Clone, Debug)]
 pub struct CoordinatorConfig {
     pub listen: SocketAddr,
-    pub store: PathBuf,
-    /// The journal file (default: `journal.log` in the store).
-    pub journal: PathBuf,
+    /// Where the tables go: a directory or `s3://BUCKET/PREFIX`
+    /// ([`foxbase_objstore::StoreUrl`]).
+    pub store: String,
+    /// The journal file; `None`: `journal.log` in a directory store, the
+    /// `journal/` objects in a bucket ([`Journal::create_in_store`]).
+    pub journal: Option<PathBuf>,
     pub resume: bool,
     pub token: String,
     /// PEM certificate chain and private key; plain TCP when `None`.
@@ -147,13 +152,37 @@ pub fn serve_coordinator(
     config: &CoordinatorConfig,
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<Finished, CoordinatorError> {
-    let store: &'static DirStore = Box::leak(Box::new(DirStore::new(&config.store)));
-    std::fs::create_dir_all(config.store.join("tiers"))
-        .map_err(|source| CoordinatorError::Io { path: config.store.display().to_string(), source })?;
-    let (journal, finished) = if config.resume {
-        Journal::resume(&config.journal, game.game_name(), &game.variant_json())?
-    } else {
-        (Journal::create(&config.journal, game.game_name(), &game.variant_json())?, Vec::new())
+    let url = StoreUrl::parse(&config.store).map_err(foxbase_objstore::OpenError::from)?;
+    let store: &'static dyn Store = Box::leak(foxbase_objstore::open_store(&config.store)?);
+    match &url {
+        StoreUrl::Dir(dir) => std::fs::create_dir_all(dir.join("tiers"))
+            .map_err(|source| CoordinatorError::Io { path: dir.display().to_string(), source })?,
+        // One request before anything is written: wrong credentials or a
+        // missing bucket stop the coordinator here, with their name.
+        StoreUrl::Bucket { .. } => {
+            store.size(foxbase_tables::manifest::MANIFEST_FILE).map_err(foxbase_objstore::OpenError::Access)?;
+        }
+    }
+    let (game_name, variant) = (game.game_name(), game.variant_json());
+    let (journal, finished) = match (&config.journal, &url) {
+        (None, StoreUrl::Bucket { .. }) => {
+            let own = foxbase_objstore::open_store(&config.store)?;
+            match config.resume {
+                true => Journal::resume_from_store(own, game_name, &variant)?,
+                false => (Journal::create_in_store(own, game_name, &variant)?, Vec::new()),
+            }
+        }
+        (journal, _) => {
+            let path = match (journal, &url) {
+                (Some(path), _) => path.clone(),
+                (None, StoreUrl::Dir(dir)) => dir.join("journal.log"),
+                (None, StoreUrl::Bucket { .. }) => unreachable!("matched above"),
+            };
+            match config.resume {
+                true => Journal::resume(&path, game_name, &variant)?,
+                false => (Journal::create(&path, game_name, &variant)?, Vec::new()),
+            }
+        }
     };
     let options = RunOptions { lease: config.lease, retry_after: Duration::from_millis(200), plies: config.plies };
     let state = RunState::new(game, plan, store, Some(journal), finished, options)?;
@@ -168,7 +197,7 @@ pub fn serve_coordinator(
 async fn serve(
     game: &'static FoxGame,
     plan: &'static TierPlan<FoxGame>,
-    store: &'static DirStore,
+    store: &'static dyn Store,
     state: State,
     config: &CoordinatorConfig,
     log: &(dyn Fn(&str) + Sync),
@@ -237,7 +266,9 @@ async fn serve(
         }
     };
     let manifest = state.lock().unwrap().manifest();
-    let (manifest, value) = foxbase_tables::seal::seal(store.root(), manifest)?;
+    let location = foxbase_objstore::open_location(&config.store)?;
+    let put = |key: &str, bytes: &[u8]| store.put_bytes(key, bytes).map_err(io_error(format!("{}/{key}", store.url())));
+    let (manifest, value) = tokio::task::block_in_place(|| foxbase_tables::seal::seal_at(location, &put, manifest))?;
     *start_value.lock().unwrap() = Some(value.name().to_string());
     log(&format!(
         "finished: start {} is a {} for the side to move",
@@ -246,7 +277,7 @@ async fn serve(
     ));
     // Every tier is done: whatever is left in incoming/ (uploads of workers
     // that died, or that a crash resurrected) will never be used.
-    let _ = std::fs::remove_dir_all(store.root().join("incoming"));
+    let _ = tokio::task::block_in_place(|| clear_incoming(store));
     // Let the workers that are still around hear that the solve is over:
     // with nothing left to lease, a live worker asks every 200 ms.
     loop {

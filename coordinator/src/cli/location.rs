@@ -1,0 +1,134 @@
+//! Table locations on the command line: a directory or `s3://BUCKET/PREFIX`
+//! ([`foxbase_objstore::StoreUrl`]). Probing reads a bucket by byte ranges;
+//! verifying and publishing, which read every byte anyway, work on a local
+//! copy (downloaded, or staged and then uploaded with `manifest.json` last).
+
+use super::Failure;
+use foxbase_objstore::{Bucket, StoreUrl};
+use foxbase_tables::dir::TableDir;
+use foxbase_tables::index::INDEX_FILE;
+use foxbase_tables::manifest::{Manifest, MANIFEST_FILE};
+use foxbase_tables::source::Location;
+use foxbase_worker::store::Store;
+use std::path::{Path, PathBuf};
+
+/// Parses the location given to `flag`.
+pub fn parse(flag: &str, arg: &str) -> Result<StoreUrl, Failure> {
+    StoreUrl::parse(arg).map_err(|e| Failure::bad_input(format!("{flag}: {e}")))
+}
+
+/// The bucket of a bucket location, checked to answer (one request).
+pub fn bucket(flag: &str, bucket: &str, prefix: &str) -> Result<Bucket, Failure> {
+    let b = Bucket::open(bucket, prefix).map_err(|e| Failure::bad_input(format!("{flag}: {e}")))?;
+    b.check_access().map_err(|e| Failure::failed(format!("{flag}: {e}")))?;
+    Ok(b)
+}
+
+/// The directory `arg` names, for what reads only directories (tic-tac-toe tables).
+pub fn local_dir(flag: &str, arg: &str) -> Result<PathBuf, Failure> {
+    match parse(flag, arg)? {
+        StoreUrl::Dir(dir) => Ok(dir),
+        StoreUrl::Bucket { .. } => Err(Failure::bad_input(format!(
+            "{flag} {arg}: tic-tac-toe tables are written to and read from a directory"
+        ))),
+    }
+}
+
+/// Opens the tablebase at `arg` for probing.
+pub fn open_tables(flag: &str, arg: &str) -> Result<TableDir, Failure> {
+    let location: Box<dyn Location> = match parse(flag, arg)? {
+        StoreUrl::Dir(dir) => return TableDir::open(&dir).map_err(Failure::bad_input),
+        StoreUrl::Bucket { bucket: b, prefix } => Box::new(bucket(flag, &b, &prefix)?),
+    };
+    require_manifest(location.as_ref())?;
+    TableDir::open_at(location).map_err(Failure::bad_input)
+}
+
+/// The game of the tablebase at `arg` (from its manifest).
+pub fn game_of(flag: &str, arg: &str) -> Result<String, Failure> {
+    match parse(flag, arg)? {
+        StoreUrl::Dir(dir) => Ok(Manifest::read(&dir).map_err(Failure::bad_input)?.game),
+        StoreUrl::Bucket { bucket: b, prefix } => {
+            let b = bucket(flag, &b, &prefix)?;
+            require_manifest(&b)?;
+            Ok(Manifest::read_from(&b).map_err(Failure::bad_input)?.game)
+        }
+    }
+}
+
+/// Fails with a clear message when a bucket holds no `manifest.json`: the
+/// manifest is written last, so without it the tablebase is incomplete.
+fn require_manifest(location: &dyn Location) -> Result<(), Failure> {
+    match location.open(MANIFEST_FILE).and_then(|s| s.len()) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Failure::bad_input(format!(
+            "{}: no {MANIFEST_FILE}: not a tablebase, or an incomplete one (a solve or publish writes the manifest last)",
+            location.describe()
+        ))),
+        Err(e) => Err(Failure::failed(e.to_string())),
+    }
+}
+
+/// A local directory that is removed when dropped.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(what: &str) -> Result<Scratch, Failure> {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir().join(format!("foxbase-{what}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| Failure::failed(format!("{}: {e}", dir.display())))?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Copies the tablebase in `bucket` (its manifest, tier index and every
+/// file the manifest lists) into the directory `to`.
+pub fn download(bucket: &Bucket, to: &Path) -> Result<(), Failure> {
+    require_manifest(bucket)?;
+    let manifest = Manifest::read_from(bucket).map_err(Failure::bad_input)?;
+    let mut keys = vec![INDEX_FILE.to_string()];
+    for t in &manifest.tiers {
+        keys.push(t.file.clone());
+        keys.extend(t.plies.as_ref().map(|p| p.file.clone()));
+    }
+    keys.push(MANIFEST_FILE.to_string());
+    for key in keys {
+        let at = foxbase_tables::source::key_path(to, &key).map_err(|e| Failure::bad_input(format!("{key}: {e}")))?;
+        bucket.get_file(&key, &at).map_err(|e| Failure::failed(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Uploads the tablebase in the directory `from` into `bucket`: every file
+/// the manifest lists, the tier index, and `manifest.json` last, so that a
+/// reader never finds a manifest whose files are not all there.
+pub fn upload(from: &Path, bucket: &Bucket) -> Result<(), Failure> {
+    let manifest = Manifest::read(from).map_err(Failure::failed)?;
+    let mut keys = Vec::new();
+    for t in &manifest.tiers {
+        keys.extend(t.plies.as_ref().map(|p| p.file.clone()));
+        keys.push(t.file.clone());
+    }
+    keys.push(INDEX_FILE.to_string());
+    keys.push(MANIFEST_FILE.to_string());
+    for key in keys {
+        bucket.put_file(&key, &from.join(&key)).map_err(|e| Failure::failed(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Fails unless `bucket` holds no tablebase yet (no manifest, no tables).
+pub fn require_empty(flag: &str, bucket: &Bucket) -> Result<(), Failure> {
+    let found = bucket.size(MANIFEST_FILE).map_err(|e| Failure::failed(e.to_string()))?.is_some()
+        || !bucket.list("tiers").map_err(|e| Failure::failed(e.to_string()))?.is_empty();
+    if found {
+        return Err(Failure::bad_input(format!("{flag} {}: holds a tablebase already", bucket.url_string())));
+    }
+    Ok(())
+}

