@@ -9,6 +9,7 @@ pub mod error;
 pub mod grpc;
 pub mod journal;
 pub mod local;
+pub mod metrics;
 pub mod plan;
 pub mod run;
 

@@ -90,6 +90,8 @@ pub struct RunCounters {
     pub leases_expired: u64,
     pub completions_rejected: u64,
     pub duplicates: u64,
+    /// Bytes of the tables and plies files accepted into the store.
+    pub store_bytes_written: u64,
 }
 
 /// The state of one solve. See the module documentation.
@@ -413,6 +415,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
         }
         self.scheduler.complete(tier);
         self.phases += completion.report.phases;
+        self.counters.store_bytes_written += req.bytes + req.plies.map_or(0, |p| p.bytes);
         self.slots_done_here += slots;
         self.slots_finished += slots;
         Ok(Accepted { duplicate: false })

@@ -404,3 +404,88 @@ fn sigterm_makes_a_worker_give_its_lease_back_and_status_shows_it() {
     assert_eq!((s["leases_issued"].as_u64(), s["leases_expired"].as_u64()), (Some(101), Some(0)), "{s}");
     helper.finish_ok(Duration::from_secs(20));
 }
+
+/// The body of `GET /metrics` at `addr`.
+fn scrape(addr: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: test\r\n\r\n").unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    assert!(reply.starts_with("HTTP/1.1 200 OK"), "{reply}");
+    reply.split("\r\n\r\n").nth(1).unwrap().to_string()
+}
+
+/// The value of the sample `name` (with its labels, as written) in `text`.
+fn sample(text: &str, name: &str) -> f64 {
+    let line =
+        text.lines().find(|l| l.split(' ').next() == Some(name)).unwrap_or_else(|| panic!("no {name} in {text}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+/// The metrics address a process logged, from its JSON log lines.
+fn metrics_addr(p: &Proc) -> String {
+    let line = p.wait_for_line("metrics on http://", Duration::from_secs(20));
+    let log: Json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not a JSON log line ({e}): {line}"));
+    assert_eq!(log["level"], "INFO");
+    let message = log["fields"]["message"].as_str().unwrap();
+    message.strip_prefix("metrics on http://").unwrap().strip_suffix("/metrics").unwrap().to_string()
+}
+
+#[test]
+fn metrics_are_scraped_during_a_run_and_logs_are_json_lines() {
+    let root = TempDir::new("dist-metrics");
+    let store = root.0.join("store");
+    let json_logs = ["--metrics-listen", "127.0.0.1:0", "--log-format", "json"];
+    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 30, &json_logs);
+    let coordinator_metrics = metrics_addr(&c);
+    let before = scrape(&coordinator_metrics);
+    assert_eq!(sample(&before, "foxbase_tiers{state=\"pending\"}"), 100.0);
+    assert_eq!(sample(&before, "foxbase_workers"), 0.0);
+    assert!(before.contains("# TYPE foxbase_leases_issued_total counter\n"), "{before}");
+    // 100 ms a tier: about 10 s, to scrape mid-run.
+    let w =
+        worker(&root.0, &format!("http://{addr}"), "metered", &["--hold-ms", "100", "--metrics-listen", "127.0.0.1:0"]);
+    let worker_metrics = {
+        let line = w.wait_for_line("metrics on http://", Duration::from_secs(20));
+        // Text lines: time, level, message, then the fields (role="worker").
+        assert!(line.contains(" INFO ") && line.ends_with("role=\"worker\""), "{line}");
+        line.split("metrics on http://").nth(1).unwrap().split("/metrics").next().unwrap().to_string()
+    };
+    let until = Instant::now() + Duration::from_secs(60);
+    let mid = loop {
+        let m = scrape(&coordinator_metrics);
+        if sample(&m, "foxbase_tiers{state=\"done\"}") >= 20.0 {
+            break m;
+        }
+        assert!(Instant::now() < until, "no progress: {m}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let state = |s: &str| sample(&mid, &format!("foxbase_tiers{{state=\"{s}\"}}"));
+    assert_eq!(state("done") + state("running") + state("pending"), 100.0, "{mid}");
+    assert!(state("done") < 100.0, "{mid}");
+    assert_eq!(sample(&mid, "foxbase_workers"), 1.0);
+    assert!(sample(&mid, "foxbase_leases_issued_total") >= state("done"));
+    assert_eq!(sample(&mid, "foxbase_leases_expired_total"), 0.0);
+    assert_eq!(sample(&mid, "foxbase_completions_rejected_total"), 0.0);
+    assert!(sample(&mid, "foxbase_slots_solved_total") > 0.0);
+    assert!(sample(&mid, "foxbase_store_bytes_written_total") > 0.0);
+    let wm = scrape(&worker_metrics);
+    assert!(sample(&wm, "foxbase_worker_tiers_solved_total") >= 1.0, "{wm}");
+    assert!(sample(&wm, "foxbase_store_bytes_written_total") > 0.0, "{wm}");
+    assert!(sample(&wm, "foxbase_worker_phase_seconds_total{phase=\"propagate\"}") >= 0.0, "{wm}");
+    let logged = c.lines.clone();
+    let s = summary(&c.finish_ok(Duration::from_secs(60)));
+    assert_eq!(s["tiers"], 100);
+    let manifest = Manifest::read(&store).unwrap();
+    let written: u64 = manifest.tiers.iter().map(|t| t.bytes + t.plies.as_ref().map_or(0, |p| p.bytes)).sum();
+    assert!(sample(&mid, "foxbase_store_bytes_written_total") < written as f64);
+    w.finish_ok(Duration::from_secs(20));
+    // Every log line of the coordinator is one JSON object with its role.
+    let logged = logged.lock().unwrap();
+    assert!(logged.len() >= 3, "{logged:?}");
+    for line in logged.iter() {
+        let log: Json = serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON log line ({e}): {line}"));
+        assert_eq!(log["fields"]["role"], "coordinator", "{line}");
+    }
+}

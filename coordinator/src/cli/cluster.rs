@@ -7,12 +7,14 @@ use super::{threads_or_all, CommandResult, Failure};
 use clap::Args;
 use foxbase_coordinator::grpc::client::{run_remote_worker, ClientTls, Credentials, GrpcLink};
 use foxbase_coordinator::grpc::server::{serve_coordinator, CoordinatorConfig};
+use foxbase_coordinator::metrics::{serve_metrics, MeteredLink, WorkerMetrics};
 use foxbase_coordinator::plan::TierPlan;
 use foxbase_core::foxgame::FoxGame;
 use foxbase_worker::lease_loop::WorkerOptions;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Credentials of the coordinator.
@@ -76,6 +78,21 @@ pub struct CoordinatorArgs {
     /// Values only, no plies files (the workers then solve with their --kernel, planes by default).
     #[arg(long)]
     no_distance: bool,
+    #[command(flatten)]
+    ops: OpsArgs,
+}
+
+/// Metrics and log format of a long-running process.
+#[derive(Args, Clone, Debug)]
+pub struct OpsArgs {
+    /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 0.0.0.0:9090; port 0 picks a free port,
+    /// which is logged).
+    #[arg(long)]
+    metrics_listen: Option<std::net::SocketAddr>,
+    /// Log lines on stderr as `text` (timestamp, level, message) or `json` (one object a line:
+    /// timestamp, level, fields.message, fields.role, target).
+    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    log_format: String,
 }
 
 #[derive(Args)]
@@ -103,6 +120,8 @@ pub struct WorkerArgs {
     /// Hold each lease this many milliseconds before solving (for tests of failures mid-tier).
     #[arg(long, default_value_t = 0, hide = true)]
     hold_ms: u64,
+    #[command(flatten)]
+    ops: OpsArgs,
     /// Kernel for a coordinator started with --no-distance: `planes` (bit planes per sheep set, the
     /// default), `block` (per sheep set and position) or `counter` (the generic oracle); the tables are
     /// the same. In a run with plies every tier is solved by the counter kernel with plies.
@@ -150,14 +169,26 @@ fn coordinator_config(args: &CoordinatorArgs) -> Result<CoordinatorConfig, Failu
         tls,
         lease: Duration::from_secs(args.lease_seconds),
         plies: !args.no_distance,
+        metrics_listen: args.ops.metrics_listen,
     })
 }
 
-fn log_line(prefix: &'static str) -> impl Fn(&str) + Sync {
-    move |line: &str| eprintln!("foxbase {prefix}: {line}")
+/// Sends log lines through `tracing` to stderr, as text or JSON lines.
+fn init_logging(format: &str) {
+    let builder = tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_target(false);
+    let _ = match format {
+        "json" => builder.json().try_init(),
+        _ => builder.try_init(),
+    };
+}
+
+/// The operator's log: one event per line, with the process's role as a field.
+fn log_line(role: &'static str) -> impl Fn(&str) + Sync {
+    move |line: &str| tracing::info!(role, "{line}")
 }
 
 pub fn coordinator(args: CoordinatorArgs) -> CommandResult {
+    init_logging(&args.ops.log_format);
     let variant = args.rules.variant(&args.start)?;
     let config = coordinator_config(&args)?;
     // Both live as long as the process: the server's tasks borrow them.
@@ -220,13 +251,14 @@ fn stop_on_signal(stop: &'static AtomicBool) {
                 _ = term.recv() => {}
                 _ = int.recv() => {}
             }
-            eprintln!("foxbase worker: stopping: the tier being solved is finished and reported first");
+            tracing::info!(role = "worker", "stopping: the tier being solved is finished and reported first");
             stop.store(true, Ordering::Relaxed);
         });
     });
 }
 
 pub fn worker(args: WorkerArgs) -> CommandResult {
+    init_logging(&args.ops.log_format);
     let threads = threads_or_all(args.threads);
     if threads == 0 {
         return Err(Failure::bad_input("--threads must be at least 1"));
@@ -245,7 +277,15 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
     static STOP: AtomicBool = AtomicBool::new(false);
     stop_on_signal(&STOP);
     let log = log_line("worker");
-    let summary = run_remote_worker(&link, args.store, &options, &STOP, &log).map_err(Failure::failed)?;
+    let metrics = Arc::new(WorkerMetrics::default());
+    if let Some(at) = args.ops.metrics_listen {
+        let m = metrics.clone();
+        let bound = serve_metrics(at, Arc::new(move || m.render()))
+            .map_err(|e| Failure::failed(format!("--metrics-listen {at}: {e}")))?;
+        log(&format!("metrics on http://{bound}/metrics"));
+    }
+    let metered = MeteredLink { inner: &link, metrics };
+    let summary = run_remote_worker(&metered, args.store, &options, &STOP, &log).map_err(Failure::failed)?;
     log(&format!(
         "{}: {} tiers, {} positions solved{}",
         if summary.stopped { "stopped" } else { "the solve is over" },

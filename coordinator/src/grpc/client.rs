@@ -168,7 +168,7 @@ impl Link for GrpcLink {
 /// same store as mounted here), and runs the lease loop until the solve is
 /// over or `stop` is set. `log` gets one line per event for the operator.
 pub fn run_remote_worker(
-    link: &GrpcLink,
+    link: &dyn Link,
     store: Option<PathBuf>,
     options: &WorkerOptions,
     stop: &AtomicBool,

@@ -43,6 +43,8 @@ pub struct CoordinatorConfig {
     pub lease: Duration,
     /// Solve with plies to the end (`--no-distance` turns it off).
     pub plies: bool,
+    /// Where to serve Prometheus metrics at `/metrics` (none: no metrics server).
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// What a finished run produced.
@@ -210,6 +212,18 @@ async fn serve(
     let incoming = TcpIncoming::bind(config.listen)
         .map_err(|e| CoordinatorError::Server(format!("listen on {}: {e}", config.listen)))?;
     let addr = incoming.local_addr().map_err(|e| CoordinatorError::Server(e.to_string()))?;
+    if let Some(at) = config.metrics_listen {
+        let (state, lease) = (state.clone(), config.lease);
+        let render = move || {
+            let s = state.lock().unwrap();
+            let now = Instant::now();
+            let active = s.active_workers(now, 2 * lease).len();
+            crate::metrics::coordinator_metrics(&s.status(now, None), active, s.counters().store_bytes_written)
+        };
+        let bound = crate::metrics::serve_metrics(at, Arc::new(render))
+            .map_err(|e| CoordinatorError::Server(format!("--metrics-listen {at}: {e}")))?;
+        log(&format!("metrics on http://{bound}/metrics"));
+    }
     let mut builder = Server::builder();
     if let Some((cert, key)) = &config.tls {
         builder = builder
