@@ -22,7 +22,7 @@ use foxbase_worker::job::TierReport;
 use foxbase_worker::kernel::TierStats;
 use foxbase_worker::protocol::{Completion, LeaseAnswer, Link, LinkError};
 use serde_json::Value as Json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 

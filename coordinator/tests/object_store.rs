@@ -118,7 +118,7 @@ fn prefix(tag: &str) -> (String, Bucket) {
     (format!("s3://{BUCKET}/{prefix}"), Bucket::open(BUCKET, &prefix).unwrap())
 }
 
-fn solve_args<'a>(out: &'a str) -> Vec<&'a str> {
+fn solve_args(out: &str) -> Vec<&str> {
     vec!["solve", "--start", START, "--pen-target", K, "--threads", "1", "--json", "--out", out]
 }
 

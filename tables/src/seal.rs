@@ -27,12 +27,15 @@ pub fn seal(dir: &Path, manifest: Manifest) -> Result<(Manifest, Value), Error> 
     seal_at(Box::new(DirLocation::new(dir)), &put, manifest)
 }
 
+/// Writes one object of a tablebase durably: `(key, bytes)`.
+pub type PutObject<'a> = &'a dyn Fn(&str, &[u8]) -> Result<(), crate::TableError>;
+
 /// [`seal`] for tables anywhere: `put(key, bytes)` writes an object durably
 /// where `location` reads it (each of the manifest's files, in the order
 /// [`Manifest::files`] gives: the manifest last).
 pub fn seal_at(
     location: Box<dyn Location>,
-    put: &dyn Fn(&str, &[u8]) -> Result<(), crate::TableError>,
+    put: PutObject,
     mut manifest: Manifest,
 ) -> Result<(Manifest, Value), Error> {
     manifest.start = None;
