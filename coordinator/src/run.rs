@@ -94,6 +94,55 @@ pub struct RunCounters {
     pub store_bytes_written: u64,
 }
 
+/// What [`RunState::admit`] decided about a completion.
+pub enum Admission<T> {
+    /// Refused or a duplicate: nothing more to do.
+    Decided(Accepted),
+    /// Its uploads must be checked, then [`RunState::commit`] called.
+    Check(PendingCompletion<T>),
+}
+
+/// A completion whose claims hold, waiting for its uploads to be checked.
+pub struct PendingCompletion<T> {
+    tier: T,
+    uploads: Vec<UploadCheck>,
+}
+
+/// One uploaded file and what the completion claims about it.
+struct UploadCheck {
+    key: String,
+    bytes: u64,
+    crc32: u32,
+    header: TableHeader,
+    contents: Contents,
+}
+
+impl<T> PendingCompletion<T> {
+    /// Reads every upload from `store` and checks its length, CRC32, header
+    /// and contents against the claims; the message says what is wrong.
+    /// Needs no state: run it without the state's lock.
+    pub fn check(&self, store: &dyn Store) -> Result<(), String> {
+        for u in &self.uploads {
+            let key = &u.key;
+            let stored = store.size(key).map_err(|e| format!("{key}: {e}"))?;
+            if stored != Some(u.bytes) {
+                let what = stored.map_or("no upload".to_string(), |s| format!("{s} bytes"));
+                return Err(format!("{} bytes claimed, the store holds {what} under {key}", u.bytes));
+            }
+            let bytes = store.get_bytes(key).map_err(|e| format!("{key}: {e}"))?;
+            let crc = crc32fast::hash(&bytes);
+            if crc != u.crc32 {
+                return Err(format!("checksum {:08x} claimed, the upload's is {crc:08x} ({key})", u.crc32));
+            }
+            let file =
+                TableFile::from_source(Box::new(Upload { name: key.clone(), bytes })).map_err(|e| e.to_string())?;
+            file.expect(&u.header).map_err(|e| e.to_string())?;
+            file.expect_contents(u.contents).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
+
 /// The state of one solve. See the module documentation.
 pub struct RunState<'g, G: TierGame> {
     game: &'g G,
@@ -309,21 +358,88 @@ impl<'g, G: TierGame> RunState<'g, G> {
         Ok(())
     }
 
+    /// Judges a completion and, if its uploads check out, accepts it: the
+    /// three steps of [`RunState::admit`], [`PendingCompletion::check`] and
+    /// [`RunState::commit`] in a row. A server that shares the state between
+    /// threads runs the check between two locks instead, so that reading a
+    /// large upload never holds up the other calls.
     pub fn complete(&mut self, req: &Completion, now: Instant) -> Result<Accepted, Refusal> {
+        match self.admit(req, now)? {
+            Admission::Decided(accepted) => Ok(accepted),
+            Admission::Check(pending) => {
+                let checked = pending.check(self.store);
+                self.commit(req, pending, checked)
+            }
+        }
+    }
+
+    /// The store the tables go to.
+    pub fn store(&self) -> &'g dyn Store {
+        self.store
+    }
+
+    /// Judges what a completion claims against the run (tier, children,
+    /// counts, upload keys): a refusal or a duplicate is decided here;
+    /// otherwise the uploads are to be checked.
+    pub fn admit(&mut self, req: &Completion, now: Instant) -> Result<Admission<G::Tier>, Refusal> {
         self.seen(&req.worker_id, now)?;
-        let result = self.judge(req);
+        match self.judge_claims(req) {
+            Ok(Admission::Check(pending)) => Ok(Admission::Check(pending)),
+            Ok(Admission::Decided(accepted)) => self.settle(req, Ok(accepted)).map(Admission::Decided),
+            Err(refusal) => self.settle(req, Err(refusal)).map(Admission::Decided),
+        }
+    }
+
+    /// Accepts an admitted completion whose uploads `checked` out: renames
+    /// them into place and journals the tier. The tier may have been
+    /// finished by another completion since it was admitted: then this one
+    /// is a duplicate or a conflict.
+    pub fn commit(
+        &mut self,
+        req: &Completion,
+        pending: PendingCompletion<G::Tier>,
+        checked: Result<(), String>,
+    ) -> Result<Accepted, Refusal> {
+        let tier_name = &req.report.tier_name;
+        let result = match checked {
+            Err(m) => Err(Refusal::Invalid(format!("completion of tier '{tier_name}' refused: {m}"))),
+            Ok(()) => match self.already_finished(pending.tier, req) {
+                Some(decided) => decided,
+                None => self.accept(req, pending),
+            },
+        };
+        self.settle(req, result)
+    }
+
+    /// Counts a refusal, and deletes the uploads of a completion that is
+    /// refused or a duplicate: they are never used.
+    fn settle(&mut self, req: &Completion, result: Result<Accepted, Refusal>) -> Result<Accepted, Refusal> {
         if result.is_err() {
             self.counters.completions_rejected += 1;
         }
         if !matches!(result, Ok(Accepted { duplicate: false })) && is_upload_key(&req.upload_key) {
-            // Rejected or duplicate: the upload is never used.
             let _ = self.store.delete(&req.upload_key);
             let _ = self.store.delete(&plies_beside(&req.upload_key));
         }
         result
     }
 
-    fn judge(&mut self, completion: &Completion) -> Result<Accepted, Refusal> {
+    /// For a tier finished already: a duplicate if the checksum matches, a conflict if not.
+    fn already_finished(&mut self, tier: G::Tier, req: &Completion) -> Option<Result<Accepted, Refusal>> {
+        let done = self.finished.get(&tier)?;
+        let report = &req.report;
+        let crc = format!("{:08x}", report.crc32);
+        if done.crc32 == crc && done.bytes == report.bytes {
+            self.counters.duplicates += 1;
+            return Some(Ok(Accepted { duplicate: true }));
+        }
+        Some(Err(Refusal::Conflict(format!(
+            "tier {} was completed before with checksum {} ({} bytes); this completion says {crc} ({} bytes): the first result is kept",
+            report.tier_name, done.crc32, done.bytes, report.bytes
+        ))))
+    }
+
+    fn judge_claims(&mut self, completion: &Completion) -> Result<Admission<G::Tier>, Refusal> {
         let req = &completion.report;
         let stats = &req.stats;
         let upload_key = &completion.upload_key;
@@ -332,16 +448,8 @@ impl<'g, G: TierGame> RunState<'g, G> {
         let Some(tier) = self.game.parse_tier_name(tier_name).filter(|t| self.plan.slots.contains_key(t)) else {
             return invalid("no such tier in this run".into());
         };
-        if let Some(done) = self.finished.get(&tier) {
-            let crc = format!("{:08x}", req.crc32);
-            if done.crc32 == crc && done.bytes == req.bytes {
-                self.counters.duplicates += 1;
-                return Ok(Accepted { duplicate: true });
-            }
-            return Err(Refusal::Conflict(format!(
-                "tier {} was completed before with checksum {} ({} bytes); this completion says {crc} ({} bytes): the first result is kept",
-                tier_name, done.crc32, done.bytes, req.bytes
-            )));
+        if let Some(decided) = self.already_finished(tier, completion) {
+            return decided.map(Admission::Decided);
         }
         if let Some(c) = self.plan.children[&tier].iter().find(|c| !self.finished.contains_key(c)) {
             return invalid(format!("its child tier {} is not finished", self.game.tier_name(*c)));
@@ -356,37 +464,47 @@ impl<'g, G: TierGame> RunState<'g, G> {
         if stats.wins + stats.draws + stats.losses + stats.unused != slots {
             return invalid("wins, draws, losses and unused do not add up to the slots".into());
         }
-        let stored = self.store.size(upload_key).map_err(|e| Refusal::Internal(format!("{upload_key}: {e}")))?;
-        if stored != Some(req.bytes) {
-            let what = stored.map_or("no upload".to_string(), |s| format!("{s} bytes"));
-            return invalid(format!("{} bytes claimed, the store holds {what} under {upload_key}", req.bytes));
-        }
         let header = table_header(self.game, tier, slots);
-        let refuse = |m: String| Refusal::Invalid(format!("completion of tier '{tier_name}' refused: {m}"));
-        self.check_upload(upload_key, req.bytes, req.crc32, &header, Contents::Values).map_err(refuse)?;
-        let plies = match (req.plies, self.options.plies) {
-            (Some(p), true) => {
-                let upload = plies_beside(upload_key);
-                self.check_upload(&upload, p.bytes, p.crc32, &header, Contents::Plies8).map_err(refuse)?;
-                Some((upload, p))
-            }
-            (None, false) => None,
+        let mut uploads = vec![UploadCheck {
+            key: upload_key.clone(),
+            bytes: req.bytes,
+            crc32: req.crc32,
+            header: header.clone(),
+            contents: Contents::Values,
+        }];
+        match (req.plies, self.options.plies) {
+            (Some(p), true) => uploads.push(UploadCheck {
+                key: plies_beside(upload_key),
+                bytes: p.bytes,
+                crc32: p.crc32,
+                header,
+                contents: Contents::Plies8,
+            }),
+            (None, false) => {}
             (Some(_), false) => return invalid("it brings plies to a run without them".into()),
             (None, true) => return invalid("it brings no plies to a run with plies".into()),
-        };
+        }
+        Ok(Admission::Check(PendingCompletion { tier, uploads }))
+    }
+
+    fn accept(&mut self, completion: &Completion, pending: PendingCompletion<G::Tier>) -> Result<Accepted, Refusal> {
+        let req = &completion.report;
+        let stats = &req.stats;
+        let tier = pending.tier;
+        let slots = self.plan.slots[&tier];
         // The plies first: a table in place always has its plies beside it.
-        let plies = match plies {
-            Some((upload, p)) => {
-                let key = plies_key(self.game, tier);
+        let plies = match req.plies {
+            Some(p) if self.options.plies => {
+                let (upload, key) = (plies_beside(&completion.upload_key), plies_key(self.game, tier));
                 self.store.rename(&upload, &key).map_err(|e| Refusal::Internal(format!("{key}: {e}")))?;
                 Some(PliesEntry { file: key, bytes: p.bytes, crc32: format!("{:08x}", p.crc32), longest: p.longest })
             }
-            None => None,
+            _ => None,
         };
         let key = table_key(self.game, tier);
-        self.store.rename(upload_key, &key).map_err(|e| Refusal::Internal(format!("{key}: {e}")))?;
+        self.store.rename(&completion.upload_key, &key).map_err(|e| Refusal::Internal(format!("{key}: {e}")))?;
         let entry = TierEntry {
-            name: tier_name.clone(),
+            name: req.tier_name.clone(),
             file: key,
             slots,
             bytes: req.bytes,
@@ -414,37 +532,11 @@ impl<'g, G: TierGame> RunState<'g, G> {
             self.leases.remove(&id);
         }
         self.scheduler.complete(tier);
-        self.phases += completion.report.phases;
+        self.phases += req.phases;
         self.counters.store_bytes_written += req.bytes + req.plies.map_or(0, |p| p.bytes);
         self.slots_done_here += slots;
         self.slots_finished += slots;
         Ok(Accepted { duplicate: false })
-    }
-
-    /// Checks an upload's length and CRC32 against a completion's claims,
-    /// and its header against the tier's; the message says what is wrong.
-    fn check_upload(
-        &self,
-        key: &str,
-        claimed_bytes: u64,
-        claimed_crc: u32,
-        header: &TableHeader,
-        contents: Contents,
-    ) -> Result<(), String> {
-        let stored = self.store.size(key).map_err(|e| format!("{key}: {e}"))?;
-        if stored != Some(claimed_bytes) {
-            let what = stored.map_or("no upload".to_string(), |s| format!("{s} bytes"));
-            return Err(format!("{claimed_bytes} bytes claimed, the store holds {what} under {key}"));
-        }
-        let bytes = self.store.get_bytes(key).map_err(|e| format!("{key}: {e}"))?;
-        let crc = crc32fast::hash(&bytes);
-        if crc != claimed_crc {
-            return Err(format!("checksum {claimed_crc:08x} claimed, the upload's is {crc:08x} ({key})"));
-        }
-        let file =
-            TableFile::from_source(Box::new(Upload { name: key.to_string(), bytes })).map_err(|e| e.to_string())?;
-        file.expect(header).map_err(|e| e.to_string())?;
-        file.expect_contents(contents).map_err(|e| e.to_string())
     }
 
     pub fn status(&self, now: Instant, start_value: Option<&str>) -> RunStatus {

@@ -284,9 +284,11 @@ fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refu
     let plan = TierPlan::new(&game);
     let tier = foxbase_core::tier::TierGame::parse_tier_name(&game, &a.tier).unwrap();
     let size = plan.slots[&tier];
+    // (Claiming a plies file: the claims are judged before the uploads are read.)
     let good = edit(&good, &|c| {
         c.report.stats.slots = size;
         c.report.stats.wins = size;
+        c.report.plies = Some(foxbase_worker::job::PliesReport { crc32: 0, bytes: 0, longest: 0 });
     });
     refused(good.clone(), "0 bytes claimed, the store holds no upload");
     std::fs::create_dir_all(upload.parent().unwrap()).unwrap();

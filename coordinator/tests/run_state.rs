@@ -140,3 +140,50 @@ fn leases_expire_late_completions_count_once_and_conflicts_never_replace() {
     let err = RunState::new(&game, &plan, &store, Some(journal), finished, OPTIONS).err().unwrap();
     assert!(err.to_string().contains("but the store holds nothing"), "{err}");
 }
+
+#[test]
+fn a_tier_finished_between_admission_and_commit_makes_the_later_completion_a_duplicate() {
+    use foxbase_coordinator::run::Admission;
+    let dir = TempDir::new("run-state-race");
+    let game = game();
+    let plan = TierPlan::new(&game);
+    let store = DirStore::new(&dir.0);
+    let mut run = RunState::new(&game, &plan, &store, None, Vec::new(), OPTIONS).unwrap();
+    let t0 = Instant::now();
+    let a = run.register("a", 1, t0).worker_id;
+    let b = run.register("b", 1, t0).worker_id;
+    let first = assigned(run.lease(&a, t0).unwrap());
+    // The lease expires and b takes the same tier; both finish it.
+    let t11 = t0 + Duration::from_secs(11);
+    let again = loop {
+        let l = assigned(run.lease(&b, t11).unwrap());
+        if l.tier == first.tier {
+            break l;
+        }
+        run.release(&b, l.lease_id, t11).unwrap();
+    };
+    let (from_a, from_b) = (solve(&game, &store, &a, &first), solve(&game, &store, &b, &again));
+    // Both are admitted before either is committed (a server checks
+    // uploads outside its lock, so this interleaving happens).
+    let take = |admission| match admission {
+        Admission::Check(pending) => pending,
+        Admission::Decided(d) => panic!("decided without a check: {d:?}"),
+    };
+    let pending_a = take(run.admit(&from_a, t11).unwrap());
+    let pending_b = take(run.admit(&from_b, t11).unwrap());
+    let (checked_a, checked_b) = (pending_a.check(&store), pending_b.check(&store));
+    assert!(!run.commit(&from_a, pending_a, checked_a).unwrap().duplicate);
+    assert!(run.commit(&from_b, pending_b, checked_b).unwrap().duplicate, "the tier was finished meanwhile");
+    assert_eq!(run.counters().duplicates, 1);
+    assert!(store.size(&again.upload_key).unwrap().is_none(), "the duplicate's upload is deleted");
+    // A check that failed is a refusal, counted.
+    let next = assigned(run.lease(&a, t11).unwrap());
+    let done = solve(&game, &store, &a, &next);
+    let pending = take(run.admit(&done, t11).unwrap());
+    match run.commit(&done, pending, Err("checksum 00000001 claimed".into())) {
+        Err(Refusal::Invalid(m)) => assert!(m.contains("refused: checksum 00000001 claimed"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(run.counters().completions_rejected, 1);
+    assert!(store.size(&next.upload_key).unwrap().is_none(), "the refused upload is deleted");
+}

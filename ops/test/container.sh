@@ -130,8 +130,11 @@ if ! "$bin" solve --out "$tmp/local" --json >"$tmp/local.json" 2>"$tmp/local.log
     say "the local solve failed"
     exit 1
 fi
-summary() { python3 -c 'import json, sys; d = json.load(sys.stdin)
-print(f"{d[\"start\"]}: {d[\"value\"]}, {d[\"positions\"]} positions, {d[\"tiers\"]} tiers")' <"$1" 2>/dev/null || head -c 300 "$1"; }
+summary() {
+    python3 -c 'import json, sys; d = json.load(sys.stdin)
+print("%s: %s, %s positions, %s tiers" % (d["start"], d["value"], d["positions"], d["tiers"]))' <"$1" 2>/dev/null ||
+        head -c 300 "$1"
+}
 say "local solve in $(($(date +%s) - t0)) s: $(summary "$tmp/local.json")"
 
 # --- the pod ----------------------------------------------------------------

@@ -237,8 +237,9 @@ while :; do
 done
 exit_code=$(sed -n 's/.* ExitCode=\([0-9:]*\).*/\1/p' <<< "$line")
 job_seconds=$((SECONDS - job_began))
-[ "$state" = COMPLETED ] && [ "$exit_code" = 0:0 ] ||
+if [ "$state" != COMPLETED ] || [ "$exit_code" != 0:0 ]; then
     fail "job $job_id ended $state with exit code $exit_code"
+fi
 job_id_done=$job_id
 job_id= # nothing to cancel any more
 say "job $job_id_done completed in ${job_seconds}s"
@@ -262,7 +263,9 @@ sums "$tmp/store" > "$tmp/store.sha256"
 sums "$tmp/local" > "$tmp/local.sha256"
 tables=$(grep -c '\.fxt$' "$tmp/local.sha256" || true)
 plies=$(grep -c '\.fxp$' "$tmp/local.sha256" || true)
-[ "$tables" -gt 0 ] && [ "$plies" -gt 0 ] || fail "the local solve wrote $tables tables and $plies plies files"
+if [ "$tables" -eq 0 ] || [ "$plies" -eq 0 ]; then
+    fail "the local solve wrote $tables tables and $plies plies files"
+fi
 diff -u "$tmp/local.sha256" "$tmp/store.sha256" > "$tmp/sha256.diff" ||
     fail "tables differ from the local solve's: $(head -n 12 "$tmp/sha256.diff")"
 
@@ -276,7 +279,9 @@ start_value() {
 }
 v_job=$(start_value "$tmp/store/manifest.json")
 v_local=$(start_value "$tmp/local/manifest.json")
-[ -n "$v_local" ] && [ "$v_local" != null ] || fail "no start value in the local manifest.json"
+if [ -z "$v_local" ] || [ "$v_local" = null ]; then
+    fail "no start value in the local manifest.json"
+fi
 [ "$v_job" = "$v_local" ] || fail "start value: job $v_job, local $v_local"
 
 say "$tables tables and $plies plies files identical; start value $v_job; job ${job_seconds}s"

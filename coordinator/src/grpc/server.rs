@@ -6,7 +6,7 @@
 use crate::error::CoordinatorError;
 use crate::journal::Journal;
 use crate::plan::TierPlan;
-use crate::run::{Refusal, RunCounters, RunOptions, RunState};
+use crate::run::{Admission, Refusal, RunCounters, RunOptions, RunState};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
@@ -133,10 +133,23 @@ impl Coordinator for Service {
     async fn complete(&self, req: Request<CompleteRequest>) -> Result<Response<CompleteResponse>, Status> {
         let completion = req.into_inner().into();
         let state = self.state.clone();
-        // Checking the upload reads the whole table: off the async threads.
-        let result = tokio::task::spawn_blocking(move || state.lock().unwrap().complete(&completion, Instant::now()))
-            .await
-            .map_err(|e| Status::internal(format!("completion check failed: {e}")))?;
+        // Checking the uploads reads whole tables: off the async threads, and
+        // outside the state's lock, so that other calls go on meanwhile.
+        let result = tokio::task::spawn_blocking(move || {
+            let (admitted, store) = {
+                let mut s = state.lock().unwrap();
+                (s.admit(&completion, Instant::now())?, s.store())
+            };
+            match admitted {
+                Admission::Decided(accepted) => Ok(accepted),
+                Admission::Check(pending) => {
+                    let checked = pending.check(store);
+                    state.lock().unwrap().commit(&completion, pending, checked)
+                }
+            }
+        })
+        .await
+        .map_err(|e| Status::internal(format!("completion check failed: {e}")))?;
         result.map(|a| Response::new(a.into())).map_err(status_of)
     }
 
