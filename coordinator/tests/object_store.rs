@@ -197,8 +197,9 @@ fn a_published_tablebase_in_a_bucket_probes_by_ranges_and_verifies() {
     assert!(from_dir.2.contains("is not in these tables"), "{from_dir:?}");
     assert!(run_ok(foxbase().args(["verify", &url])).starts_with("ok: 100 tiers"));
 
-    // A cold probe: the manifest, the tier index's header and one record,
-    // and the header, block index and one block of one table.
+    // A cold probe: the tier index (its header, summary and the records of
+    // its binary search), and one table's header, block index and block,
+    // read through 64 KiB windows.
     let probe = Bucket::open(BUCKET, url.rsplit('/').next().unwrap()).unwrap();
     let tables = TableDir::open_at(Box::new(probe.clone())).unwrap();
     let position = foxbase_core::notation::parse_position("F.F/.../......./..S..../S.S..../.../... s").unwrap();
@@ -206,7 +207,9 @@ fn a_published_tablebase_in_a_bucket_probes_by_ranges_and_verifies() {
     tables.value(&position).unwrap();
     let (cold, traffic) = (started.elapsed(), probe.traffic());
     eprintln!("cold probe from the bucket: {cold:?}, {} requests, {} bytes read", traffic.requests, traffic.bytes_read);
-    assert!(traffic.bytes_read < 64 << 10, "{traffic:?}");
+    // Two objects, each a HEAD for its length and one window of 64 KiB at most.
+    assert_eq!(traffic.requests, 4, "{traffic:?}");
+    assert!(traffic.bytes_read <= 2 * (64 << 10), "{traffic:?}");
     let table_bytes: u64 = Manifest::read(&published).unwrap().tiers.iter().map(|t| t.bytes).sum();
     assert!(traffic.bytes_read < table_bytes / 4, "{traffic:?} of {table_bytes}");
 }

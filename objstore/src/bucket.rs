@@ -32,6 +32,15 @@ use std::sync::{Arc, OnceLock};
 const PART_BYTES: usize = 16 << 20;
 /// Parts of one upload in flight at once.
 const PARTS_IN_FLIGHT: usize = 4;
+/// A read of at most this many bytes fetches the aligned window of
+/// [`WINDOW_BYTES`] around it instead, kept for the reads that follow: a
+/// probe's reads are small and close together (the tier index's binary
+/// search ends within one window; a table's header and block index are
+/// adjacent), and each request costs a round trip.
+const SMALL_READ: usize = 16 << 10;
+const WINDOW_BYTES: u64 = 64 << 10;
+/// Windows kept per object.
+const WINDOWS_KEPT: usize = 4;
 
 /// Requests and bytes that crossed the network, for metrics and for
 /// measuring what a probe costs.
@@ -171,6 +180,8 @@ impl Bucket {
         F: Future<Output = object_store::Result<T>> + Send + 'static,
     {
         let path = self.path(key)?;
+            eprintln!("S3 {key} {}", std::any::type_name::<T>());
+        }
         self.counters.request();
         run(request(self.client.clone(), path)).map_err(|e| self.error(key, e))
     }
@@ -335,17 +346,64 @@ impl Location for Bucket {
 
     fn open(&self, key: &str) -> io::Result<Box<dyn ByteSource>> {
         self.path(key)?;
-        Ok(Box::new(BucketObject { bucket: self.clone(), key: key.into(), name: self.name(key), len: OnceLock::new() }))
+        Ok(Box::new(BucketObject {
+            bucket: self.clone(),
+            key: key.into(),
+            name: self.name(key),
+            len: OnceLock::new(),
+            windows: std::sync::Mutex::new(Vec::new()),
+        }))
     }
 }
 
 /// One object, read by ranges. Its length is asked for (one HEAD request)
-/// only when needed.
+/// only when needed. Small reads go through windows ([`SMALL_READ`]).
 struct BucketObject {
     bucket: Bucket,
     key: String,
     name: String,
     len: OnceLock<u64>,
+    /// Recently fetched windows, `(offset, bytes)`, the newest last.
+    windows: std::sync::Mutex<Vec<(u64, Bytes)>>,
+}
+
+impl BucketObject {
+    /// Fills `buf` from a kept window if one holds it all.
+    fn from_window(&self, at: u64, buf: &mut [u8]) -> bool {
+        let windows = self.windows.lock().unwrap();
+        let found = windows
+            .iter()
+            .rev()
+            .find(|(start, bytes)| at >= *start && at + buf.len() as u64 <= start + bytes.len() as u64);
+        if let Some((start, bytes)) = found {
+            let from = (at - start) as usize;
+            buf.copy_from_slice(&bytes[from..from + buf.len()]);
+        }
+        found.is_some()
+    }
+
+    /// Fetches the window around a small read at `at` (clamped to the object).
+    fn fetch_window(&self, at: u64, len: usize) -> io::Result<()> {
+        let size = self.len()?;
+        let start = at / WINDOW_BYTES * WINDOW_BYTES;
+        let end = ((at + len as u64).div_ceil(WINDOW_BYTES) * WINDOW_BYTES).min(size);
+        if at + len as u64 > size {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("{}: {len} bytes at {at} asked, the object has {size}", self.name),
+            ));
+        }
+        let bytes = self
+            .bucket
+            .call(&self.key, move |client, path| async move { client.get_range(&path, start..end).await })?;
+        self.bucket.counters.read(bytes.len());
+        let mut windows = self.windows.lock().unwrap();
+        if windows.len() == WINDOWS_KEPT {
+            windows.remove(0);
+        }
+        windows.push((start, bytes));
+        Ok(())
+    }
 }
 
 impl ByteSource for BucketObject {
@@ -365,6 +423,15 @@ impl ByteSource for BucketObject {
     }
 
     fn read_ranges(&self, ranges: &mut [(u64, &mut [u8])]) -> io::Result<()> {
+        if let [(at, buf)] = ranges {
+            if buf.len() <= SMALL_READ {
+                if !self.from_window(*at, buf) {
+                    self.fetch_window(*at, buf.len())?;
+                    assert!(self.from_window(*at, buf), "a window just fetched holds the read");
+                }
+                return Ok(());
+            }
+        }
         let wanted: Vec<std::ops::Range<u64>> = ranges.iter().map(|(at, buf)| *at..*at + buf.len() as u64).collect();
         if wanted.iter().all(|r| r.is_empty()) {
             return Ok(());

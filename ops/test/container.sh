@@ -177,14 +177,12 @@ done
 say "S3 server up after about $((i / 2)) s"
 
 store_args=()
-coord_args=()
 if [ "$mode" = s3 ]; then
     store=s3://foxbase/run
     aws_env=(-e AWS_ACCESS_KEY_ID="$key" -e AWS_SECRET_ACCESS_KEY="$secret" -e AWS_REGION=us-east-1
         -e AWS_ENDPOINT_URL=http://127.0.0.1:8333 -e AWS_ALLOW_HTTP=true)
+    # The journal goes to the bucket's journal/ objects (the default for s3://).
     store_args=("${aws_env[@]}")
-    # The journal on the container's own disk (an object store has no fsync'd append).
-    coord_args=(--journal /data/journal.log)
 else
     store=/store
     mkdir "$tmp/store"
@@ -194,7 +192,7 @@ fi
 t0=$(date +%s)
 pm run -d --name "$pod-coordinator" --pod "$pod" "${ulimits[@]}" "${store_args[@]}" \
     -v "$tmp/token:/run/token:ro" "$image" \
-    coordinator --store "$store" --listen 127.0.0.1:7341 --token-file /run/token --json "${coord_args[@]}" \
+    coordinator --store "$store" --listen 127.0.0.1:7341 --token-file /run/token --json \
     >/dev/null
 for w in worker1 worker2; do
     pm run -d --name "$pod-$w" --pod "$pod" "${ulimits[@]}" "${store_args[@]}" \

@@ -122,9 +122,9 @@ pub struct WorkerArgs {
     hold_ms: u64,
     #[command(flatten)]
     ops: OpsArgs,
-    /// Kernel for a coordinator started with --no-distance: `planes` (bit planes per sheep set, the
-    /// default), `block` (per sheep set and position) or `counter` (the generic oracle); the tables are
-    /// the same. In a run with plies every tier is solved by the counter kernel with plies.
+    /// Kernel: `planes` (bit planes per sheep set, the default), `block` (per sheep set and position;
+    /// values only, so in a run with plies it solves like `counter`) or `counter` (the generic oracle);
+    /// the files are the same whichever solves them.
     #[arg(long, default_value = "planes", value_parser = super::solve::parse_kernel)]
     kernel: foxbase_worker::kernel::Kernel,
 }
