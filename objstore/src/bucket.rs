@@ -180,8 +180,6 @@ impl Bucket {
         F: Future<Output = object_store::Result<T>> + Send + 'static,
     {
         let path = self.path(key)?;
-            eprintln!("S3 {key} {}", std::any::type_name::<T>());
-        }
         self.counters.request();
         run(request(self.client.clone(), path)).map_err(|e| self.error(key, e))
     }
