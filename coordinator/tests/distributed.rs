@@ -438,7 +438,8 @@ fn metrics_addr(p: &Proc) -> String {
 fn metrics_are_scraped_during_a_run_and_logs_are_json_lines() {
     let root = TempDir::new("dist-metrics");
     let store = root.0.join("store");
-    let json_logs = ["--metrics-listen", "127.0.0.1:0", "--log-format", "json"];
+    // (--resume-if-journaled with no journal yet: a new run.)
+    let json_logs = ["--metrics-listen", "127.0.0.1:0", "--log-format", "json", "--resume-if-journaled"];
     let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 30, &json_logs);
     let coordinator_metrics = metrics_addr(&c);
     let before = scrape(&coordinator_metrics);

@@ -106,6 +106,7 @@ fn two_hundred_workers_lease_heartbeat_and_complete_a_run_on_loopback() {
         store: store.display().to_string(),
         journal: None,
         resume: false,
+        resume_if_journaled: false,
         token: TOKEN.into(),
         tls: None,
         lease: Duration::from_secs(30),

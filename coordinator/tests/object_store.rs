@@ -317,9 +317,10 @@ fn a_coordinator_killed_on_a_bucket_resumes_from_the_bucket_alone() {
     let new_run = coordinator_output(&root.0, &store, &[]);
     assert!(new_run.contains("pass --resume"), "{new_run}");
     // A coordinator elsewhere (another directory, no local file of the
-    // first one) resumes from the bucket.
+    // first one) resumes from the bucket, as a service restarting it with
+    // one command line would.
     let elsewhere = TempDir::new("s3-resume-elsewhere");
-    let (c2, _) = coordinator(&elsewhere.0, &store, &listen, 10, &["--resume"]);
+    let (c2, _) = coordinator(&elsewhere.0, &store, &listen, 10, &["--resume-if-journaled"]);
     c2.wait_for_line(&format!("resumed: {done} of 100 tiers were finished"), Duration::from_secs(30));
     let s: Json = serde_json::from_str(c2.finish_ok(Duration::from_secs(300)).trim()).unwrap();
     assert_eq!(s["tiers_resumed"], done);

@@ -63,6 +63,10 @@ pub struct CoordinatorArgs {
     /// Continue the run journaled in the store (or in --journal) instead of starting a new one.
     #[arg(long)]
     resume: bool,
+    /// Continue the journaled run if there is a journal, else start a new run: for services that
+    /// restart the coordinator (systemd, Kubernetes, Slurm requeues) with the same command line.
+    #[arg(long, conflicts_with = "resume")]
+    resume_if_journaled: bool,
     /// Journal of finished tiers on a local disk (default: STORE/journal.log for a directory, the
     /// journal/ objects of the bucket for s3://, so that any machine can --resume from it).
     #[arg(long)]
@@ -165,6 +169,7 @@ fn coordinator_config(args: &CoordinatorArgs) -> Result<CoordinatorConfig, Failu
         journal: args.journal.clone(),
         store: args.store.clone(),
         resume: args.resume,
+        resume_if_journaled: args.resume_if_journaled,
         token,
         tls,
         lease: Duration::from_secs(args.lease_seconds),

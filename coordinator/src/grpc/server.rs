@@ -37,6 +37,9 @@ pub struct CoordinatorConfig {
     /// `journal/` objects in a bucket ([`Journal::create_in_store`]).
     pub journal: Option<PathBuf>,
     pub resume: bool,
+    /// Resume when the journal exists, start a new run when it does not
+    /// (`--resume-if-journaled`, for services that restart the coordinator).
+    pub resume_if_journaled: bool,
     pub token: String,
     /// PEM certificate chain and private key; plain TCP when `None`.
     pub tls: Option<(Vec<u8>, Vec<u8>)>,
@@ -179,29 +182,31 @@ pub fn serve_coordinator(
         }
     }
     let (game_name, variant) = (game.game_name(), game.variant_json());
-    let (journal, finished) = match (&config.journal, &url) {
-        (None, StoreUrl::Bucket { .. }) => {
-            let own = foxbase_objstore::open_store(&config.store)?;
-            match config.resume {
-                true => Journal::resume_from_store(own, game_name, &variant)?,
-                false => (Journal::create_in_store(own, game_name, &variant)?, Vec::new()),
-            }
-        }
-        (journal, _) => {
-            let path = match (journal, &url) {
-                (Some(path), _) => path.clone(),
-                (None, StoreUrl::Dir(dir)) => dir.join("journal.log"),
-                (None, StoreUrl::Bucket { .. }) => unreachable!("matched above"),
+    let journal_file = match (&config.journal, &url) {
+        (Some(path), _) => Some(path.clone()),
+        (None, StoreUrl::Dir(dir)) => Some(dir.join("journal.log")),
+        (None, StoreUrl::Bucket { .. }) => None,
+    };
+    let resume = config.resume
+        || config.resume_if_journaled
+            && match &journal_file {
+                Some(path) => path.exists(),
+                None => store
+                    .size(crate::journal::STORE_JOURNAL_RUN)
+                    .map_err(|source| CoordinatorError::Io { path: store.url(), source })?
+                    .is_some(),
             };
-            match config.resume {
-                true => Journal::resume(&path, game_name, &variant)?,
-                false => (Journal::create(&path, game_name, &variant)?, Vec::new()),
-            }
+    let (journal, finished) = match (journal_file, resume) {
+        (Some(path), true) => Journal::resume(&path, game_name, &variant)?,
+        (Some(path), false) => (Journal::create(&path, game_name, &variant)?, Vec::new()),
+        (None, true) => Journal::resume_from_store(foxbase_objstore::open_store(&config.store)?, game_name, &variant)?,
+        (None, false) => {
+            (Journal::create_in_store(foxbase_objstore::open_store(&config.store)?, game_name, &variant)?, Vec::new())
         }
     };
     let options = RunOptions { lease: config.lease, retry_after: Duration::from_millis(200), plies: config.plies };
     let state = RunState::new(game, plan, store, Some(journal), finished, options)?;
-    if config.resume {
+    if resume {
         log(&format!("resumed: {} of {} tiers were finished", state.resumed(), plan.order.len()));
     }
     let runtime =
