@@ -208,7 +208,6 @@ impl Store for Bucket {
         }
         let counters = self.counters.clone();
         self.call(key, move |client, path| async move {
-            counters.request();
             let upload = client.put_multipart(&path).await?;
             let mut parts = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
             let mut buf = vec![0u8; PART_BYTES];
