@@ -35,6 +35,11 @@ cp /etc/ssl/certs/ca-certificates.crt "$ctx/ca-certificates.crt"
 # --no-cache: buildah 1.28 (podman 4.3) reuses a cached COPY layer whose
 # files match even when its --chown differs, which leaves /data and /tmp
 # owned by root in an image built after one without --chown.
+old_id=$("${podman[@]}" image inspect -f '{{.Id}}' "$image" 2>/dev/null || true)
 "${podman[@]}" build --no-cache -q -f "$repo/ops/container/Containerfile" -t "$image" "$ctx" >/dev/null
+# The image this tag named before is left untagged: remove it unless a
+# container still uses it.
+new_id=$("${podman[@]}" image inspect -f '{{.Id}}' "$image")
+if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then "${podman[@]}" rmi "$old_id" >/dev/null 2>&1 || true; fi
 size=$("${podman[@]}" image inspect -f '{{.Size}}' "$image")
 echo "build.sh: $image, $((size / 1000000)) MB ($size bytes), binary $(stat -c %s "$bin") bytes"

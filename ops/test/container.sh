@@ -119,7 +119,11 @@ USER 65532:65532
 WORKDIR /data
 ENTRYPOINT ["/weed"]
 EOF
+old_id=$(pm image inspect -f '{{.Id}}' "$s3_image" 2>/dev/null || true)
 pm build --no-cache -q -t "$s3_image" "$tmp/s3ctx" >/dev/null
+if [ -n "$old_id" ] && [ "$old_id" != "$(pm image inspect -f '{{.Id}}' "$s3_image")" ]; then
+    pm rmi "$old_id" >/dev/null 2>&1 || true
+fi
 rm -rf "$tmp/s3ctx"
 say "images built in $(($(date +%s) - t0)) s ($(($(pm image inspect -f '{{.Size}}' "$image") / 1000000)) MB)"
 
