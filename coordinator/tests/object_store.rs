@@ -155,10 +155,13 @@ fn a_local_solve_into_a_bucket_writes_the_tables_of_a_directory_solve() {
     let root = TempDir::new("s3-solve");
     let (url, bucket) = prefix("solve");
     local_solve(&root.0.join("dir"));
-    let out: Json = serde_json::from_str(&run_ok(foxbase().args(solve_args(&url)))).unwrap();
+    // Two in-process workers (of one thread) sharing one cache of fetched children.
+    let out = run_ok(foxbase().args(solve_args(&url)).args(["--workers", "2"]));
+    let out: Json = serde_json::from_str(&out).unwrap();
     assert_eq!(out["value"], "win");
     assert_eq!(out["tiers"], 100);
     assert_eq!(out["out"], url);
+    assert_eq!(out["workers"], 2);
     assert_same_files(&bucket, &root.0.join("dir"));
     assert_eq!(bucket.list("incoming").unwrap(), Vec::<String>::new(), "no upload left behind");
     // Verify reads the bucket's tablebase like a directory's.

@@ -253,7 +253,11 @@ impl Store for Bucket {
 
     fn get_file(&self, key: &str, to: &Path) -> io::Result<()> {
         std::fs::create_dir_all(durable::parent_dir(to))?;
-        let tmp = durable::temp_path(to)?;
+        // A name of its own: two workers sharing a cache may fetch the same
+        // child at once, and each must rename a whole file into place.
+        static FETCHES: AtomicU64 = AtomicU64::new(0);
+        let n = FETCHES.fetch_add(1, Ordering::Relaxed);
+        let tmp = durable::temp_path(to)?.with_extension(format!("{}.{n}.tmp", std::process::id()));
         let mut file = std::fs::File::create(&tmp)?;
         let sink = tmp.clone();
         let counters = self.counters.clone();
