@@ -16,10 +16,16 @@
 //! systemd: `systemd-analyze verify ops/systemd/*.service` reports nothing
 //! but the absence of /usr/local/bin/foxbase (it needs
 //! /usr/bin/systemd-analyze), both units read the store's credentials from
-//! /etc/foxbase/s3.env with an s3:// STORE, and every flag of their foxbase
-//! command lines is in the help. cloud-init: the worker VM writes the token
-//! and s3.env with mode 0600, installs ops/systemd/foxbase-worker.service
-//! verbatim and mounts no shared filesystem.
+//! /etc/foxbase/s3.env with an s3:// STORE, every flag of their foxbase
+//! command lines is in the help, and an `Environment=` variable whose value
+//! holds spaces is passed as `${VAR}` (one argument), not `$VAR`.
+//! cloud-init: the worker VM writes the token and s3.env with mode 0600,
+//! installs ops/systemd/foxbase-worker.service verbatim and mounts no shared
+//! filesystem.
+//!
+//! Both: the coordinator of Kubernetes and of systemd, which restart it with
+//! the same command line, passes `--resume-if-journaled` (a restart resumes
+//! the journaled run, the first start begins it) and not `--resume`.
 
 use serde_yaml::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -1037,6 +1043,30 @@ fn foxbase_flags(command: &str) -> Vec<(String, String)> {
     uses
 }
 
+/// The assignments of an `Environment=` value: `"A=x y" B=z` gives
+/// (A, `x y`) and (B, `z`).
+fn environment_assignments(value: &str) -> Vec<(String, String)> {
+    let mut assignments = Vec::new();
+    let mut rest = value.trim();
+    while !rest.is_empty() {
+        let (word, tail) = match rest.strip_prefix('"') {
+            Some(quoted) => quoted.split_once('"').unwrap_or((quoted, "")),
+            None => rest.split_once(char::is_whitespace).unwrap_or((rest, "")),
+        };
+        if let Some((name, value)) = word.split_once('=') {
+            assignments.push((name.to_string(), value.to_string()));
+        }
+        rest = tail.trim_start();
+    }
+    assignments
+}
+
+/// Whether a command line runs `foxbase coordinator`.
+fn runs_coordinator(command: &str) -> bool {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    words.windows(2).any(|w| w[0].ends_with("/foxbase") && w[1] == "coordinator")
+}
+
 #[test]
 fn systemd_units_use_the_object_store_and_known_flags() {
     let mut problems = Vec::new();
@@ -1048,9 +1078,24 @@ fn systemd_units_use_the_object_store_and_known_flags() {
         if !has("EnvironmentFile", "/etc/foxbase/s3.env") {
             problems.push(format!("{file}: no EnvironmentFile=/etc/foxbase/s3.env (the store's credentials)"));
         }
+        // systemd splits `$VAR`, a word of its own, at whitespace; `${VAR}` stays one argument.
+        let spaced: Vec<String> = settings
+            .iter()
+            .filter(|(key, _)| key == "Environment")
+            .flat_map(|(_, value)| environment_assignments(value))
+            .filter(|(_, value)| value.contains(char::is_whitespace))
+            .map(|(name, _)| name)
+            .collect();
         for (key, value) in &settings {
             if key.starts_with("Exec") {
                 uses.extend(foxbase_flags(value).into_iter().map(|(s, f)| (format!("{file}: {key}"), s, f)));
+                for name in &spaced {
+                    if value.split_whitespace().any(|w| w == format!("${name}")) {
+                        problems.push(format!(
+                            "{file}: {key}: ${name} is split at its spaces into several arguments; write ${{{name}}}"
+                        ));
+                    }
+                }
             }
             if key == "Environment" && value.starts_with("STORE=") && !value.starts_with("STORE=s3://") {
                 problems.push(format!("{file}: Environment={value}: STORE is not an s3:// URL"));
@@ -1114,4 +1159,58 @@ fn cloud_init_worker_uses_the_object_store() {
         problems.push(format!("{file}: runcmd does not start foxbase-worker"));
     }
     report(file, problems);
+}
+
+/// The `--flags` of an argument list (`--flag=VALUE` as `--flag`).
+fn flag_names<'a>(args: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    args.into_iter()
+        .map(|a| a.trim_matches(['\'', '"']))
+        .filter(|a| a.starts_with("--"))
+        .map(|a| a.split('=').next().unwrap_or(a).to_string())
+        .collect()
+}
+
+#[test]
+fn coordinators_resume_on_restart() {
+    // Kubernetes and systemd restart the coordinator with the command line
+    // of its first start, and keep no state outside the store that could
+    // tell the two apart: only --resume-if-journaled suits both (a new run
+    // without --resume refuses the journal of the run it should continue;
+    // --resume refuses a store with no journal yet).
+    let mut problems = Vec::new();
+    let mut check = |at: String, flags: Vec<String>| {
+        if !flags.iter().any(|f| f == "--resume-if-journaled") {
+            problems.push(format!(
+                "{at}: `foxbase coordinator` without --resume-if-journaled: a restart would not resume the run"
+            ));
+        }
+        if flags.iter().any(|f| f == "--resume") {
+            problems.push(format!("{at}: --resume: the first start, with no journal yet, would be refused"));
+        }
+    };
+    let docs = k8s_docs();
+    let all = containers(&docs);
+    let coordinators = coordinators(&all);
+    for c in &coordinators {
+        check(c.at(), flag_names(c.argv().iter().skip(1).map(String::as_str)));
+    }
+    let mut in_units = 0;
+    for unit in unit_files() {
+        let file = unit.strip_prefix(repo()).expect("in the repo").display().to_string();
+        for (key, value) in unit_settings(&read(&file)) {
+            if !key.starts_with("Exec") || !runs_coordinator(&value) {
+                continue;
+            }
+            in_units += 1;
+            let flags = foxbase_flags(&value).into_iter().filter(|(s, _)| s == "coordinator").map(|(_, f)| f);
+            check(format!("{file}: {key}"), flags.collect());
+        }
+    }
+    if coordinators.is_empty() {
+        problems.push("ops/k8s/: no container runs `foxbase coordinator`".into());
+    }
+    if in_units == 0 {
+        problems.push("ops/systemd/: no Exec line runs `foxbase coordinator`".into());
+    }
+    report("the coordinator's restarts", problems);
 }

@@ -375,7 +375,7 @@ struct BucketObject {
 
 impl BucketObject {
     /// Fills `buf` from a kept window if one holds it all.
-    fn from_window(&self, at: u64, buf: &mut [u8]) -> bool {
+    fn read_window(&self, at: u64, buf: &mut [u8]) -> bool {
         let windows = self.windows.lock().unwrap();
         let found = windows
             .iter()
@@ -431,9 +431,9 @@ impl ByteSource for BucketObject {
     fn read_ranges(&self, ranges: &mut [(u64, &mut [u8])]) -> io::Result<()> {
         if let [(at, buf)] = ranges {
             if buf.len() <= SMALL_READ {
-                if !self.from_window(*at, buf) {
+                if !self.read_window(*at, buf) {
                     self.fetch_window(*at, buf.len())?;
-                    assert!(self.from_window(*at, buf), "a window just fetched holds the read");
+                    assert!(self.read_window(*at, buf), "a window just fetched holds the read");
                 }
                 return Ok(());
             }
