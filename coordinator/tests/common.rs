@@ -115,3 +115,45 @@ impl Drop for Proc {
         let _ = self.child.kill();
     }
 }
+
+/// The variant of the distributed tests: two foxes against three sheep,
+/// K = 2 (100 tiers, 1,574,862 positions).
+pub const DIST_START: &str = "F.F/.../......./......./SSS..../.../... f";
+pub const DIST_K: &str = "2";
+
+/// A coordinator of the distributed tests' variant on `store` (a directory
+/// or a bucket URL), with the token file of `token`; returns it and the
+/// address it listens on.
+pub fn coordinator(
+    root: &Path,
+    token: &str,
+    store: impl AsRef<std::ffi::OsStr>,
+    listen: &str,
+    lease_seconds: u32,
+    extra: &[&str],
+) -> (Proc, String) {
+    let mut cmd = foxbase();
+    cmd.args(["coordinator", "--start", DIST_START, "--pen-target", DIST_K, "--listen", listen, "--json"])
+        .arg("--store")
+        .arg(store)
+        .arg("--token-file")
+        .arg(token_file(root, token))
+        .args(["--lease-seconds", &lease_seconds.to_string()])
+        .args(extra);
+    let p = Proc::spawn(cmd);
+    let line = p.wait_for_line("listening on ", Duration::from_secs(30));
+    let addr = line.split("listening on ").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+    (p, addr)
+}
+
+/// A worker of one thread named `name`, with its own cache under `root`.
+pub fn worker(root: &Path, token: &str, url: &str, name: &str, extra: &[&str]) -> Proc {
+    let mut cmd = foxbase();
+    cmd.args(["worker", "--coordinator", url, "--threads", "1", "--name", name])
+        .arg("--token-file")
+        .arg(token_file(root, token))
+        .arg("--cache")
+        .arg(root.join(format!("cache-{name}")))
+        .args(extra);
+    Proc::spawn(cmd)
+}

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{foxbase, token_file, Proc, TempDir};
+use common::{coordinator, foxbase, token_file, worker, Proc, TempDir, DIST_K as K, DIST_START as START};
 use foxbase_coordinator::grpc::client::{Credentials, GrpcLink};
 use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
 use foxbase_coordinator::plan::TierPlan;
@@ -26,9 +26,6 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Two foxes against three sheep, K = 2: 100 tiers, 1,574,862 positions.
-const START: &str = "F.F/.../......./......./SSS..../.../... f";
-const K: &str = "2";
 const TOKEN: &str = "s3cret-token";
 
 struct Quiet;
@@ -66,32 +63,6 @@ fn checksums(store: &Path) -> Vec<(String, String)> {
     Manifest::read(store).unwrap().tiers.into_iter().map(crcs_of).collect()
 }
 
-fn coordinator(root: &Path, store: &Path, listen: &str, lease_seconds: u32, extra: &[&str]) -> (Proc, String) {
-    let mut cmd = foxbase();
-    cmd.args(["coordinator", "--start", START, "--pen-target", K, "--listen", listen, "--json"])
-        .arg("--store")
-        .arg(store)
-        .arg("--token-file")
-        .arg(token_file(root, TOKEN))
-        .args(["--lease-seconds", &lease_seconds.to_string()])
-        .args(extra);
-    let p = Proc::spawn(cmd);
-    let line = p.wait_for_line("listening on ", Duration::from_secs(20));
-    let addr = line.split("listening on ").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
-    (p, addr)
-}
-
-fn worker(root: &Path, url: &str, name: &str, extra: &[&str]) -> Proc {
-    let mut cmd = foxbase();
-    cmd.args(["worker", "--coordinator", url, "--threads", "1", "--name", name])
-        .arg("--token-file")
-        .arg(token_file(root, TOKEN))
-        .arg("--cache")
-        .arg(root.join(format!("cache-{name}")))
-        .args(extra);
-    Proc::spawn(cmd)
-}
-
 fn link(url: &str, token: &str) -> GrpcLink {
     GrpcLink::new(url, Credentials::new(token).unwrap(), None).unwrap()
 }
@@ -105,10 +76,10 @@ fn a_coordinator_and_two_workers_make_the_tables_of_a_local_solve() {
     let root = TempDir::new("dist-two");
     let expected = local_checksums(&root.0);
     let store = root.0.join("store");
-    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 30, &[]);
+    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 30, &[]);
     let url = format!("http://{addr}");
-    let w1 = worker(&root.0, &url, "one", &[]);
-    let w2 = worker(&root.0, &url, "two", &[]);
+    let w1 = worker(&root.0, TOKEN, &url, "one", &[]);
+    let w2 = worker(&root.0, TOKEN, &url, "two", &[]);
     let out = c.finish_ok(Duration::from_secs(60));
     let s = summary(&out);
     assert_eq!(s["tiers"], 100);
@@ -129,10 +100,10 @@ fn a_worker_killed_mid_tier_loses_its_lease_and_the_tier_is_redone() {
     let root = TempDir::new("dist-kill-worker");
     let expected = local_checksums(&root.0);
     let store = root.0.join("store");
-    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 2, &[]);
+    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 2, &[]);
     let url = format!("http://{addr}");
     // This worker takes a lease and sits on it, heartbeating, until killed.
-    let stuck = worker(&root.0, &url, "stuck", &["--hold-ms", "600000"]);
+    let stuck = worker(&root.0, TOKEN, &url, "stuck", &["--hold-ms", "600000"]);
     let status = link(&url, TOKEN);
     let until = Instant::now() + Duration::from_secs(20);
     let held = loop {
@@ -149,7 +120,7 @@ fn a_worker_killed_mid_tier_loses_its_lease_and_the_tier_is_redone() {
     assert_eq!(s.leases_expired, 0, "a heartbeating worker keeps its lease");
     assert!(s.workers.iter().any(|w| w.leased_tiers == vec![held.clone()]));
     stuck.kill9();
-    let helper = worker(&root.0, &url, "helper", &[]);
+    let helper = worker(&root.0, TOKEN, &url, "helper", &[]);
     let out = c.finish_ok(Duration::from_secs(60));
     let s = summary(&out);
     assert_eq!(s["leases_expired"], 1, "{s}");
@@ -167,9 +138,9 @@ fn a_coordinator_killed_mid_run_resumes_without_redoing_finished_tiers() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let listen = format!("127.0.0.1:{port}");
     let url = format!("http://{listen}");
-    let (c1, _) = coordinator(&root.0, &store, &listen, 10, &[]);
+    let (c1, _) = coordinator(&root.0, TOKEN, &store, &listen, 10, &[]);
     // 150 ms per tier: the run takes about 15 s, plenty of time to kill it.
-    let w = worker(&root.0, &url, "patient", &["--hold-ms", "150"]);
+    let w = worker(&root.0, TOKEN, &url, "patient", &["--hold-ms", "150"]);
     let journal = store.join("journal.log");
     // Whole lines only: a kill can leave a last line without its newline, which resume drops.
     let entries = || std::fs::read_to_string(&journal).map_or(0, |t| t.matches('\n').count().saturating_sub(1));
@@ -196,7 +167,7 @@ fn a_coordinator_killed_mid_run_resumes_without_redoing_finished_tiers() {
     assert_eq!(code, Some(1));
     assert_eq!(entries(), journaled);
 
-    let (c2, _) = coordinator(&root.0, &store, &listen, 10, &["--resume"]);
+    let (c2, _) = coordinator(&root.0, TOKEN, &store, &listen, 10, &["--resume"]);
     c2.wait_for_line(&format!("resumed: {journaled} of 100 tiers were finished"), Duration::from_secs(5));
     let out = c2.finish_ok(Duration::from_secs(60));
     let s = summary(&out);
@@ -222,7 +193,7 @@ fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refu
     let store = root.0.join("store");
     // A short lease: at the end the coordinator waits at most that long for
     // mallory, who never asks for work again, to hear that the run is over.
-    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 3, &[]);
+    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 3, &[]);
     let url = format!("http://{addr}");
 
     // A wrong token, no token, another protocol version.
@@ -335,7 +306,7 @@ fn calls_without_the_token_or_with_another_protocol_and_bad_completions_are_refu
     assert_eq!(s.tiers_done, 0, "nothing was accepted");
 
     // The run goes on and ends with the right tables.
-    let w = worker(&root.0, &url, "honest", &[]);
+    let w = worker(&root.0, TOKEN, &url, "honest", &[]);
     l.release(&me.worker_id, a.lease_id).unwrap();
     let out = c.finish_ok(Duration::from_secs(60));
     assert_eq!(summary(&out)["completions_rejected"], 7);
@@ -353,6 +324,7 @@ fn tls_solves_the_same_and_a_plain_client_is_turned_away() {
     let key = data.join("server.key");
     let (c, addr) = coordinator(
         &root.0,
+        TOKEN,
         &store,
         "127.0.0.1:0",
         30,
@@ -366,7 +338,7 @@ fn tls_solves_the_same_and_a_plain_client_is_turned_away() {
         other => panic!("{other:?}"),
     }
     let ca = data.join("ca.pem");
-    let w = worker(&root.0, &format!("https://localhost:{port}"), "tls", &["--tls-ca", ca.to_str().unwrap()]);
+    let w = worker(&root.0, TOKEN, &format!("https://localhost:{port}"), "tls", &["--tls-ca", ca.to_str().unwrap()]);
     c.finish_ok(Duration::from_secs(60));
     assert_eq!(checksums(&store), expected);
     w.finish_ok(Duration::from_secs(20));
@@ -376,9 +348,9 @@ fn tls_solves_the_same_and_a_plain_client_is_turned_away() {
 fn sigterm_makes_a_worker_give_its_lease_back_and_status_shows_it() {
     let root = TempDir::new("dist-sigterm");
     let store = root.0.join("store");
-    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 30, &[]);
+    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 30, &[]);
     let url = format!("http://{addr}");
-    let holder = worker(&root.0, &url, "holder", &["--hold-ms", "600000"]);
+    let holder = worker(&root.0, TOKEN, &url, "holder", &["--hold-ms", "600000"]);
     let status = || {
         let out = foxbase().args(["status", &url, "--json", "--token-file"]).arg(token_file(&root.0, TOKEN)).output();
         let out = out.unwrap();
@@ -400,7 +372,7 @@ fn sigterm_makes_a_worker_give_its_lease_back_and_status_shows_it() {
     let s = status();
     assert_eq!(s["tiers"]["running"], 0, "released, not left to expire: {s}");
     assert_eq!(s["leases_expired"], 0);
-    let helper = worker(&root.0, &url, "helper", &[]);
+    let helper = worker(&root.0, TOKEN, &url, "helper", &[]);
     let out = c.finish_ok(Duration::from_secs(60));
     let s = summary(&out);
     assert_eq!((s["leases_issued"].as_u64(), s["leases_expired"].as_u64()), (Some(101), Some(0)), "{s}");
@@ -440,15 +412,20 @@ fn metrics_are_scraped_during_a_run_and_logs_are_json_lines() {
     let store = root.0.join("store");
     // (--resume-if-journaled with no journal yet: a new run.)
     let json_logs = ["--metrics-listen", "127.0.0.1:0", "--log-format", "json", "--resume-if-journaled"];
-    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 30, &json_logs);
+    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 30, &json_logs);
     let coordinator_metrics = metrics_addr(&c);
     let before = scrape(&coordinator_metrics);
     assert_eq!(sample(&before, "foxbase_tiers{state=\"pending\"}"), 100.0);
     assert_eq!(sample(&before, "foxbase_workers"), 0.0);
     assert!(before.contains("# TYPE foxbase_leases_issued_total counter\n"), "{before}");
     // 100 ms a tier: about 10 s, to scrape mid-run.
-    let w =
-        worker(&root.0, &format!("http://{addr}"), "metered", &["--hold-ms", "100", "--metrics-listen", "127.0.0.1:0"]);
+    let w = worker(
+        &root.0,
+        TOKEN,
+        &format!("http://{addr}"),
+        "metered",
+        &["--hold-ms", "100", "--metrics-listen", "127.0.0.1:0"],
+    );
     let worker_metrics = {
         let line = w.wait_for_line("metrics on http://", Duration::from_secs(20));
         // Text lines: time, level, message, then the fields (role="worker").

@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{foxbase, token_file, Proc, TempDir};
+use common::{coordinator, foxbase, token_file, worker, TempDir, DIST_K as K, DIST_START as START};
 use foxbase_objstore::Bucket;
 use foxbase_tables::manifest::Manifest;
 use foxbase_tables::TableDir;
@@ -24,9 +24,6 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// Two foxes against three sheep, K = 2: 100 tiers, 1,574,862 positions.
-const START: &str = "F.F/.../......./......./SSS..../.../... f";
-const K: &str = "2";
 const TOKEN: &str = "s3-test-token";
 const BUCKET: &str = "foxbase-test";
 const ACCESS_KEY: &str = "foxbase-test-key";
@@ -257,44 +254,20 @@ fn wrong_credentials_name_the_bucket_and_write_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no manifest.json: not a tablebase, or an incomplete one"));
 }
 
-fn coordinator(root: &Path, store: &str, listen: &str, lease_seconds: u32, extra: &[&str]) -> (Proc, String) {
-    let mut cmd = foxbase();
-    cmd.args(["coordinator", "--start", START, "--pen-target", K, "--listen", listen, "--json", "--store", store])
-        .arg("--token-file")
-        .arg(token_file(root, TOKEN))
-        .args(["--lease-seconds", &lease_seconds.to_string()])
-        .args(extra);
-    let p = Proc::spawn(cmd);
-    let line = p.wait_for_line("listening on ", Duration::from_secs(30));
-    let addr = line.split("listening on ").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
-    (p, addr)
-}
-
-fn worker(root: &Path, url: &str, name: &str, extra: &[&str]) -> Proc {
-    let mut cmd = foxbase();
-    cmd.args(["worker", "--coordinator", url, "--threads", "1", "--name", name])
-        .arg("--token-file")
-        .arg(token_file(root, TOKEN))
-        .arg("--cache")
-        .arg(root.join(format!("cache-{name}")))
-        .args(extra);
-    Proc::spawn(cmd)
-}
-
 #[test]
 fn two_workers_on_a_bucket_survive_a_killed_worker_and_make_the_local_tables() {
     let root = TempDir::new("s3-workers");
     let (store, bucket) = prefix("workers");
     local_solve(&root.0.join("dir"));
-    let (c, addr) = coordinator(&root.0, &store, "127.0.0.1:0", 2, &[]);
+    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 2, &[]);
     let url = format!("http://{addr}");
     // This worker takes a lease and sits on it until killed.
-    let stuck = worker(&root.0, &url, "stuck", &["--hold-ms", "600000"]);
+    let stuck = worker(&root.0, TOKEN, &url, "stuck", &["--hold-ms", "600000"]);
     stuck.wait_for_line("registered as", Duration::from_secs(20));
     std::thread::sleep(Duration::from_millis(500));
     stuck.kill9();
-    let w1 = worker(&root.0, &url, "one", &[]);
-    let w2 = worker(&root.0, &url, "two", &[]);
+    let w1 = worker(&root.0, TOKEN, &url, "one", &[]);
+    let w2 = worker(&root.0, TOKEN, &url, "two", &[]);
     let s: Json = serde_json::from_str(c.finish_ok(Duration::from_secs(300)).trim()).unwrap();
     assert_eq!(s["value"], "win");
     assert_eq!(s["leases_expired"], 1, "{s}");
@@ -315,8 +288,8 @@ fn a_coordinator_killed_on_a_bucket_resumes_from_the_bucket_alone() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let listen = format!("127.0.0.1:{port}");
     let url = format!("http://{listen}");
-    let (c1, _) = coordinator(&root.0, &store, &listen, 10, &[]);
-    let w = worker(&root.0, &url, "patient", &["--hold-ms", "100"]);
+    let (c1, _) = coordinator(&root.0, TOKEN, &store, &listen, 10, &[]);
+    let w = worker(&root.0, TOKEN, &url, "patient", &["--hold-ms", "100"]);
     let journaled = || bucket.list("journal/tiers").unwrap().len();
     let until = Instant::now() + Duration::from_secs(120);
     while journaled() < 20 {
@@ -333,7 +306,7 @@ fn a_coordinator_killed_on_a_bucket_resumes_from_the_bucket_alone() {
     // first one) resumes from the bucket, as a service restarting it with
     // one command line would.
     let elsewhere = TempDir::new("s3-resume-elsewhere");
-    let (c2, _) = coordinator(&elsewhere.0, &store, &listen, 10, &["--resume-if-journaled"]);
+    let (c2, _) = coordinator(&elsewhere.0, TOKEN, &store, &listen, 10, &["--resume-if-journaled"]);
     c2.wait_for_line(&format!("resumed: {done} of 100 tiers were finished"), Duration::from_secs(30));
     let s: Json = serde_json::from_str(c2.finish_ok(Duration::from_secs(300)).trim()).unwrap();
     assert_eq!(s["tiers_resumed"], done);

@@ -87,6 +87,19 @@ impl Drop for Scratch {
     }
 }
 
+/// A directory holding the tablebase at `arg`: the directory itself, or a
+/// temporary copy of a bucket's (removed when the [`Scratch`] is dropped).
+pub fn local_copy(flag: &str, arg: &str, what: &str) -> Result<(PathBuf, Option<Scratch>), Failure> {
+    match parse(flag, arg)? {
+        StoreUrl::Dir(dir) => Ok((dir, None)),
+        StoreUrl::Bucket { bucket: b, prefix } => {
+            let scratch = Scratch::new(what)?;
+            download(&bucket(flag, &b, &prefix)?, &scratch.0)?;
+            Ok((scratch.0.clone(), Some(scratch)))
+        }
+    }
+}
+
 /// Copies the tablebase in `bucket` (its manifest, tier index and every
 /// file the manifest lists) into the directory `to`.
 pub fn download(bucket: &Bucket, to: &Path) -> Result<(), Failure> {

@@ -130,14 +130,7 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     let bar = TierBar::new(args.json);
     let planes = foxbase_worker::plane_kernel::PlaneCheck;
     let check: Option<&dyn foxbase_tables::verify::TierCheck> = if args.one_step { None } else { Some(&planes) };
-    let (dir, _scratch) = match location::parse("DIR", &args.dir)? {
-        StoreUrl::Dir(dir) => (dir, None),
-        StoreUrl::Bucket { bucket, prefix } => {
-            let scratch = location::Scratch::new("verify")?;
-            location::download(&location::bucket("DIR", &bucket, &prefix)?, &scratch.0)?;
-            (scratch.0.clone(), Some(scratch))
-        }
-    };
+    let (dir, _scratch) = location::local_copy("DIR", &args.dir, "verify")?;
     let result = foxbase_tables::verify::verify_with(&dir, &|done, total| bar.set(done, total), check);
     bar.finish();
     match result {
@@ -163,14 +156,7 @@ pub fn publish(args: PublishArgs) -> CommandResult {
         return Err(Failure::bad_input(format!("--level {}: zstd levels run from 1 to 22", args.level)));
     }
     let started = std::time::Instant::now();
-    let (src, _src_scratch) = match location::parse("SRC", &args.src)? {
-        StoreUrl::Dir(dir) => (dir, None),
-        StoreUrl::Bucket { bucket, prefix } => {
-            let scratch = location::Scratch::new("publish-source")?;
-            location::download(&location::bucket("SRC", &bucket, &prefix)?, &scratch.0)?;
-            (scratch.0.clone(), Some(scratch))
-        }
-    };
+    let (src, _src_scratch) = location::local_copy("SRC", &args.src, "publish-source")?;
     let (out, target, _out_scratch) = match location::parse("OUT", &args.out)? {
         StoreUrl::Dir(dir) => (dir, None, None),
         StoreUrl::Bucket { bucket, prefix } => {
