@@ -327,3 +327,31 @@ fn coordinator_output(root: &Path, store: &str, extra: &[&str]) -> String {
     assert_eq!(out.status.code(), Some(1));
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+#[test]
+fn a_large_file_goes_up_in_parts_and_comes_back_whole() {
+    let root = TempDir::new("s3-multipart");
+    let (_, bucket) = prefix("multipart");
+    // 40 MiB and a bit: three 16 MiB parts, the last one short.
+    let mut bytes = vec![0u8; (40 << 20) + 12345];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for b in bytes.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    let from = root.0.join("big.fxt");
+    std::fs::write(&from, &bytes).unwrap();
+    bucket.put_file("tiers/big.fxt", &from).unwrap();
+    assert_eq!(bucket.traffic().bytes_written, bytes.len() as u64);
+    assert_eq!(bucket.size("tiers/big.fxt").unwrap(), Some(bytes.len() as u64));
+    let back = root.0.join("cache/tiers/big.fxt");
+    bucket.get_file("tiers/big.fxt", &back).unwrap();
+    assert_eq!(crc32fast::hash(&std::fs::read(&back).unwrap()), crc32fast::hash(&bytes));
+    assert_eq!(std::fs::read_dir(back.parent().unwrap()).unwrap().count(), 1, "no temporary file left");
+    // A conditional put never replaces.
+    assert!(bucket.put_new("journal/x", b"1").unwrap());
+    assert!(!bucket.put_new("journal/x", b"2").unwrap());
+    assert_eq!(bucket.get_bytes("journal/x").unwrap(), b"1");
+}
