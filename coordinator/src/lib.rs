@@ -12,5 +12,7 @@ pub mod local;
 pub mod metrics;
 pub mod plan;
 pub mod run;
+pub mod serve;
+pub mod views;
 
 pub use error::CoordinatorError;

@@ -36,6 +36,8 @@ enum Command {
     Solve(solve::SolveArgs),
     /// The value of a position and of each of its moves, from solved or published tables.
     Probe(tables::ProbeArgs),
+    /// Serve the board in a browser: explore the tables and play against perfect play.
+    Serve(tables::ServeArgs),
     /// Check a table directory: manifest, tier index, file and block checksums, and every value against its children.
     Verify(tables::VerifyArgs),
     /// Run the coordinator of a distributed solve: hand tiers to `foxbase worker`s over gRPC until done.
@@ -81,6 +83,7 @@ fn main() -> ExitCode {
         Command::ProbeRef(a) => rules::probe_ref(a),
         Command::Solve(a) => solve::solve(a, &sub("solve")),
         Command::Probe(a) => tables::probe_command(a),
+        Command::Serve(a) => tables::serve(a),
         Command::Verify(a) => tables::verify(a),
         Command::Publish(a) => tables::publish(a),
         Command::Survey(a) => tables::survey(a),

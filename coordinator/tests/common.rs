@@ -157,3 +157,29 @@ pub fn worker(root: &Path, token: &str, url: &str, name: &str, extra: &[&str]) -
         .args(extra);
     Proc::spawn(cmd)
 }
+
+/// Spawns `cmd` as a child that lives as long as this test process and no
+/// longer: it is forked by a thread that never ends, with
+/// `PR_SET_PDEATHSIG` (which fires when the forking *thread* ends), so it
+/// is killed when the process exits, even from a `static` that is never
+/// dropped. For servers shared by the tests of one binary.
+pub fn spawn_for_process_lifetime(mut cmd: Command) -> std::io::Result<Child> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let _ = tx.send(cmd.spawn());
+        loop {
+            std::thread::park();
+        }
+    });
+    rx.recv().expect("the spawning thread answers")
+}

@@ -13,7 +13,9 @@
 
 mod common;
 
-use common::{coordinator, foxbase, token_file, worker, TempDir, DIST_K as K, DIST_START as START};
+use common::{
+    coordinator, foxbase, spawn_for_process_lifetime, token_file, worker, TempDir, DIST_K as K, DIST_START as START,
+};
 use foxbase_objstore::Bucket;
 use foxbase_tables::manifest::Manifest;
 use foxbase_tables::TableDir;
@@ -59,8 +61,8 @@ fn weed_binary() -> PathBuf {
 /// Starts the shared S3 server once and sets the AWS variables every
 /// client of this process and its children use.
 fn s3() {
-    static STARTED: OnceLock<()> = OnceLock::new();
-    STARTED.get_or_init(|| {
+    static SERVER: OnceLock<std::process::Child> = OnceLock::new();
+    SERVER.get_or_init(|| {
         assert!(
             std::net::TcpStream::connect(("127.0.0.1", S3_PORT)).is_err(),
             "port {S3_PORT} is taken: another S3 server runs here; stop it for the object-store tests"
@@ -68,37 +70,19 @@ fn s3() {
         let data = std::env::temp_dir().join(format!("foxbase-test-s3-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&data);
         std::fs::create_dir_all(&data).unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        // The server is the child of a thread that never ends, with
-        // PR_SET_PDEATHSIG: it is killed when this test process exits.
-        std::thread::spawn(move || {
-            use std::os::unix::process::CommandExt;
-            let mut cmd = Command::new(weed_binary());
-            cmd.args(["mini", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.telemetry=false", "-admin.ui=false"])
-                .arg(format!("-dir={}", data.display()))
-                .arg(format!("-bucket={BUCKET}"))
-                .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-                .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-                .current_dir(&data)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(std::fs::File::create(data.join("weed.log")).unwrap());
-            // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
-            unsafe {
-                cmd.pre_exec(|| {
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
-            let child = cmd.spawn();
-            tx.send(child.as_ref().map(|c| c.id()).map_err(|e| e.to_string())).unwrap();
-            loop {
-                std::thread::park();
-            }
-        });
-        rx.recv().unwrap().unwrap_or_else(|e| panic!("starting {}: {e}", weed_binary().display()));
+        // Killed when this test process exits.
+        let mut cmd = Command::new(weed_binary());
+        cmd.args(["mini", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.telemetry=false", "-admin.ui=false"])
+            .arg(format!("-dir={}", data.display()))
+            .arg(format!("-bucket={BUCKET}"))
+            .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+            .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+            .current_dir(&data)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(data.join("weed.log")).unwrap());
+        let server =
+            spawn_for_process_lifetime(cmd).unwrap_or_else(|e| panic!("starting {}: {e}", weed_binary().display()));
         for (key, value) in [
             ("AWS_ACCESS_KEY_ID", ACCESS_KEY),
             ("AWS_SECRET_ACCESS_KEY", SECRET_KEY),
@@ -115,6 +99,7 @@ fn s3() {
             assert!(Instant::now() < until, "the S3 server did not answer in 60 s");
             std::thread::sleep(Duration::from_millis(200));
         }
+        server
     });
 }
 

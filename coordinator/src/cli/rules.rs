@@ -93,15 +93,6 @@ pub struct ProbeRefArgs {
     rules: RuleArgs,
 }
 
-fn status_json(rules: &Rules, pos: &Position) -> serde_json::Value {
-    match rules.status(pos) {
-        Status::Ongoing => json!({"over": false}),
-        Status::Over { winner, reason } => {
-            json!({"over": true, "winner": winner.name(), "reason": reason.describe()})
-        }
-    }
-}
-
 fn status_text(rules: &Rules, pos: &Position) -> String {
     match rules.status(pos) {
         Status::Ongoing => "game goes on".into(),
@@ -120,14 +111,7 @@ pub fn moves(args: MovesArgs) -> CommandResult {
     let rules = args.rules.rules();
     let moves = rules.moves(&pos);
     if args.json {
-        let list: Vec<_> = moves
-            .iter()
-            .map(|&m| {
-                let child = rules.play(&pos, m);
-                json!({"move": m.to_string(), "position": format_position(&child), "status": status_json(&rules, &child)})
-            })
-            .collect();
-        return json(&json!({"position": format_position(&pos), "status": status_json(&rules, &pos), "moves": list}));
+        return json(&foxbase_coordinator::views::moves_json(&rules, &pos));
     }
     line(format_args!("{} ({} legal moves; {})", format_position(&pos), moves.len(), status_text(&rules, &pos)))?;
     for m in moves {

@@ -89,13 +89,7 @@ pub fn probe_command(args: ProbeArgs) -> CommandResult {
     let tables = location::open_tables("--tables", &args.tables)?;
     let p = probe(&tables, &pos).map_err(Failure::bad_input)?;
     if args.json {
-        let list: Vec<_> = p
-            .moves
-            .iter()
-            .map(|(m, o)| json!({"move": m.to_string(), "value": o.value.name(), "plies": o.plies}))
-            .collect();
-        return json(&json!({"position": format_position(&pos), "value": p.outcome.value.name(),
-            "plies": p.outcome.plies, "moves": list}));
+        return json(&foxbase_coordinator::views::probe_json(&pos, &p));
     }
     line(format_args!(
         "{}: {} for the {} to move{}",
@@ -304,4 +298,26 @@ pub fn stats(args: StatsArgs) -> CommandResult {
         ))?;
     }
     Ok(())
+}
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Tablebase to explore: a directory written by `foxbase solve` or `foxbase publish`, or
+    /// s3://BUCKET/PREFIX.
+    #[arg(long)]
+    tables: String,
+    /// Address to serve on (loopback unless told otherwise; port 0 picks a free port, which is printed).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: std::net::SocketAddr,
+}
+
+/// `foxbase serve`: the board in a browser ([`foxbase_coordinator::serve`]).
+pub fn serve(args: ServeArgs) -> CommandResult {
+    if location::game_of("--tables", &args.tables)? != "fox" {
+        return Err(Failure::bad_input(format!("--tables {}: the board shows Fox Game tables only", args.tables)));
+    }
+    let tables = location::open_tables("--tables", &args.tables)?;
+    let log = |l: &str| eprintln!("foxbase serve: {l}");
+    foxbase_coordinator::serve::serve(tables, args.listen, &log)
+        .map_err(|e| Failure::failed(format!("--listen {}: {e}", args.listen)))
 }
