@@ -6,6 +6,7 @@
 //! [`tier`] (the game contract the tier solver runs on) and its two games,
 //! [`foxgame`] and [`tictactoe`]; [`error`] holds the error types.
 
+pub mod baghchal;
 pub mod board;
 pub mod error;
 pub mod foxgame;

@@ -1,29 +1,140 @@
 //! The rules commands: `show`, `moves`, `play`, `perft` and `probe-ref`
-//! (the reference solver). None of them needs tables.
+//! (the reference solver). None of them needs tables. The first four take
+//! `--game baghchal` for Bagh-Chal ([`foxbase_core::baghchal`]); each game
+//! refuses the other's rule flags.
 
 use super::output::{json, line, text};
 use super::{position_arg, CommandResult, Failure};
 use clap::Args;
+use foxbase_core::baghchal as bc;
 use foxbase_core::notation::{board_picture, format_position, parse_move};
 use foxbase_core::perft::{divide, perft};
 use foxbase_core::reference::ReferenceSolution;
 use foxbase_core::{Geometry, Position, Rules, Status, Variant};
-use serde_json::json;
+use serde_json::{json, Value as Json};
 
-/// Rule switches shared by every command that plays moves.
+/// The Fox Game's rule switches, for every command that plays its moves.
+/// They have no clap default (the defaults are applied in [`RuleArgs::rules`]),
+/// so that `--game baghchal` can tell a flag given from one left out.
 #[derive(Args, Clone, Copy)]
 pub struct RuleArgs {
-    /// Board lines: `classic` (orthogonal lines plus the alternating diagonals) or `orthogonal` (no diagonals).
-    #[arg(long, default_value = "classic", value_parser = parse_geometry)]
-    pub geometry: Geometry,
-    /// Pen target K (1..=9): K sheep in the pen win for the sheep, fewer than K sheep left win for the foxes.
-    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..=9))]
-    pub pen_target: u32,
+    /// Fox Game: board lines, `classic` (orthogonal lines plus the alternating diagonals; the default) or
+    /// `orthogonal` (no diagonals).
+    #[arg(long, value_parser = parse_geometry)]
+    pub geometry: Option<Geometry>,
+    /// Fox Game: pen target K (1..=9; default 9): K sheep in the pen win for the sheep, fewer than K sheep left
+    /// win for the foxes.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=9))]
+    pub pen_target: Option<u32>,
 }
 
 impl RuleArgs {
+    pub fn geometry(&self) -> Geometry {
+        self.geometry.unwrap_or_default()
+    }
+
+    pub fn pen_target(&self) -> u32 {
+        self.pen_target.unwrap_or(9)
+    }
+
     pub fn rules(&self) -> Rules {
-        Rules::new(self.geometry, self.pen_target)
+        Rules::new(self.geometry(), self.pen_target())
+    }
+}
+
+/// The games `show`, `moves`, `play` and `perft` take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RulesGame {
+    Fox,
+    BaghChal,
+}
+
+fn parse_rules_game(s: &str) -> Result<RulesGame, String> {
+    match s {
+        "fox" => Ok(RulesGame::Fox),
+        "baghchal" => Ok(RulesGame::BaghChal),
+        _ => Err(format!("unknown game '{s}' (fox or baghchal)")),
+    }
+}
+
+/// `--game` and the rule switches of both games.
+#[derive(Args, Clone, Copy)]
+pub struct GameArgs {
+    /// The game: `fox` (the Fox Game, positions as in RULES.md) or `baghchal` (Bagh-Chal: 4 tigers against
+    /// 20 goats on the 5x5 board; positions like 'T...T/...../...../...../T...T g 20 0': ranks 5 down to 1,
+    /// the side to move g or t, the goats still to place, the goats captured).
+    #[arg(long, default_value = "fox", value_parser = parse_rules_game)]
+    game: RulesGame,
+    #[command(flatten)]
+    fox: RuleArgs,
+    /// Bagh-Chal: the tigers win on capturing this many goats, 4 or 5 (default 5).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(4..=5))]
+    capture_target: Option<u8>,
+}
+
+/// The rules of the game a command plays.
+enum GameRules {
+    Fox(Rules),
+    BaghChal(bc::Rules),
+}
+
+impl GameArgs {
+    /// The game's rules; a rule flag of the other game is bad input.
+    fn resolve(&self) -> Result<GameRules, Failure> {
+        match self.game {
+            RulesGame::Fox => {
+                if self.capture_target.is_some() {
+                    return Err(Failure::bad_input("--capture-target is a Bagh-Chal flag; add --game baghchal"));
+                }
+                Ok(GameRules::Fox(self.fox.rules()))
+            }
+            RulesGame::BaghChal => {
+                let given =
+                    [("--geometry", self.fox.geometry.is_some()), ("--pen-target", self.fox.pen_target.is_some())];
+                if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
+                    return Err(Failure::bad_input(format!(
+                        "{flag} is a Fox Game flag; --game baghchal takes --capture-target only"
+                    )));
+                }
+                let target = self.capture_target.unwrap_or(bc::DEFAULT_CAPTURE_TARGET);
+                Ok(GameRules::BaghChal(bc::Rules::new(target).map_err(Failure::bad_input)?))
+            }
+        }
+    }
+}
+
+/// A Fox Game position argument ([`position_arg`]); a text that reads as a
+/// Bagh-Chal position gets a hint to add `--game baghchal`.
+fn fox_position_arg(text: &str) -> Result<Position, Failure> {
+    position_arg(text).map_err(|e| match (e, bc::parse_position(text)) {
+        (Failure::BadInput(m), Ok(_)) => Failure::BadInput(format!("{m} (a Bagh-Chal position: add --game baghchal)")),
+        (e, _) => e,
+    })
+}
+
+/// Parses a Bagh-Chal position argument and checks it against the capture target.
+fn bc_position_arg(rules: &bc::Rules, text: &str) -> Result<bc::Position, Failure> {
+    let bad = |e: &dyn std::fmt::Display| Failure::bad_input(format!("bad position '{text}': {e}"));
+    let pos = bc::parse_position(text).map_err(|e| bad(&e))?;
+    rules.check_position(&pos).map_err(|e| bad(&e))?;
+    Ok(pos)
+}
+
+fn bc_status_text(rules: &bc::Rules, pos: &bc::Position) -> String {
+    match rules.status(pos) {
+        bc::Status::Ongoing => "game goes on".into(),
+        bc::Status::Over { winner, reason } => {
+            format!("game over: the {} won ({})", winner.plural(), reason.describe())
+        }
+    }
+}
+
+fn bc_status_json(rules: &bc::Rules, pos: &bc::Position) -> Json {
+    match rules.status(pos) {
+        bc::Status::Ongoing => json!({"over": false}),
+        bc::Status::Over { winner, reason } => {
+            json!({"over": true, "winner": winner.name(), "reason": reason.describe()})
+        }
     }
 }
 
@@ -33,32 +144,32 @@ pub fn parse_geometry(s: &str) -> Result<Geometry, foxbase_core::ParseError> {
 
 #[derive(Args)]
 pub struct ShowArgs {
-    /// The position, in RULES.md notation (quote it).
+    /// The position, in RULES.md notation, or Bagh-Chal's with --game baghchal (quote it).
     position: String,
     #[command(flatten)]
-    rules: RuleArgs,
+    game: GameArgs,
 }
 
 #[derive(Args)]
 pub struct MovesArgs {
-    /// The position, in RULES.md notation (quote it).
+    /// The position, in RULES.md notation, or Bagh-Chal's with --game baghchal (quote it).
     position: String,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    rules: RuleArgs,
+    game: GameArgs,
 }
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// The position, in RULES.md notation (quote it).
+    /// The position, in RULES.md notation, or Bagh-Chal's with --game baghchal (quote it).
     position: String,
-    /// The moves to play in order, e.g. c7-c6 or e5xc3.
+    /// The moves to play in order, e.g. c7-c6 or e5xc3 (Bagh-Chal: a placement c3, a step c3-c4, a jump a1xc3).
     #[arg(required = true)]
     moves: Vec<String>,
     #[command(flatten)]
-    rules: RuleArgs,
+    game: GameArgs,
 }
 
 #[derive(Args)]
@@ -66,17 +177,24 @@ pub struct PerftArgs {
     /// Number of plies.
     #[arg(long)]
     depth: u32,
-    /// Start position (default: the default start, foxes to move).
-    #[arg(long, default_value = foxbase_core::variant::DEFAULT_START)]
-    position: String,
+    /// Start position (default: the game's start; for the Fox Game the default start, foxes to move, for
+    /// Bagh-Chal 'T...T/...../...../...../T...T g 20 0').
+    #[arg(long, visible_alias = "start")]
+    position: Option<String>,
     /// Also print the count below each first move.
     #[arg(long)]
     divide: bool,
-    /// Print one JSON object: {"depth", "nodes", "position", "geometry", "pen_target"[, "divide"]}.
+    /// Bagh-Chal: also count the distinct positions after exactly --depth plies, all and up to the board's
+    /// 8 symmetries (held in memory: from the start, under a second and 70 MB at depth 6, 8 s and 320 MB at depth 7).
+    #[arg(long)]
+    distinct: bool,
+    /// Print one JSON object: {"depth", "nodes", "position", "geometry", "pen_target"[, "divide"]}; with
+    /// --game baghchal {"game", "depth", "nodes", "position", "capture_target"[, "divide"][, "positions",
+    /// "positions_up_to_symmetry"]}.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    rules: RuleArgs,
+    game: GameArgs,
 }
 
 #[derive(Args)]
@@ -101,14 +219,25 @@ fn status_text(rules: &Rules, pos: &Position) -> String {
 }
 
 pub fn show(args: ShowArgs) -> CommandResult {
-    let pos = position_arg(&args.position)?;
+    let rules = match args.game.resolve()? {
+        GameRules::Fox(rules) => rules,
+        GameRules::BaghChal(rules) => {
+            let pos = bc_position_arg(&rules, &args.position)?;
+            text(&bc::board_picture(&pos))?;
+            return line(bc_status_text(&rules, &pos));
+        }
+    };
+    let pos = fox_position_arg(&args.position)?;
     text(&board_picture(&pos))?;
-    line(status_text(&args.rules.rules(), &pos))
+    line(status_text(&rules, &pos))
 }
 
 pub fn moves(args: MovesArgs) -> CommandResult {
-    let pos = position_arg(&args.position)?;
-    let rules = args.rules.rules();
+    let rules = match args.game.resolve()? {
+        GameRules::Fox(rules) => rules,
+        GameRules::BaghChal(rules) => return bc_moves(&rules, &args),
+    };
+    let pos = fox_position_arg(&args.position)?;
     let moves = rules.moves(&pos);
     if args.json {
         return json(&foxbase_coordinator::views::moves_json(&rules, &pos));
@@ -121,9 +250,44 @@ pub fn moves(args: MovesArgs) -> CommandResult {
     Ok(())
 }
 
+/// `moves --game baghchal`.
+fn bc_moves(rules: &bc::Rules, args: &MovesArgs) -> CommandResult {
+    let pos = bc_position_arg(rules, &args.position)?;
+    let moves = rules.moves(&pos);
+    if args.json {
+        let list: Vec<_> = moves
+            .iter()
+            .map(|&m| {
+                let child = rules.play(&pos, m);
+                json!({"move": m.to_string(), "position": bc::format_position(&child),
+                    "status": bc_status_json(rules, &child)})
+            })
+            .collect();
+        return json(&json!({"game": "baghchal", "position": bc::format_position(&pos),
+            "capture_target": rules.capture_target(), "status": bc_status_json(rules, &pos), "moves": list}));
+    }
+    line(format_args!("{} ({} legal moves; {})", bc::format_position(&pos), moves.len(), bc_status_text(rules, &pos)))?;
+    for m in moves {
+        let child = rules.play(&pos, m);
+        line(format_args!("{m:7} {}  {}", bc::format_position(&child), bc_status_text(rules, &child)))?;
+    }
+    Ok(())
+}
+
 pub fn play(args: PlayArgs) -> CommandResult {
-    let mut pos = position_arg(&args.position)?;
-    let rules = args.rules.rules();
+    let rules = match args.game.resolve()? {
+        GameRules::Fox(rules) => rules,
+        GameRules::BaghChal(rules) => {
+            let mut pos = bc_position_arg(&rules, &args.position)?;
+            for text in &args.moves {
+                let m = bc::parse_move(&rules, &pos, text).map_err(|e| Failure::bad_input(format!("bad move: {e}")))?;
+                pos = rules.play(&pos, m);
+            }
+            line(bc::format_position(&pos))?;
+            return line(bc_status_text(&rules, &pos));
+        }
+    };
+    let mut pos = fox_position_arg(&args.position)?;
     for text in &args.moves {
         let m = parse_move(&rules, &pos, text).map_err(|e| Failure::bad_input(format!("bad move: {e}")))?;
         pos = rules.play(&pos, m);
@@ -133,8 +297,14 @@ pub fn play(args: PlayArgs) -> CommandResult {
 }
 
 pub fn perft_command(args: PerftArgs) -> CommandResult {
-    let pos = position_arg(&args.position)?;
-    let r = args.rules.rules();
+    let r = match args.game.resolve()? {
+        GameRules::Fox(rules) => rules,
+        GameRules::BaghChal(rules) => return bc_perft(&rules, &args),
+    };
+    if args.distinct {
+        return Err(Failure::bad_input("--distinct is for --game baghchal only"));
+    }
+    let pos = fox_position_arg(args.position.as_deref().unwrap_or(foxbase_core::variant::DEFAULT_START))?;
     let depth = args.depth;
     let (nodes, parts) = if args.divide && depth > 0 {
         let parts = divide(&r, &pos, depth);
@@ -144,7 +314,7 @@ pub fn perft_command(args: PerftArgs) -> CommandResult {
     };
     if args.json {
         let mut out = json!({"depth": depth, "nodes": nodes, "position": format_position(&pos),
-            "geometry": args.rules.geometry.name(), "pen_target": args.rules.pen_target});
+            "geometry": r.geometry().name(), "pen_target": r.pen_target});
         if args.divide {
             out["divide"] = parts.iter().map(|(m, n)| json!({"move": m.to_string(), "nodes": n})).collect();
         }
@@ -156,9 +326,48 @@ pub fn perft_command(args: PerftArgs) -> CommandResult {
     line(format_args!("perft({depth}) = {nodes}"))
 }
 
+/// `perft --game baghchal`: from the start unless --position (or --start) says otherwise.
+fn bc_perft(rules: &bc::Rules, args: &PerftArgs) -> CommandResult {
+    let start = args.position.clone().unwrap_or_else(|| bc::format_position(&bc::Position::START));
+    let pos = bc_position_arg(rules, &start)?;
+    let depth = args.depth;
+    let (nodes, parts) = if args.divide && depth > 0 {
+        let parts = bc::divide(rules, &pos, depth);
+        (parts.iter().map(|p| p.1).sum(), parts)
+    } else {
+        (bc::perft(rules, &pos, depth), Vec::new())
+    };
+    let layer = args.distinct.then(|| *bc::distinct_positions(rules, &pos, depth).last().expect("layer 0 at least"));
+    if args.json {
+        let mut out = json!({"game": "baghchal", "depth": depth, "nodes": nodes,
+            "position": bc::format_position(&pos), "capture_target": rules.capture_target()});
+        if args.divide {
+            out["divide"] = parts.iter().map(|(m, n)| json!({"move": m.to_string(), "nodes": n})).collect();
+        }
+        if let Some(layer) = layer {
+            out["positions"] = layer.positions.into();
+            out["positions_up_to_symmetry"] = layer.up_to_symmetry.into();
+        }
+        return json(&out);
+    }
+    for (m, n) in &parts {
+        line(format_args!("{m}: {n}"))?;
+    }
+    line(format_args!("perft({depth}) = {nodes}"))?;
+    if let Some(layer) = layer {
+        line(format_args!(
+            "positions after {depth} {}: {} distinct, {} up to symmetry",
+            if depth == 1 { "ply" } else { "plies" },
+            layer.positions,
+            layer.up_to_symmetry
+        ))?;
+    }
+    Ok(())
+}
+
 pub fn probe_ref(args: ProbeRefArgs) -> CommandResult {
     let pos = position_arg(&args.position)?;
-    let variant = Variant::new(args.rules.geometry, args.rules.pen_target, pos).map_err(Failure::bad_input)?;
+    let variant = Variant::new(args.rules.geometry(), args.rules.pen_target(), pos).map_err(Failure::bad_input)?;
     let sol = ReferenceSolution::solve(&variant, args.max_positions).map_err(Failure::bad_input)?;
     let value = sol.value(&pos).expect("the start is always solved");
     if args.json {
@@ -173,4 +382,61 @@ pub fn probe_ref(args: ProbeRefArgs) -> CommandResult {
         pos.side(),
         sol.len()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// `perft`'s flags alone, as the command line gives them.
+    #[derive(Parser)]
+    struct Perft {
+        #[command(flatten)]
+        args: PerftArgs,
+    }
+
+    fn resolve(flags: &[&str]) -> Result<GameRules, String> {
+        let parsed = Perft::try_parse_from([&["perft", "--depth", "1"], flags].concat()).map_err(|e| e.to_string())?;
+        parsed.args.game.resolve().map_err(|e| match e {
+            Failure::BadInput(m) => m,
+            other => panic!("{other:?}"),
+        })
+    }
+
+    #[test]
+    fn each_game_takes_its_own_rule_flags() {
+        assert!(matches!(resolve(&[]), Ok(GameRules::Fox(r)) if r.pen_target == 9));
+        assert!(matches!(resolve(&["--pen-target", "7"]), Ok(GameRules::Fox(r)) if r.pen_target == 7));
+        assert!(matches!(resolve(&["--game", "baghchal"]), Ok(GameRules::BaghChal(r)) if r.capture_target() == 5));
+        let four = resolve(&["--game", "baghchal", "--capture-target", "4"]);
+        assert!(matches!(four, Ok(GameRules::BaghChal(r)) if r.capture_target() == 4));
+        let refused = |flags: &[&str]| resolve(flags).err().unwrap_or_else(|| panic!("{flags:?} accepted"));
+        assert_eq!(
+            refused(&["--game", "baghchal", "--geometry", "classic"]),
+            "--geometry is a Fox Game flag; --game baghchal takes --capture-target only"
+        );
+        assert_eq!(
+            refused(&["--game", "baghchal", "--pen-target", "9"]),
+            "--pen-target is a Fox Game flag; --game baghchal takes --capture-target only"
+        );
+        assert_eq!(refused(&["--capture-target", "5"]), "--capture-target is a Bagh-Chal flag; add --game baghchal");
+        assert!(refused(&["--game", "baghchal", "--capture-target", "3"]).contains("3 is not in 4..=5"));
+        assert!(refused(&["--game", "chess"]).contains("unknown game 'chess' (fox or baghchal)"));
+    }
+
+    #[test]
+    fn positions_of_the_other_game_get_a_hint() {
+        let Err(Failure::BadInput(m)) = fox_position_arg("T...T/...../...../...../T...T g 20 0") else { panic!() };
+        assert!(m.ends_with("(a Bagh-Chal position: add --game baghchal)"), "{m}");
+        let rules = bc::Rules::new(4).unwrap();
+        let Err(Failure::BadInput(m)) = bc_position_arg(&rules, "T...T/...../...../...../T...T g 15 5") else {
+            panic!()
+        };
+        assert_eq!(
+            m,
+            "bad position 'T...T/...../...../...../T...T g 15 5': 5 goats captured, but the tigers win on \
+             capturing 4: no game gets there"
+        );
+    }
 }
