@@ -209,6 +209,7 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
 }
 
 impl SolveTier for foxbase_core::tictactoe::TicTacToe {}
+impl SolveTier for foxbase_core::baghchal::BaghChal {}
 
 /// The solved values of a child tier, with its layout.
 pub struct ChildTable<G: TierGame> {

@@ -1,5 +1,6 @@
 //! Bagh-Chal (tigers and goats) on the same engine: its rules, notation,
-//! move generation, symmetries and perft.
+//! move generation, symmetries, perft, and the game as a tiered
+//! [`TierGame`](crate::tier::TierGame) ([`tier`]).
 //!
 //! The rules (issue 14; the readings that differ between sources are
 //! switches of [`Rules`], with these defaults):
@@ -33,6 +34,7 @@ pub mod perft;
 pub mod position;
 pub mod rules;
 pub mod symmetry;
+pub mod tier;
 
 pub use board::{Bits, Point, BOARD};
 pub use error::{IllegalMove, ParseError, RulesError};
@@ -41,6 +43,7 @@ pub use perft::{distinct_positions, divide, perft, Layer};
 pub use position::{Position, Side};
 pub use rules::{EndReason, Move, Rules, Status};
 pub use symmetry::{canonical, Symmetry};
+pub use tier::{BaghChal, BaghChalVariant, BaghIndex, BaghTier, VariantError};
 
 /// Goats in a game.
 pub const TOTAL_GOATS: u8 = 20;

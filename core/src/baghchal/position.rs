@@ -103,9 +103,21 @@ impl Position {
     /// Builds a position whose parts the caller has already checked.
     ///
     /// Precondition: the parts satisfy [`Position::new`]'s rules; debug builds assert it.
+    ///
+    /// A game with fewer goats (a small variant, see
+    /// [`BaghChalVariant`](super::BaghChalVariant)) builds its positions here
+    /// too: the goat total may then be below [`TOTAL_GOATS`].
     #[inline]
     pub fn from_parts_unchecked(tigers: Bits, goats: Bits, side: Side, to_place: u8, captured: u8) -> Position {
-        debug_assert!(Position::new(tigers, goats, side, to_place, captured).is_ok(), "bad position parts");
+        debug_assert!(
+            {
+                let total = goats.count_ones() + to_place as u32 + captured as u32;
+                let pad = TOTAL_GOATS as u32 - total.min(TOTAL_GOATS as u32);
+                total <= TOTAL_GOATS as u32
+                    && Position::new(tigers, goats, side, to_place + pad as u8, captured).is_ok()
+            },
+            "bad position parts"
+        );
         Position { tigers, goats, side, to_place, captured }
     }
 
