@@ -15,7 +15,12 @@ impl<G: TierGame> TierPlan<G> {
     /// Every tier reachable from the initial position's tier through
     /// `child_tiers`, in a deterministic children-first order.
     pub fn new(game: &G) -> TierPlan<G> {
-        let root = game.tier_of(&game.initial_position());
+        TierPlan::from_root(game, game.tier_of(&game.initial_position()))
+    }
+
+    /// Every tier reachable from `root` through `child_tiers` (a part of
+    /// the game, such as Bagh-Chal's moving phase), children first.
+    pub fn from_root(game: &G, root: G::Tier) -> TierPlan<G> {
         let mut children: HashMap<G::Tier, Vec<G::Tier>> = HashMap::new();
         let mut order = Vec::new();
         // Iterative depth-first post-order: (tier, next child to visit).

@@ -46,19 +46,22 @@ impl SolveRuleArgs {
 pub enum GameName {
     Fox,
     TicTacToe,
+    BaghChal,
 }
 
 fn parse_game(s: &str) -> Result<GameName, String> {
     match s {
         "fox" => Ok(GameName::Fox),
         "tictactoe" => Ok(GameName::TicTacToe),
-        _ => Err(format!("unknown game '{s}' (fox or tictactoe)")),
+        "baghchal" => Ok(GameName::BaghChal),
+        _ => Err(format!("unknown game '{s}' (fox, tictactoe or baghchal)")),
     }
 }
 
 #[derive(Args)]
 pub struct SolveArgs {
-    /// The game: `fox` (the Fox Game) or `tictactoe` (the second game of the tier engine, tiny).
+    /// The game: `fox` (the Fox Game), `tictactoe` (the second game of the tier engine, tiny) or
+    /// `baghchal` (tigers and goats; see --goats, --capture-target, --phase).
     #[arg(long, default_value = "fox", value_parser = parse_game)]
     game: GameName,
     /// Start position in RULES.md notation; its side to move moves first. The default (with
@@ -69,8 +72,8 @@ pub struct SolveArgs {
     rules: SolveRuleArgs,
     /// Where the tables and manifest.json go: a directory (created if missing; existing tables there
     /// are overwritten) or s3://BUCKET/PREFIX (tables uploaded as they are solved, manifest.json
-    /// last; credentials from AWS_* variables). Default: foxbase-tables, or tictactoe-tables with
-    /// --game tictactoe.
+    /// last; credentials from AWS_* variables). Default: foxbase-tables, or tictactoe-tables /
+    /// baghchal-tables with --game tictactoe / baghchal.
     #[arg(long)]
     out: Option<String>,
     /// Kernel threads per worker (default: all cores).
@@ -87,6 +90,23 @@ pub struct SolveArgs {
     plan_only: bool,
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    baghchal: BaghChalArgs,
+}
+
+/// The Bagh-Chal variant and which part of it to solve.
+#[derive(Args, Clone)]
+pub struct BaghChalArgs {
+    /// With --game baghchal: goats in the game, 1..20 (20 is the real game; fewer make small variants).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u8).range(1..=20))]
+    goats: u8,
+    /// With --game baghchal: goats the tigers must capture to win, 1..5 (at most --goats).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=5))]
+    capture_target: u8,
+    /// With --game baghchal: `all` (the placing and the moving phase) or `moving` (only the
+    /// positions after the placing: the moving tiers).
+    #[arg(long, default_value = "all", value_parser = ["all", "moving"])]
+    phase: String,
 }
 
 /// What a solve computes, for `solve` and `coordinator`.
@@ -127,6 +147,9 @@ pub fn parse_kernel(s: &str) -> Result<Kernel, foxbase_worker::kernel::UnknownKe
 pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     if args.game == GameName::TicTacToe {
         return solve_tictactoe(args, matches);
+    }
+    if args.game == GameName::BaghChal {
+        return solve_baghchal(args, matches);
     }
     let out_arg = args.out.clone().unwrap_or_else(|| "foxbase-tables".into());
     let out = super::location::parse("--out", &out_arg)?;
@@ -200,18 +223,107 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     line(format_args!("start {}: {value} for the {} to move, so {winner}", format_position(&start), start.side()))
 }
 
-/// `solve --game tictactoe`: every tier of tic-tac-toe, into
-/// `tictactoe-tables/` by default. The Fox Game's rule flags are refused.
-fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
+/// `solve --game baghchal`: the tiers of a Bagh-Chal variant (all, or the
+/// moving phase), into `baghchal-tables/` by default, with the generic
+/// counter kernel. The Fox Game's rule flags are refused.
+fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
+    use foxbase_core::baghchal::{BaghChal, BaghChalVariant, BaghTier};
+    use foxbase_core::tier::TierGame;
+    refuse_fox_flags(matches, "baghchal")?;
+    let b = args.baghchal.clone();
+    let variant = BaghChalVariant::new(b.goats, b.capture_target)
+        .map_err(|e| Failure::bad_input(format!("--goats {} --capture-target {}: {e}", b.goats, b.capture_target)))?;
+    let (kernel, output) = args.output.resolve()?;
+    if kernel != Kernel::Counter && args.output.kernel.is_some() {
+        return Err(Failure::bad_input("--game baghchal is solved by the counter kernel only (--kernel counter)"));
+    }
+    let threads = threads_or_all(args.threads);
+    if threads == 0 || args.workers == 0 {
+        return Err(Failure::bad_input("--threads and --workers must be at least 1"));
+    }
+    let out = super::location::local_dir("--out", args.out.as_deref().unwrap_or("baghchal-tables"))?;
+    let game = BaghChal::new(variant);
+    let plan = match b.phase.as_str() {
+        "moving" => TierPlan::from_root(&game, BaghTier { to_place: 0, captured: 0 }),
+        _ => TierPlan::new(&game),
+    };
+    let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
+    if args.plan_only {
+        return line(format_args!(
+            "{} tiers, {} positions; largest tier {}: {largest_slots} positions",
+            plan.order.len(),
+            plan.total_slots(),
+            game.tier_name(largest)
+        ));
+    }
+    let started = Instant::now();
+    let progress = SolveProgress::new(args.json);
+    let options = LocalOptions {
+        workers: args.workers,
+        threads_per_worker: (threads / args.workers).max(1),
+        kernel: Kernel::Counter,
+        output,
+    };
+    let manifest = solve_local(&game, &plan, &out, options, &progress).map_err(Failure::failed)?;
+    progress.finish();
+    manifest.write(&out).map_err(Failure::failed)?;
+    let secs = started.elapsed().as_secs_f64();
+    let used = |t: &foxbase_tables::manifest::TierEntry| t.slots - t.unused;
+    let tiers: Vec<_> = manifest
+        .tiers
+        .iter()
+        .map(|t| {
+            json!({"tier": t.name, "positions": used(t), "slots": t.slots, "wins": t.wins, "draws": t.draws,
+                "losses": t.losses})
+        })
+        .collect();
+    if args.json {
+        return json(&json!({"game": "baghchal", "variant": game.variant_json(), "phase": b.phase,
+            "tiers": tiers, "positions": manifest.tiers.iter().map(used).sum::<u64>(),
+            "slots": manifest.total_slots(), "seconds": secs, "out": out.display().to_string(),
+            "plies_files": output.plies()}));
+    }
+    line(format_args!(
+        "solved Bagh-Chal ({} goats, capture target {}, {} phase): {} tiers, {} positions up to symmetry ({} slots) in {secs:.1}s; tables: {}",
+        b.goats,
+        b.capture_target,
+        b.phase,
+        manifest.tiers.len(),
+        manifest.tiers.iter().map(used).sum::<u64>(),
+        manifest.total_slots(),
+        out.display()
+    ))?;
+    for t in &manifest.tiers {
+        line(format_args!(
+            "  {:8} {:>12} positions: {} won, {} drawn, {} lost for the side to move",
+            t.name,
+            used(t),
+            t.wins,
+            t.draws,
+            t.losses
+        ))?;
+    }
+    Ok(())
+}
+
+/// Refuses the Fox Game's rule flags for another game.
+fn refuse_fox_flags(matches: &clap::ArgMatches, game: &str) -> Result<(), Failure> {
     use clap::parser::ValueSource;
     for flag in ["start", "geometry", "pen_target"] {
         if matches.value_source(flag) == Some(ValueSource::CommandLine) {
             return Err(Failure::bad_input(format!(
-                "--{} is a Fox Game flag; --game tictactoe takes none",
+                "--{} is a Fox Game flag; --game {game} takes none",
                 flag.replace('_', "-")
             )));
         }
     }
+    Ok(())
+}
+
+/// `solve --game tictactoe`: every tier of tic-tac-toe, into
+/// `tictactoe-tables/` by default. The Fox Game's rule flags are refused.
+fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
+    refuse_fox_flags(matches, "tictactoe")?;
     let (kernel, output) = args.output.resolve()?;
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
