@@ -8,8 +8,11 @@ use foxbase_core::baghchal::{canonical, BaghChal, BaghChalVariant, BaghTier, Pos
 use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
 use foxbase_tables::packed::UNUSED;
-use foxbase_worker::kernel::{solve_tier, thread_pool, ChildTable, Kernel, Output, SolveTier, SolvedTier};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use foxbase_worker::kernel::{solve_tier, thread_pool, Kernel, Output, SolveTier, SolvedTier};
+use std::collections::{BTreeMap, HashMap};
+
+mod common;
+use common::{plan, tables};
 
 /// The independent solve of every position reachable from a variant's start
 /// (up to symmetry): value for the side to move and plies to the end (the
@@ -115,34 +118,6 @@ impl Reference {
         }
         Reference { positions, values }
     }
-}
-
-/// Tiers reachable from `root` through child_tiers, children before parents.
-fn plan(game: &BaghChal, root: BaghTier) -> Vec<BaghTier> {
-    fn visit(game: &BaghChal, t: BaghTier, done: &mut BTreeSet<BaghTier>, order: &mut Vec<BaghTier>) {
-        if !done.insert(t) {
-            return;
-        }
-        for c in game.child_tiers(t) {
-            visit(game, c, done, order);
-        }
-        order.push(t);
-    }
-    let mut order = Vec::new();
-    visit(game, root, &mut BTreeSet::new(), &mut order);
-    order
-}
-
-fn tables(game: &BaghChal, tiers: &[BaghTier], solved: &BTreeMap<BaghTier, SolvedTier>) -> Vec<ChildTable<BaghChal>> {
-    tiers
-        .iter()
-        .map(|&c| ChildTable {
-            tier: c,
-            index: game.tier_index(c),
-            values: solved[&c].values.clone(),
-            plies: solved[&c].plies.clone(),
-        })
-        .collect()
 }
 
 /// Solves every tier with the counter kernel, with plies and values alone,

@@ -12,7 +12,10 @@ use foxbase_core::tier::TierGame;
 use foxbase_core::{Value, Variant};
 use foxbase_tables::packed::{PackedValues, UNUSED};
 use foxbase_worker::kernel::{solve_tier, thread_pool, ChildTable, Kernel, Output, SolveTier, SolvedTier};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
+
+mod common;
+use common::{plan, tables};
 
 // ---------------------------------------------------------------------------
 // Helpers.
@@ -34,22 +37,6 @@ fn check_solved<G: TierGame>(game: &G, tier: G::Tier, solved: &SolvedTier) {
     assert_eq!(s.unused, unused);
 }
 
-/// Tiers reachable from `root` through child_tiers, children before parents.
-fn plan<G: TierGame>(game: &G, root: G::Tier) -> Vec<G::Tier> {
-    fn visit<G: TierGame>(game: &G, t: G::Tier, done: &mut BTreeSet<G::Tier>, order: &mut Vec<G::Tier>) {
-        if !done.insert(t) {
-            return;
-        }
-        for c in game.child_tiers(t) {
-            visit(game, c, done, order);
-        }
-        order.push(t);
-    }
-    let mut order = Vec::new();
-    visit(game, root, &mut BTreeSet::new(), &mut order);
-    order
-}
-
 /// Solves every tier of `order` (children first) with `threads` threads.
 fn solve_all<G: TierGame>(game: &G, order: &[G::Tier], threads: usize) -> BTreeMap<G::Tier, SolvedTier> {
     let mut solved: BTreeMap<G::Tier, SolvedTier> = BTreeMap::new();
@@ -61,18 +48,6 @@ fn solve_all<G: TierGame>(game: &G, order: &[G::Tier], threads: usize) -> BTreeM
         solved.insert(t, s);
     }
     solved
-}
-
-fn tables<G: TierGame>(game: &G, tiers: &[G::Tier], solved: &BTreeMap<G::Tier, SolvedTier>) -> Vec<ChildTable<G>> {
-    tiers
-        .iter()
-        .map(|&c| ChildTable {
-            tier: c,
-            index: game.tier_index(c),
-            values: solved[&c].values.clone(),
-            plies: solved[&c].plies.clone(),
-        })
-        .collect()
 }
 
 /// A value from solved tables: the table entry, or the primitive value for a

@@ -67,19 +67,23 @@ pub fn parse_position(text: &str) -> Result<Position, ParseError> {
     Position::new(tigers, goats, side, to_place, captured)
 }
 
+/// `T`, `G` or `.`: what stands on `p`.
+fn piece_letter(pos: &Position, p: Point) -> char {
+    if pos.tigers() & p.bit() != 0 {
+        'T'
+    } else if pos.goats() & p.bit() != 0 {
+        'G'
+    } else {
+        '.'
+    }
+}
+
 /// Writes a position ([`parse_position`]'s inverse).
 pub fn format_position(pos: &Position) -> String {
     let mut s = String::with_capacity(40);
     for y in (0..SIZE).rev() {
         for x in 0..SIZE {
-            let bit = Point::new(y * SIZE + x).bit();
-            s.push(if pos.tigers() & bit != 0 {
-                'T'
-            } else if pos.goats() & bit != 0 {
-                'G'
-            } else {
-                '.'
-            });
+            s.push(piece_letter(pos, Point::new(y * SIZE + x)));
         }
         if y > 0 {
             s.push('/');
@@ -139,14 +143,7 @@ pub fn board_picture(pos: &Position) -> String {
     for y in (0..SIZE).rev() {
         s.push_str(&format!("{}  ", y + 1));
         for x in 0..SIZE {
-            let bit = Point::new(y * SIZE + x).bit();
-            s.push(if pos.tigers() & bit != 0 {
-                'T'
-            } else if pos.goats() & bit != 0 {
-                'G'
-            } else {
-                '.'
-            });
+            s.push(piece_letter(pos, Point::new(y * SIZE + x)));
             if x + 1 < SIZE {
                 s.push_str("---");
             }
