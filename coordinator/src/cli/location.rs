@@ -17,11 +17,12 @@ pub fn parse(flag: &str, arg: &str) -> Result<StoreUrl, Failure> {
     StoreUrl::parse(arg).map_err(|e| Failure::bad_input(format!("{flag}: {e}")))
 }
 
-/// The bucket of a bucket location, checked to answer (one request).
+/// The bucket of a bucket location. Makes no request: its first one (a
+/// check of `manifest.json`, [`require_manifest`], [`require_empty`], or
+/// [`Bucket::check_access`] before a solve writes) fails for wrong
+/// credentials, naming the bucket.
 pub fn bucket(flag: &str, bucket: &str, prefix: &str) -> Result<Bucket, Failure> {
-    let b = Bucket::open(bucket, prefix).map_err(|e| Failure::bad_input(format!("{flag}: {e}")))?;
-    b.check_access().map_err(|e| Failure::failed(format!("{flag}: {e}")))?;
-    Ok(b)
+    Bucket::open(bucket, prefix).map_err(|e| Failure::bad_input(format!("{flag}: {e}")))
 }
 
 /// The directory `arg` names, for what reads only directories (tic-tac-toe tables).
@@ -40,7 +41,7 @@ pub fn open_tables(flag: &str, arg: &str) -> Result<TableDir, Failure> {
         StoreUrl::Dir(dir) => return TableDir::open(&dir).map_err(Failure::bad_input),
         StoreUrl::Bucket { bucket: b, prefix } => Box::new(bucket(flag, &b, &prefix)?),
     };
-    require_manifest(location.as_ref())?;
+    require_manifest(flag, location.as_ref())?;
     TableDir::open_at(location).map_err(Failure::bad_input)
 }
 
@@ -50,7 +51,7 @@ pub fn game_of(flag: &str, arg: &str) -> Result<String, Failure> {
         StoreUrl::Dir(dir) => Ok(Manifest::read(&dir).map_err(Failure::bad_input)?.game),
         StoreUrl::Bucket { bucket: b, prefix } => {
             let b = bucket(flag, &b, &prefix)?;
-            require_manifest(&b)?;
+            require_manifest(flag, &b)?;
             Ok(Manifest::read_from(&b).map_err(Failure::bad_input)?.game)
         }
     }
@@ -58,14 +59,14 @@ pub fn game_of(flag: &str, arg: &str) -> Result<String, Failure> {
 
 /// Fails with a clear message when a bucket holds no `manifest.json`: the
 /// manifest is written last, so without it the tablebase is incomplete.
-fn require_manifest(location: &dyn Location) -> Result<(), Failure> {
+fn require_manifest(flag: &str, location: &dyn Location) -> Result<(), Failure> {
     match location.open(MANIFEST_FILE).and_then(|s| s.len()) {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Failure::bad_input(format!(
-            "{}: no {MANIFEST_FILE}: not a tablebase, or an incomplete one (a solve or publish writes the manifest last)",
+            "{flag} {}: no {MANIFEST_FILE}: not a tablebase, or an incomplete one (a solve or publish writes the manifest last)",
             location.describe()
         ))),
-        Err(e) => Err(Failure::failed(e.to_string())),
+        Err(e) => Err(Failure::failed(format!("{flag}: {e}"))),
     }
 }
 
@@ -94,7 +95,7 @@ pub fn local_copy(flag: &str, arg: &str, what: &str) -> Result<(PathBuf, Option<
         StoreUrl::Dir(dir) => Ok((dir, None)),
         StoreUrl::Bucket { bucket: b, prefix } => {
             let scratch = Scratch::new(what)?;
-            download(&bucket(flag, &b, &prefix)?, &scratch.0)?;
+            download(flag, &bucket(flag, &b, &prefix)?, &scratch.0)?;
             Ok((scratch.0.clone(), Some(scratch)))
         }
     }
@@ -102,8 +103,8 @@ pub fn local_copy(flag: &str, arg: &str, what: &str) -> Result<(PathBuf, Option<
 
 /// Copies the tablebase in `bucket` (its manifest, tier index and every
 /// file the manifest lists) into the directory `to`.
-pub fn download(bucket: &Bucket, to: &Path) -> Result<(), Failure> {
-    require_manifest(bucket)?;
+pub fn download(flag: &str, bucket: &Bucket, to: &Path) -> Result<(), Failure> {
+    require_manifest(flag, bucket)?;
     let manifest = Manifest::read_from(bucket).map_err(Failure::bad_input)?;
     let mut keys = vec![INDEX_FILE.to_string()];
     for t in &manifest.tiers {

@@ -177,6 +177,7 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
         StoreUrl::Bucket { bucket, prefix } => {
             // Checked before anything is solved or written.
             let bucket = super::location::bucket("--out", bucket, prefix)?;
+            bucket.check_access().map_err(|e| Failure::failed(format!("--out: {e}")))?;
             let cache = super::location::Scratch::new("solve-cache")?;
             let manifest =
                 solve_local_into(&game, &plan, &bucket, &cache.0, options, &progress).map_err(Failure::failed)?;
