@@ -361,6 +361,11 @@ fn tictactoe_through_the_cli_and_its_exported_dataset() {
     let stats = foxbase(&["stats", "--tables", o, "--json"], "");
     let s: Json = serde_json::from_slice(&stats.stdout).unwrap();
     assert_eq!(s["longest_win"]["plies"], 5);
+    // verify checks tic-tac-toe's tables through the tier contract: every used slot against its children.
+    let verify = foxbase(&["verify", o, "--json"], "");
+    assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stderr));
+    let v: Json = serde_json::from_slice(&verify.stdout).unwrap();
+    assert_eq!(v, serde_json::json!({"ok": true, "tiers": 10, "positions": 850, "problem": null}));
     let versus = foxbase(&["versus", "--tables", o, "--side", "none", "--seed", "1"], "");
     assert!(String::from_utf8(versus.stdout).unwrap().trim_end().ends_with("game over after 9 plies: a draw"));
 }

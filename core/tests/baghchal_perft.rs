@@ -304,12 +304,12 @@ fn bad_positions_name_the_problem() {
     );
     refused(
         "T...T/...../...../...../T...T g 19 0",
-        ParseError::GoatTotal { on_board: 0, to_place: 19, captured: 0 },
+        ParseError::GoatTotal { on_board: 0, to_place: 19, captured: 0, total: 20 },
         "goats on the board (0) + to place (19) + captured (0) make 19, not 20",
     );
     refused(
         "T...T/...../..G../...../T...T g 19 1",
-        ParseError::GoatTotal { on_board: 1, to_place: 19, captured: 1 },
+        ParseError::GoatTotal { on_board: 1, to_place: 19, captured: 1, total: 20 },
         "goats on the board (1) + to place (19) + captured (1) make 21, not 20",
     );
     refused(

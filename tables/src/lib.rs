@@ -7,7 +7,8 @@
 //! [`source`] (byte-range sources and tablebase locations), [`durable`]
 //! (write-temp/fsync/rename), [`tier_files`] (where a tier's table lives),
 //! [`manifest`] and [`index`] (what a tablebase holds), [`dir`] (the
-//! reader, [`TableDir`]), [`probe`], [`engine`] (perfect play), [`verify`], [`publish`], [`survey`],
+//! reader, [`TableDir`]), [`tiered`] (the reader of any [`TierGame`](foxbase_core::tier::TierGame)'s
+//! tables), [`probe`], [`engine`] (perfect play), [`verify`], [`publish`], [`survey`],
 //! [`seal`] (finishing a run) and [`error`].
 
 pub mod dir;
@@ -28,6 +29,7 @@ pub mod stats;
 pub mod survey;
 pub mod table;
 pub mod tier_files;
+pub mod tiered;
 pub mod uring;
 pub mod verify;
 

@@ -14,6 +14,11 @@
 //!    with its children's after one step: 0 when over, a win 1 + the fewest
 //!    among the children lost for the opponent, a loss 1 + the most among
 //!    all children ([`foxbase_core::Outcome::from_children`]).
+//!
+//! [`verify_with`] checks the Fox Game's tables (both layouts, with the
+//! plane kernel's check of whole tiers where given); [`verify_game`] any
+//! [`TierGame`]'s solved tables (Bagh-Chal, tic-tac-toe), one position at a
+//! time through the tier contract.
 
 use crate::dir::{outcome_by_one_step, Loaded, StepScratch, TableDir};
 use crate::error::{Error, TableError};
@@ -106,6 +111,18 @@ pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
     let variant = Variant::from_json(&manifest.variant)
         .map_err(|e| problem(None, format!("{}: the manifest's variant: {e}", dir.display())))?;
     let game = FoxGame::new(variant);
+    let tiers = check_tier_files(&game, dir, &manifest)?;
+    Ok(CheckedFiles { manifest, game, tiers })
+}
+
+/// Steps 1 and 2 for the tiers of `game` that `manifest` lists, and the
+/// tier index: every file's length, checksum and header, every block's
+/// CRC. Returns each tier with its file and its block size.
+fn check_tier_files<G: TierGame>(
+    game: &G,
+    dir: &Path,
+    manifest: &Manifest,
+) -> Result<Vec<(G::Tier, String, u64)>, Problem> {
     let want_layout = manifest.layout;
     let mut tiers = Vec::new();
     for entry in &manifest.tiers {
@@ -123,7 +140,7 @@ pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
         }
         // Header first (a swapped file is named as such), then blocks (a
         // damaged block is named), then the whole-file length and checksum.
-        let header = table_header(&game, tier, entry.slots);
+        let header = table_header(game, tier, entry.slots);
         let (t, _) = check_file(&path, &entry.file, &header, entry.bytes, &entry.crc32, want_layout, false)?;
         if let Some(p) = &entry.plies {
             let (pt, plies) = check_file(&dir.join(&p.file), &p.file, &header, p.bytes, &p.crc32, want_layout, true)?;
@@ -138,8 +155,8 @@ pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
         }
         tiers.push((tier, entry.file.clone(), t.block_slots as u64));
     }
-    check_index(dir, &manifest)?;
-    Ok(CheckedFiles { manifest, game, tiers })
+    check_index(dir, manifest)?;
+    Ok(tiers)
 }
 
 /// Steps 1 and 2 for one table or plies file (`name` as the manifest names
@@ -356,6 +373,202 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
                 checked += count;
             }
         }
+        on_tier(n + 1, tiers.len());
+    }
+    Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked })
+}
+
+/// Why one forward step could not value a position of a [`TierGame`].
+enum GameStepError {
+    /// A child that is not over, in a tier the tablebase does not hold.
+    MissingTier(String),
+    /// A child whose slot holds the unused code.
+    UnusedChild(String),
+}
+
+/// The outcome one forward step gives `pos` from its children's stored
+/// outcomes in `loaded` (a game-over position: its game-over value and 0
+/// plies; a child in a tier without a table must be over).
+fn game_outcome_by_one_step<G: TierGame>(
+    game: &G,
+    pos: &G::Position,
+    loaded: &[&crate::tiered::WholeTier<G>],
+    format: &(dyn Fn(&G::Position) -> String + Sync),
+    outcomes: &mut Vec<foxbase_core::Outcome>,
+) -> Result<foxbase_core::Outcome, GameStepError> {
+    use foxbase_core::Outcome;
+    let over = |v: Value| Outcome { value: v, plies: (v != Value::Draw).then_some(0) };
+    if let Some(v) = game.primitive(pos) {
+        return Ok(over(v));
+    }
+    outcomes.clear();
+    let mut failure = None;
+    game.for_each_child(pos, |child| {
+        if failure.is_some() {
+            return;
+        }
+        let tier = game.tier_of(&child);
+        let o = match loaded.iter().find(|l| l.tier == tier) {
+            Some(l) => match l.outcome(game.canonical_rank(&l.index, &child)) {
+                Some(o) => o,
+                None => {
+                    failure = Some(GameStepError::UnusedChild(format(&game.canonical(&child))));
+                    return;
+                }
+            },
+            None => match game.primitive(&child) {
+                Some(v) => over(v),
+                None => {
+                    failure = Some(GameStepError::MissingTier(game.tier_name(tier)));
+                    return;
+                }
+            },
+        };
+        outcomes.push(o);
+    });
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(Outcome::from_children(outcomes)),
+    }
+}
+
+/// Verifies a tablebase of any [`TierGame`] solved into `dir` (the layout
+/// a solve writes): steps 1 and 2 as [`verify`], then step 3 one position
+/// at a time, every used slot's value and plies against its children's
+/// after one move. `format`
+/// writes the positions that problems name. Each tier is loaded whole with
+/// its children and dropped after its last use.
+pub fn verify_game<G: TierGame>(
+    game: G,
+    dir: &Path,
+    on_tier: OnTier,
+    format: &(dyn Fn(&G::Position) -> String + Sync),
+) -> Result<Verified, Problem> {
+    use crate::tiered::{TierTables, WholeTier};
+    use std::collections::HashMap;
+    use std::sync::Arc;
+    let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
+    if manifest.game != game.game_name() || manifest.variant != game.variant_json() {
+        return Err(problem(
+            None,
+            format!(
+                "{}: tables of game '{}' variant {}, not {} {}",
+                dir.display(),
+                manifest.game,
+                manifest.variant,
+                game.game_name(),
+                game.variant_json()
+            ),
+        ));
+    }
+    if manifest.layout != crate::table::Layout::Solved {
+        return Err(problem(
+            None,
+            format!("{}: {} tables; only the Fox Game's are published", dir.display(), manifest.layout),
+        ));
+    }
+    let tiers = check_tier_files(&game, dir, &manifest)?;
+    let tables = TierTables::open(game, dir).map_err(|e| problem(None, e.to_string()))?;
+    let game = &tables.game;
+    let plies = tables.has_plies();
+    // The last tier (by position in `tiers`) that reads each tier.
+    let mut last_use: HashMap<G::Tier, usize> = HashMap::new();
+    for (n, (tier, _, _)) in tiers.iter().enumerate() {
+        last_use.insert(*tier, n);
+        for child in game.child_tiers(*tier) {
+            last_use.insert(child, n);
+        }
+    }
+    let mut cache: HashMap<G::Tier, Arc<WholeTier<G>>> = HashMap::new();
+    let mut checked = 0;
+    for (n, (tier, file, block_slots)) in tiers.iter().enumerate() {
+        let mut load = |t: G::Tier| -> Result<Arc<WholeTier<G>>, Problem> {
+            if let Some(l) = cache.get(&t) {
+                return Ok(l.clone());
+            }
+            let key = crate::tier_files::table_key(game, t);
+            let l = Arc::new(tables.load(t).map_err(|e| dir_problem(&key, e))?);
+            cache.insert(t, l.clone());
+            Ok(l)
+        };
+        let mut loaded = vec![load(*tier)?];
+        for child in game.child_tiers(*tier) {
+            if tables.holds(child) {
+                loaded.push(load(child)?);
+            }
+        }
+        let refs: Vec<&WholeTier<G>> = loaded.iter().map(|l| l.as_ref()).collect();
+        let own = refs[0];
+        let size = game.tier_size(&own.index);
+        let name = game.tier_name(*tier);
+        let chunk = 1u64 << 16;
+        let results: Vec<Result<u64, Problem>> = (0..size.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| {
+                let mut count = 0;
+                let mut outcomes = Vec::with_capacity(64);
+                let mut first: Result<(), Problem> = Ok(());
+                game.for_each_slot(&own.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
+                    if first.is_err() {
+                        return;
+                    }
+                    let fail = |position: Option<String>, message: String| Problem {
+                        file: Some(file.clone()),
+                        block: Some(i / block_slots),
+                        position,
+                        message,
+                    };
+                    // An unused slot holds a don't-care code (docs/format.md).
+                    let Some(pos) = pos else { return };
+                    count += 1;
+                    let at = || Some(format(&pos));
+                    let Some(stored) = own.outcome(i) else {
+                        first =
+                            Err(fail(at(), format!("slot {i} holds the unused code 3, but a position belongs there")));
+                        return;
+                    };
+                    first = match game_outcome_by_one_step(game, &pos, &refs, format, &mut outcomes) {
+                        Err(GameStepError::MissingTier(t)) => Err(fail(
+                            at(),
+                            format!(
+                                "a child is in tier {t}, which the directory does not hold (slot {i} of tier {name})"
+                            ),
+                        )),
+                        Err(GameStepError::UnusedChild(child)) => Err(fail(
+                            at(),
+                            format!("its child {child} holds the unused code 3 (slot {i} of tier {name})"),
+                        )),
+                        Ok(d) if d.value != stored.value => Err(fail(
+                            at(),
+                            format!(
+                                "stored {}, but its children say {} (slot {i} of tier {name})",
+                                stored.value, d.value
+                            ),
+                        )),
+                        Ok(d) if plies && d.plies != stored.plies => Err(Problem {
+                            file: Some(crate::tier_files::plies_key(game, *tier)),
+                            ..fail(
+                                at(),
+                                format!(
+                                    "stored {} in {} plies, but its children say {} plies (slot {i} of tier {name})",
+                                    stored.value,
+                                    stored.plies.map_or("-".into(), |p| p.to_string()),
+                                    d.plies.map_or("-".into(), |p| p.to_string()),
+                                ),
+                            )
+                        }),
+                        Ok(_) => Ok(()),
+                    };
+                });
+                first.map(|_| count)
+            })
+            .collect();
+        for r in results {
+            checked += r?;
+        }
+        drop(refs);
+        drop(loaded);
+        cache.retain(|t, _| last_use.get(t).is_some_and(|&last| last > n));
         on_tier(n + 1, tiers.len());
     }
     Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked })

@@ -45,6 +45,20 @@ pub fn open_tables(flag: &str, arg: &str) -> Result<TableDir, Failure> {
     TableDir::open_at(location).map_err(Failure::bad_input)
 }
 
+/// The tablebase at `arg` as a [`Location`] to read by byte ranges (a
+/// bucket's checked for its `manifest.json` first), for the readers of
+/// other games than the Fox Game ([`foxbase_tables::tiered::TierTables`]).
+pub fn open_location(flag: &str, arg: &str) -> Result<Box<dyn Location>, Failure> {
+    match parse(flag, arg)? {
+        StoreUrl::Dir(dir) => Ok(Box::new(foxbase_tables::source::DirLocation::new(&dir))),
+        StoreUrl::Bucket { bucket: b, prefix } => {
+            let b = bucket(flag, &b, &prefix)?;
+            require_manifest(flag, &b)?;
+            Ok(Box::new(b))
+        }
+    }
+}
+
 /// The game of the tablebase at `arg` (from its manifest).
 pub fn game_of(flag: &str, arg: &str) -> Result<String, Failure> {
     match parse(flag, arg)? {

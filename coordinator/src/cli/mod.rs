@@ -1,10 +1,12 @@
 //! The `foxbase` commands, one module per group: [`rules`] (show, moves,
 //! play, perft, probe-ref), [`solve`], [`tables`] (probe, verify, publish,
 //! survey, stats), [`perfect`] (versus, puzzles), [`games`] (tic-tac-toe
-//! tables, and export) and [`cluster`] (coordinator, worker, status). Each module owns
+//! tables, and export), [`baghchal`] (Bagh-Chal tables: probe, verify,
+//! stats) and [`cluster`] (coordinator, worker, status). Each module owns
 //! its commands' argument structs and runs them; [`output`] is where text,
 //! JSON and progress reach the terminal. `main` only dispatches.
 
+pub mod baghchal;
 pub mod cluster;
 pub mod games;
 pub mod location;

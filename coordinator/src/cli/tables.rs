@@ -15,7 +15,9 @@ use std::path::PathBuf;
 
 #[derive(Args)]
 pub struct ProbeArgs {
-    /// The position, in RULES.md notation (quote it); for tic-tac-toe tables, e.g. 'X../.O./... x'.
+    /// The position, in RULES.md notation (quote it); for tic-tac-toe tables, e.g. 'X../.O./... x';
+    /// for Bagh-Chal tables, e.g. 'T...T/...../...../...../T...T g 20 0' (the goats to place and
+    /// captured adding up to the variant's goats with those on the board).
     position: String,
     /// Tablebase written by `foxbase solve` or `foxbase publish`: a directory or s3://BUCKET/PREFIX
     /// (read by byte ranges; the game comes from its manifest).
@@ -38,7 +40,8 @@ pub struct VerifyArgs {
     json: bool,
     /// Check values one position at a time with the prober's one-step rule
     /// (independent of the solver's code, several times slower) instead of
-    /// a whole tier at a time with the plane kernel's machinery.
+    /// a whole tier at a time with the plane kernel's machinery. (Bagh-Chal and tic-tac-toe
+    /// tables are always checked one position at a time.)
     #[arg(long)]
     one_step: bool,
 }
@@ -82,8 +85,15 @@ pub struct SurveyArgs {
 }
 
 pub fn probe_command(args: ProbeArgs) -> CommandResult {
-    if location::game_of("--tables", &args.tables)? == "tictactoe" {
-        return super::games::ttt_probe(&local_dir("--tables", &args.tables)?, &args.position, args.json);
+    match location::game_of("--tables", &args.tables)?.as_str() {
+        "tictactoe" => {
+            return super::games::ttt_probe(&local_dir("--tables", &args.tables)?, &args.position, args.json);
+        }
+        "baghchal" => {
+            let at = location::open_location("--tables", &args.tables)?;
+            return super::baghchal::probe_command(at, &args.position, args.json);
+        }
+        _ => {}
     }
     let pos = position_arg(&args.position)?;
     let tables = location::open_tables("--tables", &args.tables)?;
@@ -125,7 +135,18 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     let planes = foxbase_worker::plane_kernel::PlaneCheck;
     let check: Option<&dyn foxbase_tables::verify::TierCheck> = if args.one_step { None } else { Some(&planes) };
     let (dir, _scratch) = location::local_copy("DIR", &args.dir, "verify")?;
-    let result = foxbase_tables::verify::verify_with(&dir, &|done, total| bar.set(done, total), check);
+    let on_tier = |done, total| bar.set(done, total);
+    // Other games than the Fox Game are checked one position at a time through the tier contract
+    // (a missing or unreadable manifest is reported by the Fox Game's check, as a problem).
+    let game = foxbase_tables::manifest::Manifest::read(&dir).map(|m| m.game).unwrap_or_default();
+    let result = match game.as_str() {
+        "baghchal" => super::baghchal::verify(&dir, &on_tier),
+        "tictactoe" => {
+            let format = foxbase_core::tictactoe::format_ttt;
+            foxbase_tables::verify::verify_game(foxbase_core::tictactoe::TicTacToe, &dir, &on_tier, &format)
+        }
+        _ => foxbase_tables::verify::verify_with(&dir, &on_tier, check),
+    };
     bar.finish();
     match result {
         Ok(v) if args.json => {
@@ -246,8 +267,10 @@ pub struct StatsArgs {
 
 /// `foxbase stats`: counts of the whole tablebase (see `foxbase_tables::stats`).
 pub fn stats(args: StatsArgs) -> CommandResult {
-    if super::games::game_of(&args.tables)? == "tictactoe" {
-        return super::games::ttt_stats(&args.tables, args.json);
+    match super::games::game_of(&args.tables)?.as_str() {
+        "tictactoe" => return super::games::ttt_stats(&args.tables, args.json),
+        "baghchal" => return super::baghchal::stats(&args.tables, args.json),
+        _ => {}
     }
     let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
     let location = foxbase_tables::source::DirLocation::new(&args.tables);

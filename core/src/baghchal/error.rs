@@ -11,7 +11,7 @@
 //! ```
 //! use foxbase_core::baghchal::{parse_position, ParseError};
 //! let err = parse_position("T...T/...../...../...../T...T g 19 0").unwrap_err();
-//! assert_eq!(err, ParseError::GoatTotal { on_board: 0, to_place: 19, captured: 0 });
+//! assert_eq!(err, ParseError::GoatTotal { on_board: 0, to_place: 19, captured: 0, total: 20 });
 //! assert_eq!(err.to_string(), "goats on the board (0) + to place (19) + captured (0) make 19, not 20");
 //! ```
 
@@ -54,10 +54,11 @@ pub enum ParseError {
     /// Not exactly [`TIGERS`] tigers.
     #[error("{found} tigers (there are always {})", TIGERS)]
     TigerCount { found: u32 },
-    /// The goats on the board, to place and captured do not add up to [`TOTAL_GOATS`].
-    #[error("goats on the board ({on_board}) + to place ({to_place}) + captured ({captured}) make {}, not {}",
-        .on_board + *.to_place as u32 + *.captured as u32, TOTAL_GOATS)]
-    GoatTotal { on_board: u32, to_place: u8, captured: u8 },
+    /// The goats on the board, to place and captured do not add up to
+    /// `total`, the game's goats ([`TOTAL_GOATS`], or a small variant's).
+    #[error("goats on the board ({on_board}) + to place ({to_place}) + captured ({captured}) make {}, not {total}",
+        .on_board + *.to_place as u32 + *.captured as u32)]
+    GoatTotal { on_board: u32, to_place: u8, captured: u8, total: u8 },
     /// More goats captured than any capture target lets a game reach.
     #[error("{captured} goats captured (at most {}: the tigers have won by then)", MAX_CAPTURE_TARGET)]
     TooManyCaptured { captured: u8 },

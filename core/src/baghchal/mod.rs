@@ -38,7 +38,9 @@ pub mod tier;
 
 pub use board::{Bits, Point, BOARD};
 pub use error::{IllegalMove, ParseError, RulesError};
-pub use notation::{board_picture, format_position, parse_move, parse_move_text, parse_position};
+pub use notation::{
+    board_picture, format_position, parse_move, parse_move_text, parse_position, parse_position_with_goats,
+};
 pub use perft::{distinct_positions, divide, perft, Layer};
 pub use position::{Position, Side};
 pub use rules::{EndReason, Move, Rules, Status};

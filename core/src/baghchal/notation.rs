@@ -26,6 +26,23 @@ use super::TOTAL_GOATS;
 /// that is wrong (then [`Position::new`]'s checks). The capture target is a
 /// rule: [`Rules::check_position`] checks a position against it.
 pub fn parse_position(text: &str) -> Result<Position, ParseError> {
+    parse_position_with_goats(text, TOTAL_GOATS)
+}
+
+/// Parses a position of a game with `goats` goats in all (a small variant,
+/// see [`BaghChalVariant`](super::BaghChalVariant)): as [`parse_position`],
+/// but the goats on the board, to place and captured must make `goats`
+/// ([`ParseError::GoatTotal`] names the sum and `goats`).
+///
+/// ```
+/// use foxbase_core::baghchal::{parse_position_with_goats, ParseError};
+/// let start = parse_position_with_goats("T...T/...../...../...../T...T g 3 0", 3).unwrap();
+/// assert_eq!((start.to_place(), start.captured()), (3, 0));
+/// let err = parse_position_with_goats("T...T/...../...../...../T...T g 20 0", 3).unwrap_err();
+/// assert_eq!(err, ParseError::GoatTotal { on_board: 0, to_place: 20, captured: 0, total: 3 });
+/// assert_eq!(err.to_string(), "goats on the board (0) + to place (20) + captured (0) make 20, not 3");
+/// ```
+pub fn parse_position_with_goats(text: &str, goats: u8) -> Result<Position, ParseError> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     let [board, side, to_place, captured] = fields[..] else {
         return Err(ParseError::FieldCount { found: fields.len() });
@@ -34,7 +51,7 @@ pub fn parse_position(text: &str) -> Result<Position, ParseError> {
     if ranks.len() != SIZE as usize {
         return Err(ParseError::RankCount { found: ranks.len() });
     }
-    let (mut tigers, mut goats): (Bits, Bits) = (0, 0);
+    let (mut tigers, mut goats_on_board): (Bits, Bits) = (0, 0);
     for (i, rank_text) in ranks.iter().enumerate() {
         let y = SIZE as usize - 1 - i;
         let n = rank_text.chars().count();
@@ -45,7 +62,7 @@ pub fn parse_position(text: &str) -> Result<Position, ParseError> {
             let point = Point::new((y * SIZE as usize + x) as u8);
             match c {
                 'T' => tigers |= point.bit(),
-                'G' => goats |= point.bit(),
+                'G' => goats_on_board |= point.bit(),
                 '.' => {}
                 _ => return Err(ParseError::BadPiece { rank: y as u8 + 1, character: x + 1, point, found: c }),
             }
@@ -64,7 +81,7 @@ pub fn parse_position(text: &str) -> Result<Position, ParseError> {
     };
     let to_place = count("goats to place", to_place)?;
     let captured = count("goats captured", captured)?;
-    Position::new(tigers, goats, side, to_place, captured)
+    Position::with_goat_total(tigers, goats_on_board, side, to_place, captured, goats)
 }
 
 /// `T`, `G` or `.`: what stands on `p`.

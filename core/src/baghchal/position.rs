@@ -53,8 +53,9 @@ impl fmt::Display for Side {
 /// A Bagh-Chal position.
 ///
 /// Always [`TIGERS`] tigers, and goats on the board + to place + captured =
-/// [`TOTAL_GOATS`], with at most [`MAX_CAPTURE_TARGET`] captured:
-/// [`Position::new`] refuses anything else. While goats remain to be placed
+/// [`TOTAL_GOATS`] (a small variant's total, with
+/// [`Position::with_goat_total`]), with at most [`MAX_CAPTURE_TARGET`]
+/// captured: [`Position::new`] refuses anything else. While goats remain to be placed
 /// (`to_place > 0`) a goat move is a placement; after that it is a step.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct Position {
@@ -81,6 +82,21 @@ impl Position {
     /// [`ParseError::GoatTotal`] (the checks
     /// [`parse_position`](super::parse_position) ends with).
     pub fn new(tigers: Bits, goats: Bits, side: Side, to_place: u8, captured: u8) -> Result<Position, ParseError> {
+        Position::with_goat_total(tigers, goats, side, to_place, captured, TOTAL_GOATS)
+    }
+
+    /// [`Position::new`] for a game of `total` goats in all (a small
+    /// variant, see [`BaghChalVariant`](super::BaghChalVariant)): the goats
+    /// on the board, to place and captured must make `total`
+    /// ([`ParseError::GoatTotal`] names the sum and `total`).
+    pub fn with_goat_total(
+        tigers: Bits,
+        goats: Bits,
+        side: Side,
+        to_place: u8,
+        captured: u8,
+        total: u8,
+    ) -> Result<Position, ParseError> {
         if (tigers | goats) & !ALL_POINTS != 0 {
             return Err(ParseError::OutsideBoard);
         }
@@ -94,8 +110,8 @@ impl Position {
             return Err(ParseError::TooManyCaptured { captured });
         }
         let on_board = goats.count_ones();
-        if on_board + to_place as u32 + captured as u32 != TOTAL_GOATS as u32 {
-            return Err(ParseError::GoatTotal { on_board, to_place, captured });
+        if on_board + to_place as u32 + captured as u32 != total as u32 {
+            return Err(ParseError::GoatTotal { on_board, to_place, captured, total });
         }
         Ok(Position { tigers, goats, side, to_place, captured })
     }

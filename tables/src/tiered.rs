@@ -1,0 +1,270 @@
+//! [`TierTables`]: a solved tablebase of any [`TierGame`] (Bagh-Chal,
+//! tic-tac-toe), read through the tier contract alone.
+//!
+//! [`TableDir`](crate::TableDir) is the Fox Game's reader (published
+//! layouts, the Fox Game's fast child ranks); this one knows nothing of a
+//! game but its [`TierGame`] methods. Single values read one block of a
+//! table and one of its plies file ([`TierTables::outcome`]); whole tiers
+//! are loaded for work over every position ([`TierTables::load`], for
+//! stats and [`crate::verify::verify_game`]). Positions are canonicalised
+//! before lookup; a position that is over gets its game-over value from
+//! [`TierGame::primitive`] (tiers whose positions are all over, such as
+//! Bagh-Chal's at the capture target, have no table).
+
+use crate::error::{Error, ErrorKind, TableError};
+use crate::manifest::Manifest;
+use crate::packed::PackedValues;
+use crate::plies::Plies;
+use crate::source::{DirLocation, Location};
+use crate::table::{Layout, TableFile};
+use crate::tier_files::{plies_key, table_header, table_key};
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Outcome, Value};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// A solved tablebase of `G` (the layout a solve writes; published
+/// tablebases are the Fox Game's).
+pub struct TierTables<G: TierGame> {
+    pub game: G,
+    pub manifest: Manifest,
+    location: Box<dyn Location>,
+    /// The manifest's tiers, by tier.
+    held: HashMap<G::Tier, usize>,
+    /// Table (and plies) files opened so far, for single values.
+    open: Mutex<HashMap<G::Tier, Arc<OpenTier<G>>>>,
+}
+
+/// A tier's files, opened (header and block index read).
+struct OpenTier<G: TierGame> {
+    index: G::Index,
+    table: TableFile,
+    plies: Option<TableFile>,
+}
+
+/// A whole tier in memory: its values and, in a tablebase with plies, its plies.
+pub struct WholeTier<G: TierGame> {
+    pub tier: G::Tier,
+    pub index: G::Index,
+    pub values: PackedValues,
+    pub plies: Option<Plies>,
+}
+
+impl<G: TierGame> WholeTier<G> {
+    /// The outcome stored at slot `i` (`None` for an unused slot); plies
+    /// `None` for a draw or without plies.
+    #[inline]
+    pub fn outcome(&self, i: u64) -> Option<Outcome> {
+        let value = self.values.value(i)?;
+        let plies = self.plies.as_ref().filter(|_| value != Value::Draw).map(|p| p.get(i) as u32);
+        Some(Outcome { value, plies })
+    }
+
+    /// Bytes held in memory.
+    pub fn bytes(&self) -> u64 {
+        self.values.bytes().len() as u64 + self.plies.as_ref().map_or(0, |p| 2 * p.len())
+    }
+}
+
+impl<G: TierGame> TierTables<G> {
+    /// Opens the tablebase in a directory.
+    pub fn open(game: G, dir: &Path) -> Result<TierTables<G>, Error> {
+        TierTables::open_at(game, Box::new(DirLocation::new(dir)))
+    }
+
+    /// Opens a tablebase anywhere: reads its manifest and checks that it is
+    /// `game`'s (name and variant), solved, with known tiers. Opens no table.
+    pub fn open_at(game: G, location: Box<dyn Location>) -> Result<TierTables<G>, Error> {
+        let manifest = Manifest::read_from(location.as_ref())?;
+        if manifest.game != game.game_name() {
+            return Err(Error::Query(format!(
+                "{}: tables of game '{}', not {}",
+                location.describe(),
+                manifest.game,
+                game.game_name()
+            )));
+        }
+        if manifest.variant != game.variant_json() {
+            return Err(Error::Variant {
+                dir: location.describe(),
+                message: format!("'{}', expected '{}'", manifest.variant, game.variant_json()),
+            });
+        }
+        if manifest.layout != Layout::Solved {
+            return Err(Error::Table(TableError::new(
+                location.describe(),
+                ErrorKind::LayoutMismatch { found: manifest.layout, expected: Layout::Solved },
+            )));
+        }
+        let mut held = HashMap::new();
+        for (k, entry) in manifest.tiers.iter().enumerate() {
+            let tier = game
+                .parse_tier_name(&entry.name)
+                .ok_or_else(|| Error::Query(format!("the manifest names an unknown tier '{}'", entry.name)))?;
+            held.insert(tier, k);
+        }
+        Ok(TierTables { game, manifest, location, held, open: Mutex::new(HashMap::new()) })
+    }
+
+    /// Where the tablebase is, for messages.
+    pub fn describe(&self) -> String {
+        self.location.describe()
+    }
+
+    /// Whether the tablebase holds a table of `tier`.
+    pub fn holds(&self, tier: G::Tier) -> bool {
+        self.held.contains_key(&tier)
+    }
+
+    /// The tiers held, in the manifest's order (children first).
+    pub fn tiers(&self) -> Vec<G::Tier> {
+        self.manifest.tiers.iter().filter_map(|t| self.game.parse_tier_name(&t.name)).collect()
+    }
+
+    /// Whether every tier has a plies file (solved without `--no-distance`).
+    pub fn has_plies(&self) -> bool {
+        self.manifest.has_plies()
+    }
+
+    /// The outcome of a position that is over (0 plies, in a tablebase with plies).
+    pub fn game_over(&self, pos: &G::Position) -> Option<Outcome> {
+        let v = self.game.primitive(pos)?;
+        Some(Outcome { value: v, plies: (v != Value::Draw && self.has_plies()).then_some(0) })
+    }
+
+    /// Opens `tier`'s table (and plies file), once; [`Error::NoTable`] when it is not held.
+    fn opened(&self, tier: G::Tier) -> Result<Arc<OpenTier<G>>, Error> {
+        if let Some(t) = self.open.lock().unwrap().get(&tier) {
+            return Ok(t.clone());
+        }
+        let k = *self.held.get(&tier).ok_or_else(|| Error::NoTable { tier: self.game.tier_name(tier) })?;
+        let entry = &self.manifest.tiers[k];
+        let index = self.game.tier_index(tier);
+        let header = table_header(&self.game, tier, self.game.tier_size(&index));
+        let open = |key: &str| -> Result<TableFile, TableError> {
+            let source =
+                self.location.open(key).map_err(|e| TableError::new(self.location.name_of(key), ErrorKind::Io(e)))?;
+            let t = TableFile::from_source(source)?;
+            t.expect(&header)?;
+            if t.layout != Layout::Solved {
+                return Err(TableError::new(t.name(), ErrorKind::PublishedAsChild));
+            }
+            Ok(t)
+        };
+        let table = open(&table_key(&self.game, tier))?;
+        let plies = match &entry.plies {
+            Some(_) if self.has_plies() => Some(open(&plies_key(&self.game, tier))?),
+            _ => None,
+        };
+        let t = Arc::new(OpenTier { index, table, plies });
+        self.open.lock().unwrap().insert(tier, t.clone());
+        Ok(t)
+    }
+
+    /// The outcome of `pos` for the side to move: its game-over value, or
+    /// the stored one (plies `None` for a draw, or without plies). Reads one
+    /// block of the table and one of the plies file. [`Error::NoTable`] for
+    /// a position that is not over in a tier the tablebase does not hold.
+    pub fn outcome(&self, pos: &G::Position) -> Result<Outcome, Error> {
+        if let Some(o) = self.game_over(pos) {
+            return Ok(o);
+        }
+        let tier = self.game.tier_of(pos);
+        let t = self.opened(tier)?;
+        let i = self.game.canonical_rank(&t.index, pos);
+        let value = Value::from_code(t.table.code(i)?)
+            .ok_or_else(|| Error::Table(TableError::new(t.table.name(), ErrorKind::UnusedSlot { slot: i })))?;
+        let plies = match &t.plies {
+            Some(p) if value != Value::Draw => Some(p.plies_at(i)?),
+            _ => None,
+        };
+        Ok(Outcome { value, plies })
+    }
+
+    /// The outcome for the mover of playing into `after` from a position
+    /// (plies counted from that position).
+    pub fn move_outcome(&self, after: &G::Position) -> Result<Outcome, Error> {
+        let o = self.outcome(after)?;
+        Ok(Outcome { value: o.value.for_mover(), plies: o.plies.map(|p| p + 1) })
+    }
+
+    /// Reads a whole tier (values, and plies in a tablebase with plies),
+    /// checking every block; [`Error::NoTable`] when it is not held.
+    pub fn load(&self, tier: G::Tier) -> Result<WholeTier<G>, Error> {
+        let t = self.opened(tier)?;
+        let values = t.table.read_all()?;
+        let plies = match &t.plies {
+            Some(p) => Some(p.read_all_plies()?),
+            None => None,
+        };
+        Ok(WholeTier { tier, index: self.game.tier_index(tier), values, plies })
+    }
+}
+
+/// The values of a tier's positions (its used slots; an unused slot holds
+/// a don't-care code, docs/format.md), for the side to move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TierCounts {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// The most plies of a won position and its slot (tables with plies, a tier with a win).
+    pub longest_win: Option<(u32, u64)>,
+}
+
+impl TierCounts {
+    /// Positions counted.
+    pub fn positions(&self) -> u64 {
+        self.wins + self.draws + self.losses
+    }
+
+    fn add(mut self, other: TierCounts) -> TierCounts {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+        // The longest; among equals the lowest slot, whatever the order of the parts.
+        self.longest_win = match (self.longest_win, other.longest_win) {
+            (Some(a), Some(b)) => {
+                Some(if (b.0, std::cmp::Reverse(b.1)) > (a.0, std::cmp::Reverse(a.1)) { b } else { a })
+            }
+            (a, b) => a.or(b),
+        };
+        self
+    }
+}
+
+impl<G: TierGame> WholeTier<G> {
+    /// Counts the values of every used slot (a position of `game`, whose tier this is).
+    pub fn counts(&self, game: &G) -> TierCounts {
+        let size = self.values.len();
+        let chunk = 1u64 << 16;
+        (0..size.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| {
+                let mut n = TierCounts::default();
+                game.for_each_slot(&self.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
+                    if pos.is_none() {
+                        return;
+                    }
+                    match self.values.value(i) {
+                        Some(Value::Win) => {
+                            n.wins += 1;
+                            if let Some(p) = &self.plies {
+                                let p = p.get(i) as u32;
+                                if n.longest_win.is_none_or(|(b, _)| p > b) {
+                                    n.longest_win = Some((p, i));
+                                }
+                            }
+                        }
+                        Some(Value::Draw) => n.draws += 1,
+                        Some(Value::Loss) => n.losses += 1,
+                        None => {}
+                    }
+                });
+                n
+            })
+            .reduce(TierCounts::default, TierCounts::add)
+    }
+}
