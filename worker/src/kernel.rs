@@ -67,6 +67,9 @@ pub enum Kernel {
     Block,
     /// This module's counter kernel, generic over [`TierGame`]: the oracle.
     Counter,
+    /// [`crate::forward_kernel`]: Bagh-Chal's placing tiers in two forward
+    /// passes (its moving tiers go to the counter kernel).
+    Forward,
 }
 
 impl Kernel {
@@ -75,6 +78,7 @@ impl Kernel {
             Kernel::Planes => "planes",
             Kernel::Block => "block",
             Kernel::Counter => "counter",
+            Kernel::Forward => "forward",
         }
     }
 }
@@ -86,14 +90,15 @@ impl std::str::FromStr for Kernel {
             "planes" => Ok(Kernel::Planes),
             "block" => Ok(Kernel::Block),
             "counter" => Ok(Kernel::Counter),
+            "forward" => Ok(Kernel::Forward),
             _ => Err(UnknownKernel(s.to_string())),
         }
     }
 }
 
-/// A kernel name other than `block` or `counter`.
+/// A kernel name other than `planes`, `block`, `counter` or `forward`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown kernel '{0}' (planes, block or counter)")]
+#[error("unknown kernel '{0}' (planes, block, counter or forward)")]
 pub struct UnknownKernel(pub String);
 
 /// What a solve computes: the values alone, or with plies to the end
@@ -178,7 +183,7 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         match kernel {
             Kernel::Planes => crate::plane_kernel::solve_planes_in_pool(self, tier, children),
             Kernel::Block => crate::fox_kernel::solve_fox_in_pool(self, tier, children),
-            Kernel::Counter => solve_in_pool(self, tier, children),
+            Kernel::Counter | Kernel::Forward => solve_in_pool(self, tier, children),
         }
     }
 
@@ -209,7 +214,31 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
 }
 
 impl SolveTier for foxbase_core::tictactoe::TicTacToe {}
-impl SolveTier for foxbase_core::baghchal::BaghChal {}
+impl SolveTier for foxbase_core::baghchal::BaghChal {
+    fn solve_values(
+        &self,
+        kernel: Kernel,
+        tier: Self::Tier,
+        children: &[ChildTable<Self>],
+    ) -> Result<SolvedTier, KernelError> {
+        if kernel == Kernel::Forward && crate::forward_kernel::handles(self, tier) {
+            return crate::forward_kernel::solve_forward_in_pool(self, tier, children, false);
+        }
+        solve_in_pool(self, tier, children)
+    }
+
+    fn solve_plies(
+        &self,
+        kernel: Kernel,
+        tier: Self::Tier,
+        children: &[ChildTable<Self>],
+    ) -> Result<SolvedTier, KernelError> {
+        if kernel == Kernel::Forward && crate::forward_kernel::handles(self, tier) {
+            return crate::forward_kernel::solve_forward_in_pool(self, tier, children, true);
+        }
+        crate::plies_kernel::solve_plies_in_pool(self, tier, children)
+    }
+}
 
 /// The solved values of a child tier, with its layout.
 pub struct ChildTable<G: TierGame> {

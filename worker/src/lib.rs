@@ -1,6 +1,7 @@
 //! foxbase-worker: solves tiers. The retrograde kernels ([`kernel`], the
 //! counter kernel for any game, [`plies_kernel`], the same with plies to
-//! the end, and [`fox_kernel`] and [`plane_kernel`], per sheep set), the
+//! the end, [`fox_kernel`] and [`plane_kernel`], per sheep set, and
+//! [`forward_kernel`], Bagh-Chal's placing tiers in two passes), the
 //! one-tier job that loads child tables, solves and writes ([`job`]), the
 //! store tables are shared through ([`store`]), and the worker's lease loop
 //! ([`lease_loop`]) over the protocol's plain types ([`protocol`]). No
@@ -8,6 +9,7 @@
 //! table files in `foxbase-tables`.
 
 pub mod error;
+pub mod forward_kernel;
 pub mod fox_kernel;
 pub mod job;
 pub mod kernel;

@@ -268,6 +268,7 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
     if threads == 0 {
         return Err(Failure::bad_input("--threads must be at least 1"));
     }
+    super::solve::refuse_forward(args.kernel, "fox")?;
     let link = connect(&args.coordinator, &args.auth)?;
     let options = WorkerOptions {
         name: args.name.unwrap_or_else(default_worker_name),

@@ -118,6 +118,7 @@ pub struct OutputArgs {
     pub no_distance: bool,
     /// Kernel: `planes` (bit planes per sheep set, the default), `counter` (the generic oracle) or,
     /// with --no-distance only, `block` (per sheep set and position); the tables and plies are the same.
+    /// With --game baghchal: `forward` (the placing tiers in two passes, the default) or `counter`.
     #[arg(long, value_parser = parse_kernel)]
     pub kernel: Option<Kernel>,
 }
@@ -225,8 +226,9 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
 }
 
 /// `solve --game baghchal`: the tiers of a Bagh-Chal variant (all, or the
-/// moving phase), into `baghchal-tables/` by default, with the generic
-/// counter kernel. The Fox Game's rule flags are refused.
+/// moving phase), into `baghchal-tables/` by default: the placing tiers
+/// with the forward kernel (or `--kernel counter`), the moving tiers with
+/// the counter kernel. The Fox Game's rule flags are refused.
 fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     use foxbase_core::baghchal::{BaghChal, BaghChalVariant, BaghTier};
     use foxbase_core::tier::TierGame;
@@ -234,10 +236,17 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
     let b = args.baghchal.clone();
     let variant = BaghChalVariant::new(b.goats, b.capture_target)
         .map_err(|e| Failure::bad_input(format!("--goats {} --capture-target {}: {e}", b.goats, b.capture_target)))?;
-    let (kernel, output) = args.output.resolve()?;
-    if kernel != Kernel::Counter && args.output.kernel.is_some() {
-        return Err(Failure::bad_input("--game baghchal is solved by the counter kernel only (--kernel counter)"));
-    }
+    let (_, output) = args.output.resolve()?;
+    let kernel = match args.output.kernel {
+        None | Some(Kernel::Forward) => Kernel::Forward,
+        Some(Kernel::Counter) => Kernel::Counter,
+        Some(other) => {
+            return Err(Failure::bad_input(format!(
+                "--kernel {}: --game baghchal takes forward (the default) or counter",
+                other.name()
+            )))
+        }
+    };
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));
@@ -259,12 +268,8 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
     }
     let started = Instant::now();
     let progress = SolveProgress::new(args.json);
-    let options = LocalOptions {
-        workers: args.workers,
-        threads_per_worker: (threads / args.workers).max(1),
-        kernel: Kernel::Counter,
-        output,
-    };
+    let options =
+        LocalOptions { workers: args.workers, threads_per_worker: (threads / args.workers).max(1), kernel, output };
     let manifest = solve_local(&game, &plan, &out, options, &progress).map_err(Failure::failed)?;
     progress.finish();
     manifest.write(&out).map_err(Failure::failed)?;
@@ -307,6 +312,16 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
     Ok(())
 }
 
+/// Refuses `--kernel forward` (Bagh-Chal's placing kernel) for another game.
+pub fn refuse_forward(kernel: Kernel, game: &str) -> Result<(), Failure> {
+    if kernel == Kernel::Forward {
+        return Err(Failure::bad_input(format!(
+            "--kernel forward solves Bagh-Chal's placing tiers; --game {game} takes planes, block or counter"
+        )));
+    }
+    Ok(())
+}
+
 /// Refuses the Fox Game's rule flags for another game.
 fn refuse_fox_flags(matches: &clap::ArgMatches, game: &str) -> Result<(), Failure> {
     use clap::parser::ValueSource;
@@ -326,6 +341,7 @@ fn refuse_fox_flags(matches: &clap::ArgMatches, game: &str) -> Result<(), Failur
 fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     refuse_fox_flags(matches, "tictactoe")?;
     let (kernel, output) = args.output.resolve()?;
+    refuse_forward(kernel, "tictactoe")?;
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));

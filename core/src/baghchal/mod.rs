@@ -29,6 +29,7 @@
 
 pub mod board;
 pub mod error;
+pub mod index;
 pub mod notation;
 pub mod perft;
 pub mod position;

@@ -214,6 +214,24 @@ fn subset_unrank(free: Bits, k: u32, mut rank: u64) -> Bits {
     out
 }
 
+impl BaghIndex {
+    /// The tier this layout is of.
+    pub fn tier(&self) -> BaghTier {
+        self.tier
+    }
+
+    /// Goats on the board in every position of the tier.
+    pub fn goats_on_board(&self) -> u32 {
+        self.goats_on_board
+    }
+
+    /// Goat subsets per tiger set, C(21, goats on the board): a slot is
+    /// `(tiger id × goat_sets + goat rank) × 2 + side` ([`super::index`]).
+    pub fn goat_sets(&self) -> u64 {
+        self.goat_sets
+    }
+}
+
 impl BaghChal {
     pub fn new(variant: BaghChalVariant) -> BaghChal {
         BaghChal { variant, rules: Rules::new(MAX_CAPTURE_TARGET).expect("the largest capture target is a reading") }
