@@ -28,6 +28,11 @@ pub enum CoordinatorError {
     Open(#[from] foxbase_objstore::OpenError),
     #[error("the solve stopped before every tier was solved")]
     Unfinished,
+    /// A local solve's output directory holds what the solve will not
+    /// overwrite, or a journal it cannot resume (another variant, plan or
+    /// output); the message names the directory and what to do.
+    #[error("{0}")]
+    Output(String),
     /// Listening, TLS set-up, or the server failing while it runs.
     #[error("{0}")]
     Server(String),

@@ -12,6 +12,11 @@
 //! dropped (the tier is solved again). A bad line before the last is
 //! corruption and refused.
 //!
+//! A local solve (`foxbase solve --out DIR`, [`crate::local`]) keeps the
+//! same journal in `DIR/journal.log`, with the variant, plan and output of
+//! its run after the game's name, and appends finished tiers in
+//! checkpoints ([`Journal::append_all`]) once the directory is synced.
+//!
 //! **In a store** (a bucket, where objects cannot be appended to), the same
 //! lines are objects: `journal/run` holds the first line and
 //! `journal/tiers/NAME` one entry line per finished tier. Each is written
@@ -51,7 +56,7 @@ pub enum JournalError {
     },
 }
 
-const MAGIC: &str = "foxbase-journal 1";
+pub(crate) const MAGIC: &str = "foxbase-journal 1";
 
 /// The object holding the first line of a journal in a store.
 pub const STORE_JOURNAL_RUN: &str = "journal/run";
@@ -193,6 +198,20 @@ impl Journal {
         }
     }
 
+    /// Appends finished tiers, in order, and waits until they are durable:
+    /// in a file, one write and one sync for all of them.
+    pub fn append_all(&mut self, entries: &[TierEntry]) -> Result<(), JournalError> {
+        match &mut self.sink {
+            Sink::File { path, file } => {
+                let io = |source| JournalError::Io { path: path.display().to_string(), source };
+                let lines: String = entries.iter().map(entry_line).collect();
+                file.write_all(lines.as_bytes()).map_err(io)?;
+                file.sync_data().map_err(io)
+            }
+            Sink::Store(_) => entries.iter().try_for_each(|e| self.append(e)),
+        }
+    }
+
     /// Appends a finished tier and waits until it is durable.
     pub fn append(&mut self, entry: &TierEntry) -> Result<(), JournalError> {
         let line = entry_line(entry);
@@ -274,7 +293,7 @@ mod tests {
         let path = dir.join("journal.log");
         let mut j = Journal::create(&path, "fox", "{\"v\":1}").unwrap();
         j.append(&entry("a")).unwrap();
-        j.append(&entry("b")).unwrap();
+        j.append_all(&[entry("b")]).unwrap();
         drop(j);
         assert!(Journal::create(&path, "fox", "{\"v\":1}").unwrap_err().to_string().contains("--resume"));
         let err = Journal::resume(&path, "fox", "{\"v\":2}").err().unwrap().to_string();
@@ -290,6 +309,7 @@ mod tests {
         assert_eq!(entries, vec![entry("a"), entry("b")]);
         assert_eq!(std::fs::read(&path).unwrap(), full, "the torn line is cut off");
         j.append(&entry("c")).unwrap();
+        j.append_all(&[]).unwrap();
         drop(j);
         let (_, entries) = Journal::resume(&path, "fox", "{\"v\":1}").unwrap();
         assert_eq!(entries, vec![entry("a"), entry("b"), entry("c")]);

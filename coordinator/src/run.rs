@@ -263,6 +263,11 @@ impl<'g, G: TierGame> RunState<'g, G> {
         self.resumed
     }
 
+    /// The entry of the finished tier `tier_name` (as the journal gets it).
+    pub fn finished_entry(&self, tier_name: &str) -> Option<&TierEntry> {
+        self.game.parse_tier_name(tier_name).and_then(|t| self.finished.get(&t))
+    }
+
     pub fn register(&mut self, name: &str, threads: u32, now: Instant) -> Registration {
         self.next_worker += 1;
         let worker_id = format!("{:08x}-{}", self.run_id, self.next_worker);

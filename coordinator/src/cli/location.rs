@@ -30,7 +30,7 @@ pub fn local_dir(flag: &str, arg: &str) -> Result<PathBuf, Failure> {
     match parse(flag, arg)? {
         StoreUrl::Dir(dir) => Ok(dir),
         StoreUrl::Bucket { .. } => Err(Failure::bad_input(format!(
-            "{flag} {arg}: tic-tac-toe tables are written to and read from a directory"
+            "{flag} {arg}: only the Fox Game's tables go in a bucket; these are written to and read from a directory"
         ))),
     }
 }

@@ -63,6 +63,8 @@ pub struct SolveProgress {
     started: Instant,
     last_line: Mutex<Instant>,
     tiers: Mutex<usize>,
+    /// Slots finished before a resumed run started (not counted in its rate).
+    resumed_slots: Mutex<u64>,
     phases: Mutex<Phases>,
 }
 
@@ -84,6 +86,7 @@ impl SolveProgress {
             started: Instant::now(),
             last_line: Mutex::new(Instant::now()),
             tiers: Mutex::new(0),
+            resumed_slots: Mutex::new(0),
             phases: Mutex::new(Phases::default()),
         }
     }
@@ -91,6 +94,14 @@ impl SolveProgress {
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
+        }
+    }
+
+    /// One line on standard error (above the bar on a terminal).
+    pub fn note(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(format!("foxbase: {text}")),
+            None => eprintln!("foxbase: {text}"),
         }
     }
 
@@ -117,6 +128,20 @@ impl foxbase_coordinator::local::Progress for SolveProgress {
         }
     }
 
+    fn resumed(&self, tiers_done: usize, slots_done: u64) {
+        *self.resumed_slots.lock().unwrap() = slots_done;
+        let tiers = *self.tiers.lock().unwrap();
+        if let Some(bar) = &self.bar {
+            bar.set_position(slots_done);
+            bar.set_message(format!("tiers {tiers_done}/{tiers}"));
+            bar.reset_eta();
+        }
+        self.note(&format!(
+            "resuming: {tiers_done} of {tiers} tiers ({slots_done} positions) were finished before; {} left to solve",
+            tiers - tiers_done
+        ));
+    }
+
     fn tier_done(&self, report: &TierReport, tiers_done: usize, slots_done: u64) {
         *self.phases.lock().unwrap() += report.phases;
         let tiers = *self.tiers.lock().unwrap();
@@ -130,9 +155,10 @@ impl foxbase_coordinator::local::Progress for SolveProgress {
                 if last.elapsed() >= Duration::from_secs(5) || tiers_done == tiers {
                     *last = Instant::now();
                     let secs = self.started.elapsed().as_secs_f64();
+                    let solved_here = slots_done - *self.resumed_slots.lock().unwrap();
                     eprintln!(
                         "foxbase: tiers {tiers_done}/{tiers}, {slots_done} positions, {:.0} positions/s, last {} ({:.2}s)",
-                        slots_done as f64 / secs.max(1e-9),
+                        solved_here as f64 / secs.max(1e-9),
                         report.tier_name,
                         report.seconds
                     );

@@ -5,14 +5,17 @@
 use super::output::{json, line, phases_json, SolveProgress};
 use super::{position_arg, threads_or_all, CommandResult, Failure};
 use clap::Args;
-use foxbase_coordinator::local::{solve_local, solve_local_into, LocalOptions};
+use foxbase_coordinator::error::CoordinatorError;
+use foxbase_coordinator::local::{
+    solve_local_into, solve_local_journaled, tables_in, LocalOptions, LocalSolve, LOCAL_JOURNAL,
+};
 use foxbase_coordinator::plan::TierPlan;
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::format_position;
 use foxbase_core::{Geometry, Value, Variant};
 use foxbase_objstore::StoreUrl;
 use foxbase_tables::source::Location;
-use foxbase_worker::kernel::{Kernel, Output};
+use foxbase_worker::kernel::{Kernel, Output, SolveTier};
 use foxbase_worker::store::Store;
 use serde_json::json;
 use std::time::Instant;
@@ -70,12 +73,21 @@ pub struct SolveArgs {
     start: String,
     #[command(flatten)]
     rules: SolveRuleArgs,
-    /// Where the tables and manifest.json go: a directory (created if missing; existing tables there
-    /// are overwritten) or s3://BUCKET/PREFIX (tables uploaded as they are solved, manifest.json
-    /// last; credentials from AWS_* variables). Default: foxbase-tables, or tictactoe-tables /
-    /// baghchal-tables with --game tictactoe / baghchal.
+    /// Where the tables and manifest.json go: a directory (created if missing), or, for the Fox
+    /// Game, s3://BUCKET/PREFIX (tables uploaded as they are solved, manifest.json last; credentials
+    /// from AWS_* variables; no journal, no --resume). A directory gets the solve's journal,
+    /// DIR/journal.log, so that a solve killed midway can be continued with --resume; a directory
+    /// that holds a journal or tables already is refused without --resume. Default: foxbase-tables,
+    /// or tictactoe-tables / baghchal-tables with --game tictactoe / baghchal.
     #[arg(long)]
     out: Option<String>,
+    /// Continue the solve journaled in --out DIR (DIR/journal.log) after it was killed or crashed:
+    /// the tiers it finished (whose files are in DIR/tiers with their journaled lengths) are not
+    /// solved again. It must be the same solve: the same game, variant, --phase and --no-distance
+    /// (another is refused, naming the difference). A finished solve is left as it is; a DIR with no
+    /// journal and no tables starts a new solve, so one command line serves every session.
+    #[arg(long)]
+    resume: bool,
     /// Kernel threads per worker (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -169,11 +181,27 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     let plan = TierPlan::new(&game);
     let progress = SolveProgress::new(json_out);
     let options = LocalOptions { workers, threads_per_worker: (threads / workers).max(1), kernel, output };
-    let (manifest, value) = match &out {
+    let (manifest, value, resumed) = match &out {
         StoreUrl::Dir(dir) => {
-            let manifest = solve_local(&game, &plan, dir, options, &progress).map_err(Failure::failed)?;
-            progress.finish();
-            foxbase_tables::seal::seal(dir, manifest).map_err(Failure::failed)?
+            let solved = solve_dir(&game, &plan, dir, options, args.resume, &progress)?;
+            let resumed = (solved.resumed, solved.resumed_slots);
+            match solved.sealed {
+                Some(m) if m.start.is_some() => {
+                    let value = m.start.as_ref().and_then(|s| value_named(&s.value));
+                    let value =
+                        value.ok_or_else(|| Failure::failed(format!("{}: a bad start value", dir.display())))?;
+                    (m, value, resumed)
+                }
+                _ => {
+                    let (m, value) = foxbase_tables::seal::seal(dir, solved.manifest).map_err(Failure::failed)?;
+                    (m, value, resumed)
+                }
+            }
+        }
+        StoreUrl::Bucket { .. } if args.resume => {
+            return Err(Failure::bad_input(format!(
+                "--resume: a solve into a bucket ({out}) keeps no journal; --resume needs a directory --out"
+            )))
         }
         StoreUrl::Bucket { bucket, prefix } => {
             // Checked before anything is solved or written.
@@ -186,7 +214,9 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
             let put = |key: &str, bytes: &[u8]| {
                 bucket.put_bytes(key, bytes).map_err(foxbase_tables::error::io_error(bucket.name_of(key)))
             };
-            foxbase_tables::seal::seal_at(Box::new(bucket.clone()), &put, manifest).map_err(Failure::failed)?
+            let (m, value) =
+                foxbase_tables::seal::seal_at(Box::new(bucket.clone()), &put, manifest).map_err(Failure::failed)?;
+            (m, value, (0, 0))
         }
     };
     let start = variant.start;
@@ -201,13 +231,15 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
             "seconds": secs, "threads": threads, "workers": workers, "table_bytes": manifest.total_bytes(),
             "out": out.to_string(), "phases": phases_json(&progress.phases()), "kernel": kernel.name(),
             "plies": output.plies(), "plies_bytes": plies_bytes(&manifest), "longest_plies": longest(&manifest),
+            "tiers_resumed": resumed.0,
         }));
     }
     line(format_args!("variant: {variant}"))?;
     line(format_args!(
-        "solved {} tiers, {slots} positions (largest tier {largest}: {largest_slots}) in {secs:.1}s ({:.2}M positions/s)",
+        "solved {} tiers{}, {slots} positions (largest tier {largest}: {largest_slots}) in {secs:.1}s ({:.2}M positions/s)",
         manifest.tiers.len(),
-        slots as f64 / secs / 1e6
+        resumed_note(resumed.0),
+        (slots - resumed.1) as f64 / secs / 1e6
     ))?;
     line(format_args!("tables: {out} ({} bytes)", manifest.total_bytes()))?;
     if output.plies() {
@@ -270,9 +302,14 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
     let progress = SolveProgress::new(args.json);
     let options =
         LocalOptions { workers: args.workers, threads_per_worker: (threads / args.workers).max(1), kernel, output };
-    let manifest = solve_local(&game, &plan, &out, options, &progress).map_err(Failure::failed)?;
-    progress.finish();
-    manifest.write(&out).map_err(Failure::failed)?;
+    let solved = solve_dir(&game, &plan, &out, options, args.resume, &progress)?;
+    let (manifest, resumed) = match solved.sealed {
+        Some(m) => (m, solved.resumed),
+        None => {
+            solved.manifest.write(&out).map_err(Failure::failed)?;
+            (solved.manifest, solved.resumed)
+        }
+    };
     let secs = started.elapsed().as_secs_f64();
     let used = |t: &foxbase_tables::manifest::TierEntry| t.slots - t.unused;
     let tiers: Vec<_> = manifest
@@ -287,14 +324,15 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
         return json(&json!({"game": "baghchal", "variant": game.variant_json(), "phase": b.phase,
             "tiers": tiers, "positions": manifest.tiers.iter().map(used).sum::<u64>(),
             "slots": manifest.total_slots(), "seconds": secs, "out": out.display().to_string(),
-            "plies_files": output.plies()}));
+            "plies_files": output.plies(), "tiers_resumed": resumed}));
     }
     line(format_args!(
-        "solved Bagh-Chal ({} goats, capture target {}, {} phase): {} tiers, {} positions up to symmetry ({} slots) in {secs:.1}s; tables: {}",
+        "solved Bagh-Chal ({} goats, capture target {}, {} phase): {} tiers{}, {} positions up to symmetry ({} slots) in {secs:.1}s; tables: {}",
         b.goats,
         b.capture_target,
         b.phase,
         manifest.tiers.len(),
+        resumed_note(resumed),
         manifest.tiers.iter().map(used).sum::<u64>(),
         manifest.total_slots(),
         out.display()
@@ -356,29 +394,84 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
     let progress = SolveProgress::new(args.json);
     let options =
         LocalOptions { workers: args.workers, threads_per_worker: (threads / args.workers).max(1), kernel, output };
-    let mut manifest = solve_local(&game, &plan, &out, options, &progress).map_err(Failure::failed)?;
-    progress.finish();
-    manifest.write(&out).map_err(Failure::failed)?;
+    let solved = solve_dir(&game, &plan, &out, options, args.resume, &progress)?;
+    let resumed = solved.resumed;
     let start = foxbase_core::tier::TierGame::initial_position(&game);
+    let start_text = foxbase_core::tictactoe::format_ttt(&start);
+    let (mut manifest, sealed) = match solved.sealed {
+        Some(m) if m.start.is_some() => (m, true),
+        _ => (solved.manifest, false),
+    };
+    if !sealed {
+        manifest.write(&out).map_err(Failure::failed)?;
+    }
     let tables = foxbase_tables::in_memory::InMemory::open(game, &out).map_err(Failure::failed)?;
     let value = tables.outcome(&start).map_err(Failure::failed)?;
-    let start_text = foxbase_core::tictactoe::format_ttt(&start);
-    manifest.start =
-        Some(foxbase_tables::manifest::StartValue { position: start_text.clone(), value: value.value.name().into() });
-    manifest.write(&out).map_err(Failure::failed)?;
+    if !sealed {
+        manifest.start = Some(foxbase_tables::manifest::StartValue {
+            position: start_text.clone(),
+            value: value.value.name().into(),
+        });
+        manifest.write(&out).map_err(Failure::failed)?;
+    }
     let secs = started.elapsed().as_secs_f64();
     if args.json {
         return json(&json!({"game": "tictactoe", "start": start_text, "value": value.value.name(),
             "plies": value.plies, "tiers": manifest.tiers.len(), "positions": manifest.total_slots(),
-            "seconds": secs, "out": out.display().to_string(), "plies_files": output.plies()}));
+            "seconds": secs, "out": out.display().to_string(), "plies_files": output.plies(),
+            "tiers_resumed": resumed}));
     }
     line(format_args!(
-        "solved tic-tac-toe: {} tiers, {} positions in {secs:.2}s; tables: {}",
+        "solved tic-tac-toe: {} tiers{}, {} positions in {secs:.2}s; tables: {}",
         manifest.tiers.len(),
+        resumed_note(resumed),
         manifest.total_slots(),
         out.display()
     ))?;
     line(format_args!("start {start_text}: {} for x to move", value.value))
+}
+
+/// A journaled local solve into the directory `dir` (`solve_local_journaled`):
+/// a new one, or with `resume` the one journaled there. A refusal of what
+/// `dir` holds is bad input.
+fn solve_dir<G: SolveTier>(
+    game: &G,
+    plan: &TierPlan<G>,
+    dir: &std::path::Path,
+    options: LocalOptions,
+    resume: bool,
+    progress: &SolveProgress,
+) -> Result<LocalSolve, Failure> {
+    if resume && !dir.join(LOCAL_JOURNAL).exists() && tables_in(dir).is_empty() {
+        progress.note(&format!("{}: no journal, nothing to resume: a new solve", dir.display()));
+    }
+    let solved = solve_local_journaled(game, plan, dir, options, resume, progress).map_err(|e| match e {
+        CoordinatorError::Output(m) => Failure::bad_input(m),
+        e => Failure::failed(e),
+    })?;
+    progress.finish();
+    if solved.sealed.is_some() {
+        progress.note(&format!(
+            "{}: this solve was finished already ({} tiers): nothing to do",
+            dir.display(),
+            solved.manifest.tiers.len()
+        ));
+    }
+    Ok(solved)
+}
+
+/// ` (N finished before this run)` after a tier count, when resumed.
+fn resumed_note(resumed: usize) -> String {
+    if resumed == 0 {
+        String::new()
+    } else {
+        format!(" ({resumed} finished before this run)")
+    }
+}
+
+/// The value a manifest names (`win`, `draw`, `loss`).
+fn value_named(name: &str) -> Option<Value> {
+    [Value::Win, Value::Draw, Value::Loss].into_iter().find(|v| v.name() == name)
 }
 
 /// Bytes of the plies files of a manifest.
