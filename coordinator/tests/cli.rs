@@ -365,7 +365,7 @@ fn an_unknown_kernel_is_refused_by_name() {
         vec!["worker", "--coordinator", "http://127.0.0.1:1", "--token-file", "/dev/null", "--kernel", "fast"],
     ] {
         let e = bad(&cmd);
-        assert!(e.contains("unknown kernel 'fast' (planes, block or counter)"), "{cmd:?}: {e}");
+        assert!(e.contains("unknown kernel 'fast' (planes, block, counter or forward)"), "{cmd:?}: {e}");
     }
     let plan = ok_json(&["solve", "--kernel", "counter", "--plan-only", "--json"]);
     assert_eq!(plan["tiers"], 1053);

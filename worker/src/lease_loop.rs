@@ -39,9 +39,9 @@ pub struct WorkerOptions {
     /// a refusal can only be a failure of the disk, so it ends the solve.
     pub refusal_is_fatal: bool,
     /// Fsync each table before reporting it done. A remote worker does
-    /// (the coordinator journals the tier); a local solve, which has no
-    /// journal to resume from, syncs its store once before writing the
-    /// manifest instead.
+    /// (the coordinator journals the tier); a local solve syncs its
+    /// directory's filesystem at each journal checkpoint instead (at most
+    /// once a second, before journaling the tiers finished since).
     pub sync_each_table: bool,
 }
 

@@ -69,13 +69,16 @@ fn forward_kernel_is_the_same_on_one_thread() {
     assert_eq!(compare(2, 2, 1), (76_636, 0));
 }
 
-/// Four goats, target 4: a variant with draws (a few minutes on two cores).
+/// Four goats (a few minutes on two cores). Still no draw: four tigers
+/// catch four goats; draws are compared on the real game's tiers
+/// (`real_game_tier_is_byte_identical_to_the_counter_kernels`).
 #[test]
 #[ignore]
-fn forward_kernel_equals_the_counter_kernel_with_draws() {
-    let (_, draws) = compare(4, 4, 2);
-    eprintln!("4 goats, target 4: {draws} draws in the placing tiers");
-    assert!(draws > 0, "4 goats, target 4: no draw among the placing tiers");
+fn forward_kernel_equals_the_counter_kernel_on_four_goats() {
+    for target in [2, 4] {
+        let (slots, _) = compare(4, target, 2);
+        assert!(slots > 0);
+    }
 }
 
 #[test]
