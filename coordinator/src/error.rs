@@ -33,6 +33,10 @@ pub enum CoordinatorError {
     /// output); the message names the directory and what to do.
     #[error("{0}")]
     Output(String),
+    /// A worker's `--kernel` does not solve the coordinator's game; the
+    /// message names both.
+    #[error("{0}")]
+    Kernel(String),
     /// Listening, TLS set-up, or the server failing while it runs.
     #[error("{0}")]
     Server(String),

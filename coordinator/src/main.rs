@@ -46,8 +46,9 @@ enum Command {
     Worker(cluster::WorkerArgs),
     /// Show a running coordinator's progress: tiers done/running/pending, positions/s, ETA, workers and leases.
     Status(cluster::StatusArgs),
-    /// Turn the tables a solve wrote into the distributable tablebase in a new directory: fox-to-move
-    /// values left out (derived by one fox move when read), harder compression, checked value by value.
+    /// Turn the tables a solve wrote into the distributable tablebase in a new directory: checked,
+    /// compressed harder, checked value by value; the Fox Game's with fox-to-move values left out
+    /// (derived by one fox move when read), Bagh-Chal's with every position kept.
     Publish(tables::PublishArgs),
     /// Value every arrangement of N sheep on ranks 1..4 against the tables' foxes, from solved or published tables.
     Survey(tables::SurveyArgs),
@@ -91,7 +92,7 @@ fn main() -> ExitCode {
         Command::Puzzles(a) => perfect::puzzles(a),
         Command::Stats(a) => tables::stats(a),
         Command::Export(a) => games::export(a),
-        Command::Coordinator(a) => cluster::coordinator(a),
+        Command::Coordinator(a) => cluster::coordinator(a, &sub("coordinator")),
         Command::Worker(a) => cluster::worker(a),
         Command::Status(a) => cluster::status(a),
     };

@@ -1,5 +1,6 @@
 //! `foxbase solve --game baghchal`: a small variant solved end to end from
-//! the command line, the plans of the real game, and the flags it refuses.
+//! the command line, the plans of the real game, and the flags it refuses;
+//! `probe`, `verify`, `stats` and `publish` on its tables.
 
 mod common;
 
@@ -77,6 +78,23 @@ fn fox_flags_other_kernels_and_impossible_variants_are_refused() {
         (vec!["--phase", "placing"], "--phase"),
     ] {
         let mut all = vec!["solve", "--game", "baghchal", "--plan-only"];
+        all.extend(&args);
+        let (code, _, stderr) = run(&all);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: '{stderr}' should say '{says}'");
+    }
+    // Bagh-Chal's flags and kernel, for the other games.
+    for (args, says) in [
+        (vec!["--goats", "3"], "--goats is a Bagh-Chal flag; --game fox takes none"),
+        (vec!["--phase", "moving"], "--phase is a Bagh-Chal flag; --game fox takes none"),
+        (vec!["--kernel", "forward"], "--kernel forward solves Bagh-Chal's placing tiers; the game fox takes"),
+        (
+            vec!["--game", "tictactoe", "--capture-target", "2"],
+            "--capture-target is a Bagh-Chal flag; --game tictactoe",
+        ),
+        (vec!["--game", "tictactoe", "--kernel", "forward"], "the game tictactoe takes planes, block or counter"),
+    ] {
+        let mut all = vec!["solve", "--plan-only"];
         all.extend(&args);
         let (code, _, stderr) = run(&all);
         assert_eq!(code, Some(2), "{args:?}: {stderr}");
@@ -389,4 +407,107 @@ fn stats_count_what_the_manifest_counts() {
         "start T...T/...../...../...../T...T g 2 0: loss for the goats to move: the tigers win in 16 plies"
     );
     assert_eq!(lines.len(), 2 + 2 + 5 + 1, "{stdout}");
+}
+
+// ---------------------------------------------------------------------------
+// publish
+
+/// Every file of a tablebase directory (top level and tiers/), by name.
+fn files_of(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .chain(std::fs::read_dir(dir.join("tiers")).unwrap())
+        .map(|e| e.unwrap().path().strip_prefix(dir).unwrap().display().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_published_tablebase_keeps_every_slot_and_answers_as_the_solved_one() {
+    let dir = TempDir::new("baghchal-publish");
+    let (src, out) = (dir.0.join("solved"), dir.0.join("published"));
+    solve(&src, "2", &[]);
+    let (s, o) = (src.to_str().unwrap(), out.to_str().unwrap());
+    let (code, stdout, stderr) = run(&["publish", s, o, "--level", "19", "--json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let p: Json = serde_json::from_str(&stdout).unwrap();
+    assert_eq!((p["tiers"].as_u64(), p["positions"].as_u64()), (Some(5), Some(846_328)), "{p}");
+    assert!(p["bytes"].as_u64() < p["source_bytes"].as_u64(), "compressed harder: {p}");
+    assert!(p["plies_bytes"].as_u64().unwrap() > 0, "{p}");
+    // The same files but the solve's journal, every slot stored (the solved layout), rewritten.
+    let mut expected = files_of(&src);
+    expected.retain(|f| f != "journal.log");
+    assert_eq!(files_of(&out), expected);
+    let (solved, published) = (Manifest::read(&src).unwrap(), Manifest::read(&out).unwrap());
+    assert_eq!(published.layout, foxbase_tables::Layout::Solved);
+    assert_eq!((&published.game, &published.variant, &published.start), (&solved.game, &solved.variant, &solved.start));
+    assert_eq!(published.total_bytes(), p["bytes"].as_u64().unwrap());
+    for (a, b) in solved.tiers.iter().zip(&published.tiers) {
+        assert_eq!(
+            (&a.name, a.slots, a.wins, a.draws, a.losses, a.unused),
+            (&b.name, b.slots, b.wins, b.draws, b.losses, b.unused)
+        );
+        let (pa, pb) = (a.plies.as_ref().unwrap(), b.plies.as_ref().unwrap());
+        assert_eq!((&pa.file, pa.longest), (&pb.file, pb.longest));
+        if a.bytes > 1000 {
+            assert!(b.bytes < a.bytes && pb.bytes < pa.bytes, "{} at level 19: {b:?} from {a:?}", a.name);
+        }
+    }
+    assert!(!dir.0.join(".published.partial").exists(), "the staging directory is renamed away");
+    let tmp = files_of(&out).into_iter().filter(|f| f.ends_with(".tmp")).collect::<Vec<_>>();
+    assert!(tmp.is_empty(), "{tmp:?}");
+
+    // verify, probe and stats answer as on the solved tables.
+    let (code, j, stderr) = verify(&out);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(j, serde_json::json!({"ok": true, "tiers": 5, "positions": 806_938, "problem": null}));
+    for position in [
+        "T...T/...../...../...../T...T g 2 0",
+        "TG..T/...../...../...../T...T t 1 0",
+        "T..GT/...../...../...../T...T t 1 0",
+        "TG..T/...../...../...../T...T t 0 1",
+        "T...T/.G.../...../...G./T...T g 0 0",
+        "T...T/...../..G../...../TG..T t 0 0",
+        "T...T/...../...../...../T...T g 0 2",
+    ] {
+        assert_eq!(probe(&out, position), probe(&src, position), "{position}");
+    }
+    for args in [vec!["--json"], vec![]] {
+        let stats = |tables: &str| {
+            let mut all = vec!["stats", "--tables", tables];
+            all.extend(&args);
+            let (code, stdout, stderr) = run(&all);
+            assert_eq!(code, Some(0), "{stderr}");
+            stdout
+        };
+        assert_eq!(stats(o), stats(s));
+    }
+
+    // OUT holding a tablebase, or anything, is refused and left as it was.
+    let (code, _, stderr) = run(&["publish", s, o]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("already exists"), "{stderr}");
+    assert_eq!(Manifest::read(&out).unwrap(), published, "a refused publish leaves the tablebase");
+    let other = dir.0.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "mine").unwrap();
+    let (code, _, stderr) = run(&["publish", s, other.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("already exists"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&other).unwrap().count(), 1);
+
+    // A damaged source is refused before anything is published, naming the file.
+    let damaged = dir.0.join("damaged");
+    copy_tables(&src, &damaged);
+    let path = damaged.join("tiers/p0-c0.fxp");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x5a;
+    std::fs::write(&path, bytes).unwrap();
+    let nowhere = dir.0.join("from-damaged");
+    let (code, _, stderr) = run(&["publish", damaged.to_str().unwrap(), nowhere.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("the tables to publish fail their check: tiers/p0-c0.fxp"), "{stderr}");
+    assert!(!nowhere.exists() && !dir.0.join(".from-damaged.partial").exists());
 }

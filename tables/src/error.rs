@@ -157,6 +157,11 @@ pub enum Error {
     NotADirectoryName(String),
     #[error("the published tables fail their own check: {0}")]
     PublishedCheck(Box<crate::verify::Problem>),
+    /// The tablebase to publish fails `verify`'s check of its files.
+    #[error("the tables to publish fail their check: {0}")]
+    SourceCheck(Box<crate::verify::Problem>),
+    #[error("{dir}: tables of game '{game}', which publish does not take (fox, baghchal)")]
+    NotPublishable { dir: String, game: String },
     #[error("the directory holds no table of tier {tier}")]
     NoTable { tier: String },
     /// The fox-to-move values of a published table could not be derived.

@@ -1,17 +1,24 @@
 //! `foxbase publish`: turns the tables a solve wrote into the distributable
-//! tablebase: every table rewritten with its fox-to-move values left out
-//! (derived by one fox move when read) and compressed harder, a manifest
-//! saying so, and a check that the result gives back every solved value.
+//! tablebase: every table and plies file checked as `verify` checks its
+//! files, rewritten compressed harder, a manifest saying so, and a check
+//! that the result gives back every solved value.
+//!
+//! The Fox Game's tables are rewritten in the published layout (their
+//! fox-to-move values left out, derived by one fox move when read: about
+//! half the size, docs/format.md); Bagh-Chal's keep every slot (the solved
+//! layout, which every reader of the game's tables reads), only compressed
+//! at the publish level. Everything else is one code path for both games.
 
 use crate::dir::TableDir;
-use crate::error::{io_error, Error, ErrorKind, TableError};
+use crate::error::{io_error, Error};
 use crate::manifest::{Layout, Manifest, PliesEntry, TierEntry};
-use crate::plies::read_plies;
-use crate::table::{read_table, write_plies, write_table_layout, TableFile, DEFAULT_BLOCK_SLOTS};
+use crate::packed::PackedValues;
+use crate::plies::{read_plies, Plies};
+use crate::table::{read_table, write_plies, write_table_layout, DEFAULT_BLOCK_SLOTS};
 use crate::tier_files::table_header;
-use crate::verify::OnTier;
-use foxbase_core::foxgame::{FoxGame, FoxTier};
-use foxbase_core::notation::format_position;
+use crate::verify::{check_index, check_tier, check_tier_files, OnTier};
+use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
+use foxbase_core::foxgame::FoxGame;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Value, Variant};
 use rayon::prelude::*;
@@ -29,11 +36,14 @@ pub struct Published {
     pub plies_bytes: u64,
 }
 
-/// Publishes the solved directory `src` as the new directory `out`, with
-/// zstd `level`. The tables are built in a sibling directory and renamed to
-/// `out` only after every check passed, so `out` never holds part of a
-/// tablebase. `on_tier(done, total)` reports progress over both passes
-/// (writing, then checking: `total` is twice the number of tiers).
+/// Publishes the solved directory `src` (the Fox Game's or Bagh-Chal's
+/// tables, as its manifest says) as the new directory `out`, with zstd
+/// `level`. The tables are built in a sibling directory, each file written
+/// durably (a temporary name, fsync, rename) and the manifest last, and
+/// the directory is renamed to `out` only after every check passed, so
+/// `out` never holds part of a tablebase; an `out` that exists is refused.
+/// `on_tier(done, total)` reports progress over both passes (writing,
+/// then checking: `total` is twice the number of tiers).
 pub fn publish(src: &Path, out: &Path, level: i32, on_tier: OnTier) -> Result<Published, Error> {
     if out.exists() {
         return Err(Error::OutputExists(out.display().to_string()));
@@ -42,12 +52,87 @@ pub fn publish(src: &Path, out: &Path, level: i32, on_tier: OnTier) -> Result<Pu
     if manifest.layout != Layout::Solved {
         return Err(Error::AlreadyPublished(src.display().to_string()));
     }
-    if manifest.game != "fox" {
-        return Err(Error::NotFoxGame { dir: src.display().to_string(), game: manifest.game });
+    let bad_variant = |message: String| Error::Variant { dir: src.display().to_string(), message };
+    match manifest.game.as_str() {
+        "fox" => {
+            let variant = Variant::from_json(&manifest.variant).map_err(|e| bad_variant(e.to_string()))?;
+            publish_game(&FoxGame::new(variant), src, out, &manifest, level, on_tier)
+        }
+        "baghchal" => {
+            let variant = BaghChalVariant::from_json(&manifest.variant).map_err(|e| bad_variant(e.to_string()))?;
+            publish_game(&BaghChal::new(variant), src, out, &manifest, level, on_tier)
+        }
+        _ => Err(Error::NotPublishable { dir: src.display().to_string(), game: manifest.game }),
     }
-    let variant = Variant::from_json(&manifest.variant)
-        .map_err(|e| Error::Variant { dir: src.display().to_string(), message: e.to_string() })?;
-    let game = FoxGame::new(variant);
+}
+
+/// A check of a tier's values and plies as read back.
+type Check<'c> = &'c mut dyn FnMut(&PackedValues, Option<&Plies>) -> Result<(), Error>;
+
+/// Reads a tier (with its manifest entry) back from a published directory
+/// as a reader of it gets it, and hands its values and plies to a check.
+type Reader<'d, T> = Box<dyn Fn(T, &TierEntry, Check) -> Result<(), Error> + 'd>;
+
+/// What publishing needs of a game beyond the tier contract.
+pub trait Publishable: TierGame + Sized {
+    /// The layout its published tables are written in.
+    const LAYOUT: Layout;
+
+    /// A position as messages write it.
+    fn format(pos: &Self::Position) -> String;
+
+    /// The reader of its tables published in `dir`, for the check that
+    /// they give back the solved values. By default the files as stored.
+    fn reader<'d>(&'d self, dir: &'d Path) -> Result<Reader<'d, Self::Tier>, Error> {
+        Ok(Box::new(move |tier, entry, check| {
+            let header = table_header(self, tier, entry.slots);
+            let values = read_table(&dir.join(&entry.file), &header)?;
+            let plies = match &entry.plies {
+                Some(p) => Some(read_plies(&dir.join(&p.file), &header)?),
+                None => None,
+            };
+            check(&values, plies.as_ref())
+        }))
+    }
+}
+
+impl Publishable for FoxGame {
+    /// Fox-to-move values left out, derived by one fox move.
+    const LAYOUT: Layout = Layout::Published;
+
+    fn format(pos: &Self::Position) -> String {
+        foxbase_core::notation::format_position(pos)
+    }
+
+    /// [`TableDir`], which derives the fox-to-move values.
+    fn reader<'d>(&'d self, dir: &'d Path) -> Result<Reader<'d, Self::Tier>, Error> {
+        let thin = TableDir::open(dir)?;
+        Ok(Box::new(move |tier, _, check| {
+            let complete = thin.complete(tier)?;
+            check(&complete.values, complete.plies.as_ref())
+        }))
+    }
+}
+
+impl Publishable for BaghChal {
+    /// Every slot stored, as solved.
+    const LAYOUT: Layout = Layout::Solved;
+
+    fn format(pos: &Self::Position) -> String {
+        foxbase_core::baghchal::format_position(pos)
+    }
+}
+
+/// [`publish`] once the game is known: builds the tablebase in a staging
+/// directory beside `out`, then renames it to `out`.
+fn publish_game<G: Publishable>(
+    game: &G,
+    src: &Path,
+    out: &Path,
+    manifest: &Manifest,
+    level: i32,
+    on_tier: OnTier,
+) -> Result<Published, Error> {
     let name = out.file_name().ok_or_else(|| Error::NotADirectoryName(out.display().to_string()))?;
     let parent = crate::durable::parent_dir(out);
     let staging: PathBuf = parent.join(format!(".{}.partial", name.to_string_lossy()));
@@ -55,7 +140,7 @@ pub fn publish(src: &Path, out: &Path, level: i32, on_tier: OnTier) -> Result<Pu
         // Left by an interrupted publish: nothing in it was ever published.
         fs::remove_dir_all(&staging).map_err(io_error(staging.display().to_string()))?;
     }
-    let published = match build(src, &staging, &manifest, level, on_tier, &game) {
+    let published = match build(game, src, &staging, manifest, level, on_tier) {
         Ok(p) => p,
         Err(e) => {
             let _ = fs::remove_dir_all(&staging);
@@ -66,125 +151,131 @@ pub fn publish(src: &Path, out: &Path, level: i32, on_tier: OnTier) -> Result<Pu
     Ok(published)
 }
 
-fn build(
+/// Both passes into `staging`, the manifest between them, and the final
+/// check of the staging directory's files.
+fn build<G: Publishable>(
+    game: &G,
     src: &Path,
     staging: &Path,
     manifest: &Manifest,
     level: i32,
     on_tier: OnTier,
-    game: &FoxGame,
 ) -> Result<Published, Error> {
+    let source_problem = |p| Error::SourceCheck(Box::new(p));
+    check_index(src, manifest).map_err(source_problem)?;
     fs::create_dir_all(staging.join("tiers")).map_err(io_error(staging.display().to_string()))?;
-    let tiers: Vec<(FoxTier, &TierEntry)> = manifest
-        .tiers
-        .iter()
-        .map(|e| {
-            game.parse_tier_name(&e.name)
-                .map(|t| (t, e))
-                .ok_or_else(|| Error::Query(format!("unknown tier '{}'", e.name)))
-        })
-        .collect::<Result<_, _>>()?;
-    let total = tiers.len() * 2;
+    let total = manifest.tiers.len() * 2;
     let done = std::sync::atomic::AtomicUsize::new(0);
-    // Pass 1: rewrite every table (tiers in parallel: most are one block).
-    let written: Vec<Result<TierEntry, TableError>> = tiers
+    // Pass 1: check and rewrite every table and plies file (tiers in
+    // parallel: most are one block).
+    let written: Vec<Result<(G::Tier, TierEntry), Error>> = manifest
+        .tiers
         .par_iter()
-        .map(|(tier, entry)| {
-            let path = src.join(&entry.file);
-            let bytes = fs::read(&path).map_err(io_error(path.display().to_string()))?;
-            let crc = format!("{:08x}", crc32fast::hash(&bytes));
-            if crc != entry.crc32 || bytes.len() as u64 != entry.bytes {
-                return Err(TableError::new(
-                    path.display().to_string(),
-                    ErrorKind::NotAsRecorded(format!(
-                        "does not match the manifest (checksum {crc}, {} bytes)",
-                        bytes.len()
-                    )),
-                ));
-            }
-            drop(bytes);
-            let header = table_header(game, *tier, entry.slots);
-            let values = read_table(&path, &header)?;
-            let target = staging.join(&entry.file);
-            let (crc32, bytes) =
-                write_table_layout(&target, &header, &values, DEFAULT_BLOCK_SLOTS, level, Layout::Published)?;
-            // The plies file likewise: sheep-to-move plies stored, fox-to-move derived.
-            let plies = match &entry.plies {
-                Some(p) => {
-                    let path = src.join(&p.file);
-                    let file = TableFile::open(&path)?;
-                    let whole = file.read_file()?;
-                    if format!("{:08x}", crc32fast::hash(&whole)) != p.crc32 || whole.len() as u64 != p.bytes {
-                        return Err(TableError::new(
-                            path.display().to_string(),
-                            ErrorKind::NotAsRecorded("does not match the manifest".into()),
-                        ));
-                    }
-                    let plies = read_plies(&path, &header)?;
-                    let (crc32, bytes) =
-                        write_plies(&staging.join(&p.file), &header, &plies, level, Layout::Published)?;
+        .map(|entry| {
+            // What verify checks of the files: header, blocks, length, checksum, layout, slots.
+            let checked = check_tier(game, src, manifest, entry).map_err(source_problem)?;
+            let header = table_header(game, checked.tier, entry.slots);
+            let (crc32, bytes) = write_table_layout(
+                &staging.join(&entry.file),
+                &header,
+                &checked.values,
+                DEFAULT_BLOCK_SLOTS,
+                level,
+                G::LAYOUT,
+            )?;
+            let plies = match (&entry.plies, &checked.plies) {
+                (Some(p), Some(plies)) => {
+                    let (crc32, bytes) = write_plies(&staging.join(&p.file), &header, plies, level, G::LAYOUT)?;
                     Some(PliesEntry { crc32: format!("{crc32:08x}"), bytes, ..p.clone() })
                 }
-                None => None,
+                _ => None,
             };
             on_tier(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
-            Ok(TierEntry { crc32: format!("{crc32:08x}"), bytes, plies, ..(*entry).clone() })
+            Ok((checked.tier, TierEntry { crc32: format!("{crc32:08x}"), bytes, plies, ..entry.clone() }))
         })
         .collect();
-    let entries: Vec<TierEntry> = written.into_iter().collect::<Result<_, _>>()?;
+    let (tiers, entries): (Vec<G::Tier>, Vec<TierEntry>) =
+        written.into_iter().collect::<Result<Vec<_>, _>>()?.into_iter().unzip();
     let mut published = manifest.clone();
-    published.layout = Layout::Published;
+    published.layout = G::LAYOUT;
     published.tool = format!("foxbase {}", env!("CARGO_PKG_VERSION"));
     published.tiers = entries;
+    // The tier index, then the manifest: a reader that finds the manifest finds everything.
     published.write(staging)?;
-    // Pass 2: every value read back through the published layout equals the solved one.
-    let thin = TableDir::open(staging)?;
-    for (n, (tier, entry)) in tiers.iter().enumerate() {
+    // Pass 2: every value and plies count read back from the published
+    // tables equals the solved one.
+    let reader = game.reader(staging)?;
+    for (n, (tier, entry)) in tiers.iter().zip(&manifest.tiers).enumerate() {
         let header = table_header(game, *tier, entry.slots);
         let solved = read_table(&src.join(&entry.file), &header)?;
         let solved_plies = match &entry.plies {
             Some(p) => Some(read_plies(&src.join(&p.file), &header)?),
             None => None,
         };
-        let complete = thin.complete(*tier)?;
-        let size = solved.len();
-        let chunk = 1u64 << 16;
-        let mismatch = (0..size.div_ceil(chunk)).into_par_iter().find_map_first(|c| {
-            let mut found = None;
-            game.for_each_slot(&complete.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
-                if let Some(pos) = pos {
-                    let plies_differ = match (&solved_plies, &complete.plies) {
-                        (Some(a), Some(b)) => solved.code(i) != Value::Draw.code() && a.get(i) != b.get(i),
-                        (None, None) => false,
-                        _ => true,
-                    };
-                    if found.is_none() && (complete.values.code(i) != solved.code(i) || plies_differ) {
-                        found = Some((i, pos));
-                    }
+        let new_entry = &published.tiers[n];
+        let mut check = |values: &PackedValues, plies: Option<&Plies>| {
+            match first_difference(game, *tier, &solved, solved_plies.as_ref(), values, plies) {
+                None => Ok(()),
+                Some((i, pos)) => {
+                    // Equal codes: the plies differ.
+                    let values_differ = values.code(i) != solved.code(i);
+                    let plies_file = new_entry.plies.as_ref().map(|p| p.file.clone());
+                    Err(Error::PublishMismatch {
+                        file: if values_differ {
+                            new_entry.file.clone()
+                        } else {
+                            plies_file.unwrap_or(new_entry.file.clone())
+                        },
+                        slot: i,
+                        position: G::format(&pos),
+                        published: values.code(i),
+                        solved: solved.code(i),
+                    })
                 }
-            });
-            found
-        });
-        if let Some((i, pos)) = mismatch {
-            // Equal codes: the plies differ.
-            let values_differ = complete.values.code(i) != solved.code(i);
-            let plies_file = entry.plies.as_ref().map(|p| p.file.clone());
-            return Err(Error::PublishMismatch {
-                file: if values_differ { entry.file.clone() } else { plies_file.unwrap_or(entry.file.clone()) },
-                slot: i,
-                position: format_position(&pos),
-                published: complete.values.code(i),
-                solved: solved.code(i),
-            });
-        }
+            }
+        };
+        reader(*tier, new_entry, &mut check)?;
         on_tier(tiers.len() + n + 1, total);
     }
-    crate::verify::check_files(staging).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
+    drop(reader);
+    check_tier_files(game, staging, &published).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
     Ok(Published {
         tiers: tiers.len(),
         slots: manifest.total_slots(),
         source_bytes: manifest.total_bytes(),
         bytes: published.total_bytes(),
         plies_bytes: published.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum(),
+    })
+}
+
+/// The first used slot of `tier` (with its position) whose value, or whose
+/// plies (for a win or a loss), differs between the solved tables and
+/// those read back.
+fn first_difference<G: TierGame>(
+    game: &G,
+    tier: G::Tier,
+    solved: &PackedValues,
+    solved_plies: Option<&Plies>,
+    values: &PackedValues,
+    plies: Option<&Plies>,
+) -> Option<(u64, G::Position)> {
+    let index = game.tier_index(tier);
+    let size = solved.len();
+    let chunk = 1u64 << 16;
+    (0..size.div_ceil(chunk)).into_par_iter().find_map_first(|c| {
+        let mut found = None;
+        game.for_each_slot(&index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
+            if let Some(pos) = pos {
+                let plies_differ = match (solved_plies, plies) {
+                    (Some(a), Some(b)) => solved.code(i) != Value::Draw.code() && a.get(i) != b.get(i),
+                    (None, None) => false,
+                    _ => true,
+                };
+                if found.is_none() && (values.code(i) != solved.code(i) || plies_differ) {
+                    found = Some((i, pos));
+                }
+            }
+        });
+        found
     })
 }

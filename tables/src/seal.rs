@@ -7,12 +7,19 @@
 //! manifest lacks only the start's value. The tables may be in a directory
 //! ([`seal`]) or anywhere a [`Location`] reads and a writer puts objects
 //! ([`seal_at`]: a bucket).
+//!
+//! [`SealRun`] is the same last step for a run of any game, as the
+//! distributed coordinator takes it: the Fox Game's is [`seal_at`]; a game
+//! whose start is not valued here (Bagh-Chal, whose plan may hold only the
+//! moving tiers) gets the manifest and tier index without a start value,
+//! as `foxbase solve --game baghchal` writes them.
 
 use crate::dir::TableDir;
 use crate::error::Error;
 use crate::manifest::{Manifest, StartValue};
 use crate::source::{DirLocation, Location};
 use foxbase_core::notation::format_position;
+use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
 use std::path::Path;
 
@@ -51,3 +58,29 @@ pub fn seal_at(
     }
     Ok((manifest, value))
 }
+
+/// The last step of a finished run of a game, wherever its tables are.
+pub trait SealRun: TierGame {
+    /// Writes `manifest` (every tier finished) through `put` where
+    /// `location` reads it, each of [`Manifest::files`] in order (the
+    /// manifest last), and returns it as written. By default no start value
+    /// is recorded (`start` is `None`); a game that values its start
+    /// records it.
+    fn seal_run(&self, location: Box<dyn Location>, put: PutObject, mut manifest: Manifest) -> Result<Manifest, Error> {
+        let _ = location;
+        manifest.start = None;
+        for (name, bytes) in manifest.files()? {
+            put(name, &bytes)?;
+        }
+        Ok(manifest)
+    }
+}
+
+impl SealRun for foxbase_core::foxgame::FoxGame {
+    /// [`seal_at`]: the start valued from the tables just written.
+    fn seal_run(&self, location: Box<dyn Location>, put: PutObject, manifest: Manifest) -> Result<Manifest, Error> {
+        seal_at(location, put, manifest).map(|(m, _)| m)
+    }
+}
+
+impl SealRun for foxbase_core::baghchal::BaghChal {}

@@ -25,8 +25,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// A solved tablebase of `G` (the layout a solve writes; published
-/// tablebases are the Fox Game's).
+/// A solved tablebase of `G` (the layout a solve writes, which a
+/// published Bagh-Chal tablebase keeps; the published layout is the Fox
+/// Game's alone).
 pub struct TierTables<G: TierGame> {
     pub game: G,
     pub manifest: Manifest,

@@ -24,6 +24,8 @@ use crate::dir::{outcome_by_one_step, Loaded, StepScratch, TableDir};
 use crate::error::{Error, TableError};
 use crate::index::{IndexEntry, TierIndex};
 use crate::manifest::Manifest;
+use crate::packed::PackedValues;
+use crate::plies::Plies;
 use crate::source::DirLocation;
 use crate::table::TableFile;
 use crate::tier_files::table_header;
@@ -118,53 +120,86 @@ pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
 /// Steps 1 and 2 for the tiers of `game` that `manifest` lists, and the
 /// tier index: every file's length, checksum and header, every block's
 /// CRC. Returns each tier with its file and its block size.
-fn check_tier_files<G: TierGame>(
+pub(crate) fn check_tier_files<G: TierGame>(
     game: &G,
     dir: &Path,
     manifest: &Manifest,
 ) -> Result<Vec<(G::Tier, String, u64)>, Problem> {
-    let want_layout = manifest.layout;
     let mut tiers = Vec::new();
     for entry in &manifest.tiers {
-        let file = Some(entry.file.as_str());
-        let tier = game
-            .parse_tier_name(&entry.name)
-            .ok_or_else(|| problem(file, format!("manifest names an unknown tier '{}'", entry.name)))?;
-        let path = dir.join(&entry.file);
-        let real_slots = game.tier_size(&game.tier_index(tier));
-        if entry.slots != real_slots {
-            return Err(problem(
-                file,
-                format!("the manifest says {} slots, tier {} has {real_slots}", entry.slots, entry.name),
-            ));
-        }
-        // Header first (a swapped file is named as such), then blocks (a
-        // damaged block is named), then the whole-file length and checksum.
-        let header = table_header(game, tier, entry.slots);
-        let (t, _) = check_file(&path, &entry.file, &header, entry.bytes, &entry.crc32, want_layout, false)?;
-        if let Some(p) = &entry.plies {
-            let (pt, plies) = check_file(&dir.join(&p.file), &p.file, &header, p.bytes, &p.crc32, want_layout, true)?;
-            let plies = plies.expect("read as plies");
-            // A published file stores no fox-to-move plies, so its own largest may be smaller.
-            if pt.layout == crate::table::Layout::Solved && plies.max() as u32 != p.longest {
-                let message = format!("longest {} plies, the manifest says {}", plies.max(), p.longest);
-                return Err(problem(Some(&p.file), message));
-            }
-        } else if manifest.tiers.iter().any(|t| t.plies.is_some()) {
-            return Err(problem(file, "other tiers have plies files, this one has none"));
-        }
-        tiers.push((tier, entry.file.clone(), t.block_slots as u64));
+        let checked = check_tier(game, dir, manifest, entry)?;
+        tiers.push((checked.tier, entry.file.clone(), checked.block_slots));
     }
     check_index(dir, manifest)?;
     Ok(tiers)
 }
 
+/// One tier's files as steps 1 and 2 read them ([`check_tier`]).
+pub(crate) struct CheckedTier<G: TierGame> {
+    pub tier: G::Tier,
+    /// Slots per block of its table.
+    pub block_slots: u64,
+    /// Its values as stored (in the manifest's layout).
+    pub values: PackedValues,
+    /// Its plies as stored, in a tablebase with plies.
+    pub plies: Option<Plies>,
+}
+
+/// Steps 1 and 2 for the tier `entry` of `manifest` in `dir`: a tier of
+/// `game` with the slots the manifest says; its table and plies file
+/// (header first, so a swapped file is named as such; then every block, so
+/// a damaged block is named; then the whole file's length and checksum and
+/// its layout against the manifest's); the plies file's longest count; a
+/// plies file beside every table or none. Returns what was read.
+pub(crate) fn check_tier<G: TierGame>(
+    game: &G,
+    dir: &Path,
+    manifest: &Manifest,
+    entry: &crate::manifest::TierEntry,
+) -> Result<CheckedTier<G>, Problem> {
+    let want_layout = manifest.layout;
+    let file = Some(entry.file.as_str());
+    let tier = game
+        .parse_tier_name(&entry.name)
+        .ok_or_else(|| problem(file, format!("manifest names an unknown tier '{}'", entry.name)))?;
+    let path = dir.join(&entry.file);
+    let real_slots = game.tier_size(&game.tier_index(tier));
+    if entry.slots != real_slots {
+        return Err(problem(
+            file,
+            format!("the manifest says {} slots, tier {} has {real_slots}", entry.slots, entry.name),
+        ));
+    }
+    let header = table_header(game, tier, entry.slots);
+    let (t, values) =
+        check_file(&path, &entry.file, &header, entry.bytes, &entry.crc32, want_layout, false, |t| t.read_all())?;
+    let plies = match &entry.plies {
+        Some(p) => {
+            let read = |t: &TableFile| t.read_all_plies();
+            let (pt, plies) =
+                check_file(&dir.join(&p.file), &p.file, &header, p.bytes, &p.crc32, want_layout, true, read)?;
+            // A published file stores no fox-to-move plies, so its own largest may be smaller.
+            if pt.layout == crate::table::Layout::Solved && plies.max() as u32 != p.longest {
+                let message = format!("longest {} plies, the manifest says {}", plies.max(), p.longest);
+                return Err(problem(Some(&p.file), message));
+            }
+            Some(plies)
+        }
+        None if manifest.tiers.iter().any(|t| t.plies.is_some()) => {
+            return Err(problem(file, "other tiers have plies files, this one has none"));
+        }
+        None => None,
+    };
+    Ok(CheckedTier { tier, block_slots: t.block_slots as u64, values, plies })
+}
+
 /// Steps 1 and 2 for one table or plies file (`name` as the manifest names
 /// it): header first (a swapped file is named as such), then every block
-/// (a damaged block is named), then the whole file's length and CRC32 and
-/// its layout against the manifest's. Returns the opened file and, for a
-/// plies file, its plies.
-fn check_file(
+/// (a damaged block is named) as `read` reads them all, then the whole
+/// file's length and CRC32 and its layout against the manifest's. Returns
+/// the opened file and what `read` read.
+#[allow(clippy::too_many_arguments)]
+fn check_file<T>(
     path: &Path,
     name: &str,
     header: &crate::table::TableHeader,
@@ -172,16 +207,12 @@ fn check_file(
     crc32: &str,
     layout: crate::table::Layout,
     plies: bool,
-) -> Result<(TableFile, Option<crate::plies::Plies>), Problem> {
+    read: impl FnOnce(&TableFile) -> Result<T, TableError>,
+) -> Result<(TableFile, T), Problem> {
     let fail = |e: TableError| table_problem(name, e);
     let t = TableFile::open(path).map_err(fail)?;
     t.expect(header).map_err(fail)?;
-    let read = if plies {
-        Some(t.read_all_plies().map_err(fail)?)
-    } else {
-        t.read_all().map_err(fail)?;
-        None
-    };
+    let read = read(&t).map_err(fail)?;
     let whole = t.read_file().map_err(fail)?;
     if whole.len() as u64 != bytes {
         return Err(problem(Some(name), format!("{} bytes, the manifest says {bytes}", whole.len())));
@@ -200,7 +231,7 @@ fn check_file(
 
 /// The tier index says what the manifest says: the same summary and the
 /// same record for every tier, and nothing more.
-fn check_index(dir: &Path, manifest: &Manifest) -> Result<(), Problem> {
+pub(crate) fn check_index(dir: &Path, manifest: &Manifest) -> Result<(), Problem> {
     let file = Some(crate::index::INDEX_FILE);
     let index = TierIndex::open(&DirLocation::new(dir)).map_err(|e| problem(file, e.message()))?;
     let records = index.all().map_err(|e| problem(file, e.message()))?;
@@ -464,7 +495,7 @@ pub fn verify_game<G: TierGame>(
     if manifest.layout != crate::table::Layout::Solved {
         return Err(problem(
             None,
-            format!("{}: {} tables; only the Fox Game's are published", dir.display(), manifest.layout),
+            format!("{}: {} tables; only the Fox Game's are published in that layout", dir.display(), manifest.layout),
         ));
     }
     let tiers = check_tier_files(&game, dir, &manifest)?;

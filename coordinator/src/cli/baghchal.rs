@@ -65,22 +65,11 @@ impl From<BaghError> for Failure {
 
 /// The variant a manifest records: `{"goats": N, "capture_target": K}`.
 pub fn variant_of(manifest: &Manifest, dir: &str) -> Result<BaghChalVariant, BaghError> {
-    let fail =
-        |problem: String| BaghError::Variant { dir: dir.to_string(), variant: manifest.variant.clone(), problem };
-    let v: serde_json::Value = serde_json::from_str(&manifest.variant).map_err(|e| fail(format!("not JSON: {e}")))?;
-    let field = |name: &str| -> Result<u8, BaghError> {
-        let x = v.get(name).ok_or_else(|| fail(format!("no field '{name}'")))?;
-        x.as_u64()
-            .and_then(|n| u8::try_from(n).ok())
-            .ok_or_else(|| fail(format!("field '{name}' is {x}, not a small whole number")))
-    };
-    let variant = BaghChalVariant::new(field("goats")?, field("capture_target")?).map_err(|e| fail(e.to_string()))?;
-    // Equal text means equal rules: anything else in it is not this game's.
-    let game = BaghChal::new(variant);
-    if game.variant_json() != manifest.variant {
-        return Err(fail(format!("expected exactly {}", game.variant_json())));
-    }
-    Ok(variant)
+    BaghChalVariant::from_json(&manifest.variant).map_err(|e| BaghError::Variant {
+        dir: dir.to_string(),
+        variant: manifest.variant.clone(),
+        problem: e.to_string(),
+    })
 }
 
 /// Opens the Bagh-Chal tablebase at `location` (its variant from its manifest).

@@ -2,14 +2,16 @@
 //! credentials and output around the distributed solve's libraries.
 
 use super::output::{json, line, phases_json};
-use super::solve::{SolveRuleArgs, DEFAULT_SOLVE_START};
+use super::solve::{refuse_baghchal_flags, refuse_fox_flags, BaghChalArgs, SolveRuleArgs, DEFAULT_SOLVE_START};
 use super::{threads_or_all, CommandResult, Failure};
 use clap::Args;
+use foxbase_coordinator::error::CoordinatorError;
 use foxbase_coordinator::grpc::client::{run_remote_worker, ClientTls, Credentials, GrpcLink};
-use foxbase_coordinator::grpc::server::{serve_coordinator, CoordinatorConfig};
+use foxbase_coordinator::grpc::server::{serve_coordinator, CoordinatorConfig, Finished};
 use foxbase_coordinator::metrics::{serve_metrics, MeteredLink, WorkerMetrics};
 use foxbase_coordinator::plan::TierPlan;
 use foxbase_core::foxgame::FoxGame;
+use foxbase_core::tier::TierGame;
 use foxbase_worker::lease_loop::WorkerOptions;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -47,11 +49,17 @@ pub struct ClientAuthArgs {
 
 #[derive(Args)]
 pub struct CoordinatorArgs {
+    /// The game: `fox` (the Fox Game: --start, --geometry, --pen-target) or `baghchal` (tigers
+    /// and goats: --goats, --capture-target, --phase), with the same flags as `solve`.
+    #[arg(long, default_value = "fox", value_parser = ["fox", "baghchal"])]
+    game: String,
     /// Start position in RULES.md notation (as for `solve`).
     #[arg(long, default_value = DEFAULT_SOLVE_START)]
     start: String,
     #[command(flatten)]
     rules: SolveRuleArgs,
+    #[command(flatten)]
+    baghchal: BaghChalArgs,
     /// Shared store for the tables and manifest.json, which every worker must reach: a directory
     /// (shared by NFS or the like) or s3://BUCKET/PREFIX (credentials, region and endpoint from
     /// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP).
@@ -126,11 +134,13 @@ pub struct WorkerArgs {
     hold_ms: u64,
     #[command(flatten)]
     ops: OpsArgs,
-    /// Kernel: `planes` (bit planes per sheep set, the default), `block` (per sheep set and position;
-    /// values only, so in a run with plies it solves like `counter`) or `counter` (the generic oracle);
-    /// the files are the same whichever solves them.
-    #[arg(long, default_value = "planes", value_parser = super::solve::parse_kernel)]
-    kernel: foxbase_worker::kernel::Kernel,
+    /// Kernel, for the game the coordinator solves. The Fox Game: `planes` (bit planes per sheep
+    /// set, the default), `block` (per sheep set and position; values only, so in a run with plies
+    /// it solves like `counter`) or `counter` (the generic oracle). Bagh-Chal: `forward` (the
+    /// placing tiers in two passes, the default) or `counter`; its moving tiers are solved by the
+    /// counter kernel either way. The files are the same whichever solves them.
+    #[arg(long, value_parser = super::solve::parse_kernel)]
+    kernel: Option<foxbase_worker::kernel::Kernel>,
 }
 
 #[derive(Args)]
@@ -192,26 +202,71 @@ fn log_line(role: &'static str) -> impl Fn(&str) + Sync {
     move |line: &str| tracing::info!(role, "{line}")
 }
 
-pub fn coordinator(args: CoordinatorArgs) -> CommandResult {
+pub fn coordinator(args: CoordinatorArgs, matches: &clap::ArgMatches) -> CommandResult {
     init_logging(&args.ops.log_format);
+    if args.game == "baghchal" {
+        refuse_fox_flags(matches, "baghchal")?;
+        let (game, plan) = args.baghchal.game_and_plan()?;
+        let config = coordinator_config(&args)?;
+        let v = game.variant();
+        let about = format!(
+            "Bagh-Chal, {} goats, capture target {}, {} phase",
+            v.goats(),
+            v.capture_target(),
+            args.baghchal.phase()
+        );
+        let facts = json!({"game": "baghchal", "variant": game.variant_json(), "phase": args.baghchal.phase()});
+        let started = std::time::Instant::now();
+        let done = serve(game, plan, &config)?;
+        return report(&args, &config, &about, facts, &done, started);
+    }
+    refuse_baghchal_flags(matches, "fox")?;
     let variant = args.rules.variant(&args.start)?;
     let config = coordinator_config(&args)?;
-    // Both live as long as the process: the server's tasks borrow them.
-    let game: &'static FoxGame = Box::leak(Box::new(FoxGame::new(variant)));
-    let plan: &'static TierPlan<FoxGame> = Box::leak(Box::new(TierPlan::new(game)));
     let started = std::time::Instant::now();
-    let done = serve_coordinator(game, plan, &config, &log_line("coordinator")).map_err(Failure::failed)?;
-    let start = done.manifest.start.clone().expect("a finished run values its start");
+    let game = FoxGame::new(variant);
+    let plan = TierPlan::new(&game);
+    let done = serve(game, plan, &config)?;
+    let facts = json!({"game": "fox", "variant": variant.to_json_value()});
+    report(&args, &config, &variant.to_string(), facts, &done, started)
+}
+
+/// Serves `game`'s tiers in `plan` until they are all solved.
+fn serve<G>(game: G, plan: TierPlan<G>, config: &CoordinatorConfig) -> Result<Finished, Failure>
+where
+    G: foxbase_tables::seal::SealRun + 'static,
+{
+    // Both live as long as the process: the server's tasks borrow them.
+    let game: &'static G = Box::leak(Box::new(game));
+    let plan: &'static TierPlan<G> = Box::leak(Box::new(plan));
+    serve_coordinator(game, plan, config, &log_line("coordinator")).map_err(Failure::failed)
+}
+
+/// The coordinator's summary of a finished run of the variant `about`:
+/// text, or with `--json` one object of `facts` (game, variant) and the
+/// run's figures; the start's value where the run valued it.
+fn report(
+    args: &CoordinatorArgs,
+    config: &CoordinatorConfig,
+    about: &str,
+    mut facts: serde_json::Value,
+    done: &Finished,
+    started: std::time::Instant,
+) -> CommandResult {
+    let start = done.manifest.start.as_ref();
     let c = done.counters;
     if args.json {
-        return json(&json!({"variant": variant.to_json_value(), "start": start.position, "value": start.value,
+        let more = json!({"start": start.map(|s| &s.position), "value": start.map(|s| &s.value),
             "tiers": done.manifest.tiers.len(), "tiers_resumed": done.resumed, "positions": done.manifest.total_slots(),
             "table_bytes": done.manifest.total_bytes(), "seconds": started.elapsed().as_secs_f64(),
             "leases_issued": c.leases_issued, "leases_expired": c.leases_expired,
             "completions_rejected": c.completions_rejected, "store": config.store,
-            "phases": phases_json(&done.phases)}));
+            "phases": phases_json(&done.phases)});
+        let object = facts.as_object_mut().expect("an object");
+        object.extend(more.as_object().expect("an object").clone());
+        return json(&facts);
     }
-    line(format_args!("variant: {variant}"))?;
+    line(format_args!("variant: {about}"))?;
     line(format_args!(
         "solved {} tiers ({} finished before this run), {} positions in {:.1}s; leases: {} issued, {} expired",
         done.manifest.tiers.len(),
@@ -222,7 +277,10 @@ pub fn coordinator(args: CoordinatorArgs) -> CommandResult {
         c.leases_expired
     ))?;
     line(format_args!("tables: {} ({} bytes)", config.store, done.manifest.total_bytes()))?;
-    line(format_args!("start {}: {} for the side to move", start.position, start.value))
+    match start {
+        Some(start) => line(format_args!("start {}: {} for the side to move", start.position, start.value)),
+        None => Ok(()),
+    }
 }
 
 fn connect(url: &str, auth: &ClientAuthArgs) -> Result<GrpcLink, Failure> {
@@ -268,12 +326,12 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
     if threads == 0 {
         return Err(Failure::bad_input("--threads must be at least 1"));
     }
-    super::solve::refuse_forward(args.kernel, "fox")?;
     let link = connect(&args.coordinator, &args.auth)?;
     let options = WorkerOptions {
         name: args.name.unwrap_or_else(default_worker_name),
         threads,
-        kernel: args.kernel,
+        // Replaced by the kernel for the coordinator's game (`kernel_for`), once it is known.
+        kernel: args.kernel.unwrap_or_default(),
         cache: args.cache,
         give_up_after: Duration::from_secs(args.give_up_after),
         hold_before_solving: Duration::from_millis(args.hold_ms),
@@ -291,7 +349,10 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
         log(&format!("metrics on http://{bound}/metrics"));
     }
     let metered = MeteredLink { inner: &link, metrics };
-    let summary = run_remote_worker(&metered, args.store, &options, &STOP, &log).map_err(Failure::failed)?;
+    let summary = run_remote_worker(&metered, args.store, &options, args.kernel, &STOP, &log).map_err(|e| match e {
+        e @ CoordinatorError::Kernel(_) => Failure::bad_input(e),
+        e => Failure::failed(e),
+    })?;
     log(&format!(
         "{}: {} tiers, {} positions solved{}",
         if summary.stopped { "stopped" } else { "the solve is over" },

@@ -6,10 +6,12 @@ use super::output::{json, line, phases_json, SolveProgress};
 use super::{position_arg, threads_or_all, CommandResult, Failure};
 use clap::Args;
 use foxbase_coordinator::error::CoordinatorError;
+use foxbase_coordinator::grpc::client::kernel_for;
 use foxbase_coordinator::local::{
     solve_local_into, solve_local_journaled, tables_in, LocalOptions, LocalSolve, LOCAL_JOURNAL,
 };
 use foxbase_coordinator::plan::TierPlan;
+use foxbase_core::baghchal::{BaghChal, BaghChalVariant, BaghTier};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::format_position;
 use foxbase_core::{Geometry, Value, Variant};
@@ -106,7 +108,7 @@ pub struct SolveArgs {
     baghchal: BaghChalArgs,
 }
 
-/// The Bagh-Chal variant and which part of it to solve.
+/// The Bagh-Chal variant and which part of it to solve, for `solve` and `coordinator`.
 #[derive(Args, Clone)]
 pub struct BaghChalArgs {
     /// With --game baghchal: goats in the game, 1..20 (20 is the real game; fewer make small variants).
@@ -119,6 +121,48 @@ pub struct BaghChalArgs {
     /// positions after the placing: the moving tiers).
     #[arg(long, default_value = "all", value_parser = ["all", "moving"])]
     phase: String,
+}
+
+impl BaghChalArgs {
+    /// The game and the plan these flags ask for: every tier of the
+    /// variant, or with `--phase moving` the moving tiers alone.
+    pub fn game_and_plan(&self) -> Result<(BaghChal, TierPlan<BaghChal>), Failure> {
+        let variant = BaghChalVariant::new(self.goats, self.capture_target).map_err(|e| {
+            Failure::bad_input(format!("--goats {} --capture-target {}: {e}", self.goats, self.capture_target))
+        })?;
+        let game = BaghChal::new(variant);
+        let plan = match self.phase.as_str() {
+            "moving" => TierPlan::from_root(&game, BaghTier { to_place: 0, captured: 0 }),
+            _ => TierPlan::new(&game),
+        };
+        Ok((game, plan))
+    }
+
+    /// `all` or `moving`.
+    pub fn phase(&self) -> &str {
+        &self.phase
+    }
+}
+
+/// Refuses the Fox Game's rule flags for another game (`game`, as `--game` names it).
+pub fn refuse_fox_flags(matches: &clap::ArgMatches, game: &str) -> Result<(), Failure> {
+    refuse_flags(matches, &["start", "geometry", "pen_target"], &format!("a Fox Game flag; --game {game} takes none"))
+}
+
+/// Refuses Bagh-Chal's flags for another game (`game`, as `--game` names it).
+pub fn refuse_baghchal_flags(matches: &clap::ArgMatches, game: &str) -> Result<(), Failure> {
+    refuse_flags(matches, &["goats", "capture_target", "phase"], &format!("a Bagh-Chal flag; --game {game} takes none"))
+}
+
+/// Refuses the first of `flags` given on the command line: `--FLAG is WHAT`.
+fn refuse_flags(matches: &clap::ArgMatches, flags: &[&str], what: &str) -> Result<(), Failure> {
+    use clap::parser::ValueSource;
+    for flag in flags {
+        if matches.value_source(flag) == Some(ValueSource::CommandLine) {
+            return Err(Failure::bad_input(format!("--{} is {what}", flag.replace('_', "-"))));
+        }
+    }
+    Ok(())
 }
 
 /// What a solve computes, for `solve` and `coordinator`.
@@ -164,6 +208,8 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     if args.game == GameName::BaghChal {
         return solve_baghchal(args, matches);
     }
+    refuse_baghchal_flags(matches, "fox")?;
+    kernel_for("fox", args.output.kernel).map_err(Failure::bad_input)?;
     let out_arg = args.out.clone().unwrap_or_else(|| "foxbase-tables".into());
     let out = super::location::parse("--out", &out_arg)?;
     let variant = args.rules.variant(&args.start)?;
@@ -262,33 +308,17 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
 /// with the forward kernel (or `--kernel counter`), the moving tiers with
 /// the counter kernel. The Fox Game's rule flags are refused.
 fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
-    use foxbase_core::baghchal::{BaghChal, BaghChalVariant, BaghTier};
     use foxbase_core::tier::TierGame;
     refuse_fox_flags(matches, "baghchal")?;
     let b = args.baghchal.clone();
-    let variant = BaghChalVariant::new(b.goats, b.capture_target)
-        .map_err(|e| Failure::bad_input(format!("--goats {} --capture-target {}: {e}", b.goats, b.capture_target)))?;
+    let (game, plan) = b.game_and_plan()?;
     let (_, output) = args.output.resolve()?;
-    let kernel = match args.output.kernel {
-        None | Some(Kernel::Forward) => Kernel::Forward,
-        Some(Kernel::Counter) => Kernel::Counter,
-        Some(other) => {
-            return Err(Failure::bad_input(format!(
-                "--kernel {}: --game baghchal takes forward (the default) or counter",
-                other.name()
-            )))
-        }
-    };
+    let kernel = kernel_for("baghchal", args.output.kernel).map_err(Failure::bad_input)?;
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));
     }
     let out = super::location::local_dir("--out", args.out.as_deref().unwrap_or("baghchal-tables"))?;
-    let game = BaghChal::new(variant);
-    let plan = match b.phase.as_str() {
-        "moving" => TierPlan::from_root(&game, BaghTier { to_place: 0, captured: 0 }),
-        _ => TierPlan::new(&game),
-    };
     let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
     if args.plan_only {
         return line(format_args!(
@@ -350,36 +380,13 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
     Ok(())
 }
 
-/// Refuses `--kernel forward` (Bagh-Chal's placing kernel) for another game.
-pub fn refuse_forward(kernel: Kernel, game: &str) -> Result<(), Failure> {
-    if kernel == Kernel::Forward {
-        return Err(Failure::bad_input(format!(
-            "--kernel forward solves Bagh-Chal's placing tiers; --game {game} takes planes, block or counter"
-        )));
-    }
-    Ok(())
-}
-
-/// Refuses the Fox Game's rule flags for another game.
-fn refuse_fox_flags(matches: &clap::ArgMatches, game: &str) -> Result<(), Failure> {
-    use clap::parser::ValueSource;
-    for flag in ["start", "geometry", "pen_target"] {
-        if matches.value_source(flag) == Some(ValueSource::CommandLine) {
-            return Err(Failure::bad_input(format!(
-                "--{} is a Fox Game flag; --game {game} takes none",
-                flag.replace('_', "-")
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// `solve --game tictactoe`: every tier of tic-tac-toe, into
 /// `tictactoe-tables/` by default. The Fox Game's rule flags are refused.
 fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     refuse_fox_flags(matches, "tictactoe")?;
+    refuse_baghchal_flags(matches, "tictactoe")?;
     let (kernel, output) = args.output.resolve()?;
-    refuse_forward(kernel, "tictactoe")?;
+    kernel_for("tictactoe", Some(kernel)).map_err(Failure::bad_input)?;
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));

@@ -48,7 +48,8 @@ pub struct VerifyArgs {
 
 #[derive(Args)]
 pub struct PublishArgs {
-    /// Tablebase written by `foxbase solve`: a directory or s3://BUCKET/PREFIX.
+    /// Tablebase written by `foxbase solve` (the Fox Game or Bagh-Chal; the game comes from its
+    /// manifest): a directory or s3://BUCKET/PREFIX.
     src: String,
     /// Where the published tablebase goes: a new directory (must not exist; it appears only when
     /// complete) or s3://BUCKET/PREFIX holding no tablebase (uploaded with manifest.json last).

@@ -6,11 +6,13 @@
 //! from the protocol's plain types at this edge.
 
 use crate::error::CoordinatorError;
+use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::Variant;
 use foxbase_proto::v1::coordinator_client::CoordinatorClient;
 use foxbase_proto::v1::{HeartbeatRequest, LeaseRequest, RegisterRequest, ReleaseRequest, StatusRequest};
 use foxbase_proto::{PROTOCOL_HEADER, PROTOCOL_VERSION};
+use foxbase_worker::kernel::{Kernel, SolveTier};
 use foxbase_worker::lease_loop::{register, run_lease_loop, WorkerOptions, WorkerSummary};
 use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration, RunStatus};
 use foxbase_worker::store::{DirStore, Store};
@@ -163,34 +165,93 @@ impl Link for GrpcLink {
     }
 }
 
-/// `foxbase worker`: registers with the coordinator behind `link`, checks
-/// that it solves the Fox Game, opens the store it names (or `store`, the
+/// The kernel a worker or solve uses for the tiers of `game` (a manifest's
+/// game name): `asked` (`--kernel`), or the game's default: `forward` for
+/// Bagh-Chal (its placing tiers; the moving tiers go to the counter kernel
+/// whatever is asked), `planes` for the others. A kernel the game does not
+/// take is refused: Bagh-Chal takes `forward` or `counter`, and `forward`
+/// is Bagh-Chal's alone.
+pub fn kernel_for(game: &str, asked: Option<Kernel>) -> Result<Kernel, String> {
+    match (game, asked) {
+        ("baghchal", None | Some(Kernel::Forward)) => Ok(Kernel::Forward),
+        ("baghchal", Some(Kernel::Counter)) => Ok(Kernel::Counter),
+        ("baghchal", Some(other)) => {
+            Err(format!("--kernel {}: Bagh-Chal takes forward (the default) or counter", other.name()))
+        }
+        (game, Some(Kernel::Forward)) => Err(format!(
+            "--kernel forward solves Bagh-Chal's placing tiers; the game {game} takes planes, block or counter"
+        )),
+        (_, asked) => Ok(asked.unwrap_or(Kernel::Planes)),
+    }
+}
+
+/// `foxbase worker`: registers with the coordinator behind `link`, builds
+/// the game it solves from the registration (the Fox Game or Bagh-Chal, with
+/// the registration's variant; another game is refused), picks the kernel
+/// for it ([`kernel_for`] with `kernel`, `--kernel`; `options.kernel` is
+/// replaced by it), opens the store the coordinator names (or `store`, the
 /// same store as mounted here), and runs the lease loop until the solve is
 /// over or `stop` is set. `log` gets one line per event for the operator.
 pub fn run_remote_worker(
     link: &dyn Link,
     store: Option<PathBuf>,
     options: &WorkerOptions,
+    kernel: Option<Kernel>,
     stop: &AtomicBool,
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<WorkerSummary, CoordinatorError> {
     let me = register(link, options, log)?;
-    if me.game != "fox" {
-        return Err(WorkerError::Protocol(format!(
-            "the coordinator solves the game '{}', which this worker cannot",
-            me.game
+    let bad_variant = |e: &dyn std::fmt::Display| {
+        CoordinatorError::from(WorkerError::Protocol(format!("the coordinator's variant {}: {e}", me.variant)))
+    };
+    let kernel = |title: &str| {
+        kernel_for(&me.game, kernel)
+            .map_err(|e| CoordinatorError::Kernel(format!("the coordinator solves {title}: {e}")))
+    };
+    match me.game.as_str() {
+        "fox" => {
+            let variant = Variant::from_json(&me.variant).map_err(|e| bad_variant(&e))?;
+            let options = WorkerOptions { kernel: kernel("the Fox Game")?, ..options.clone() };
+            let game = FoxGame::new(variant);
+            lease_game(&game, &variant.to_string(), link, store, &options, me, stop, log)
+        }
+        "baghchal" => {
+            let variant = BaghChalVariant::from_json(&me.variant).map_err(|e| bad_variant(&e))?;
+            let options = WorkerOptions { kernel: kernel("Bagh-Chal")?, ..options.clone() };
+            let about = format!("Bagh-Chal, {} goats, capture target {}", variant.goats(), variant.capture_target());
+            lease_game(&BaghChal::new(variant), &about, link, store, &options, me, stop, log)
+        }
+        other => Err(WorkerError::Protocol(format!(
+            "the coordinator solves the game '{other}', which this worker cannot (it solves fox and baghchal)"
         ))
-        .into());
+        .into()),
     }
-    let variant = Variant::from_json(&me.variant)
-        .map_err(|e| WorkerError::Protocol(format!("the coordinator's variant: {e}")))?;
-    let game = FoxGame::new(variant);
+}
+
+/// [`run_remote_worker`] once the game is known: opens the store and the
+/// cache, then runs the lease loop for the registration `me`.
+#[allow(clippy::too_many_arguments)]
+fn lease_game<G: SolveTier>(
+    game: &G,
+    about: &str,
+    link: &dyn Link,
+    store: Option<PathBuf>,
+    options: &WorkerOptions,
+    me: Registration,
+    stop: &AtomicBool,
+    log: &(dyn Fn(&str) + Sync),
+) -> Result<WorkerSummary, CoordinatorError> {
     let store: Box<dyn Store> = match store {
         Some(dir) => Box::new(DirStore::new(&dir)),
         None => foxbase_objstore::open_store(&me.store_url)?,
     };
-    log(&format!("registered as {} for {variant}; store {}", me.worker_id, store.describe()));
+    log(&format!(
+        "registered as {} for {about}; kernel {}; store {}",
+        me.worker_id,
+        options.kernel.name(),
+        store.describe()
+    ));
     std::fs::create_dir_all(&options.cache)
         .map_err(|source| CoordinatorError::Io { path: format!("--cache {}", options.cache.display()), source })?;
-    Ok(run_lease_loop(&game, link, store.as_ref(), options, Some(me), stop, log)?)
+    Ok(run_lease_loop(game, link, store.as_ref(), options, Some(me), stop, log)?)
 }

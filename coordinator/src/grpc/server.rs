@@ -1,14 +1,13 @@
-//! `foxbase coordinator`: the gRPC server over [`RunState`]. It checks the
+//! `foxbase coordinator`: the gRPC server over [`RunState`], for any game
+//! with a last step ([`SealRun`]: the Fox Game, Bagh-Chal). It checks the
 //! token and protocol version of every call, expires leases, and when every
-//! tier is solved writes the manifest, values the start position, tells the
-//! workers to stop and exits.
+//! tier is solved seals the run (the manifest; for the Fox Game the start
+//! position's value), tells the workers to stop and exits.
 
 use crate::error::CoordinatorError;
 use crate::journal::Journal;
 use crate::plan::TierPlan;
 use crate::run::{Admission, Refusal, RunCounters, RunOptions, RunState};
-use foxbase_core::foxgame::FoxGame;
-use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
 use foxbase_objstore::StoreUrl;
 use foxbase_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
@@ -16,6 +15,7 @@ use foxbase_proto::v1::*;
 use foxbase_proto::{PROTOCOL_HEADER, PROTOCOL_VERSION};
 use foxbase_tables::error::io_error;
 use foxbase_tables::manifest::Manifest;
+use foxbase_tables::seal::SealRun;
 use foxbase_worker::store::{clear_incoming, Store};
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -87,10 +87,8 @@ impl tonic::service::Interceptor for Gate {
     }
 }
 
-type State = RunState<'static, FoxGame>;
-
-struct Service {
-    state: Arc<Mutex<State>>,
+struct Service<G: TierGame + 'static> {
+    state: Arc<Mutex<RunState<'static, G>>>,
     told_done: Arc<Mutex<HashSet<String>>>,
     start_value: Arc<Mutex<Option<String>>>,
 }
@@ -105,7 +103,7 @@ fn status_of(r: Refusal) -> Status {
 }
 
 #[tonic::async_trait]
-impl Coordinator for Service {
+impl<G: TierGame + 'static> Coordinator for Service<G> {
     async fn register(&self, req: Request<RegisterRequest>) -> Result<Response<RegisterResponse>, Status> {
         let r = req.into_inner();
         Ok(Response::new(self.state.lock().unwrap().register(&r.worker_name, r.threads, Instant::now()).into()))
@@ -162,14 +160,19 @@ impl Coordinator for Service {
     }
 }
 
-/// Runs a coordinator until every tier is solved; `log` gets one line per
-/// event for the operator (the first is `listening on ADDR`).
-pub fn serve_coordinator(
-    game: &'static FoxGame,
-    plan: &'static TierPlan<FoxGame>,
+/// Runs a coordinator of `game`'s tiers in `plan` until every tier is
+/// solved, then seals the run ([`SealRun`]); `log` gets one line per event
+/// for the operator (the first is `listening on ADDR`). Workers learn the
+/// game and variant when they register.
+pub fn serve_coordinator<G>(
+    game: &'static G,
+    plan: &'static TierPlan<G>,
     config: &CoordinatorConfig,
     log: &(dyn Fn(&str) + Sync),
-) -> Result<Finished, CoordinatorError> {
+) -> Result<Finished, CoordinatorError>
+where
+    G: SealRun + 'static,
+{
     let url = StoreUrl::parse(&config.store).map_err(foxbase_objstore::OpenError::from)?;
     let store: &'static dyn Store = Box::leak(foxbase_objstore::open_store(&config.store)?);
     match &url {
@@ -214,14 +217,17 @@ pub fn serve_coordinator(
     runtime.block_on(serve(game, plan, store, state, config, log))
 }
 
-async fn serve(
-    game: &'static FoxGame,
-    plan: &'static TierPlan<FoxGame>,
+async fn serve<G>(
+    game: &'static G,
+    plan: &'static TierPlan<G>,
     store: &'static dyn Store,
-    state: State,
+    state: RunState<'static, G>,
     config: &CoordinatorConfig,
     log: &(dyn Fn(&str) + Sync),
-) -> Result<Finished, CoordinatorError> {
+) -> Result<Finished, CoordinatorError>
+where
+    G: SealRun + 'static,
+{
     let state = Arc::new(Mutex::new(state));
     let told_done = Arc::new(Mutex::new(HashSet::new()));
     let start_value = Arc::new(Mutex::new(None));
@@ -300,13 +306,14 @@ async fn serve(
     let manifest = state.lock().unwrap().manifest();
     let location = foxbase_objstore::open_location(&config.store)?;
     let put = |key: &str, bytes: &[u8]| store.put_bytes(key, bytes).map_err(io_error(format!("{}/{key}", store.url())));
-    let (manifest, value) = tokio::task::block_in_place(|| foxbase_tables::seal::seal_at(location, &put, manifest))?;
-    *start_value.lock().unwrap() = Some(value.name().to_string());
-    log(&format!(
-        "finished: start {} is a {} for the side to move",
-        format_position(&game.variant.start),
-        value.name()
-    ));
+    let manifest = tokio::task::block_in_place(|| game.seal_run(location, &put, manifest))?;
+    match &manifest.start {
+        Some(start) => {
+            *start_value.lock().unwrap() = Some(start.value.clone());
+            log(&format!("finished: start {} is a {} for the side to move", start.position, start.value));
+        }
+        None => log(&format!("finished: {} tiers solved", manifest.tiers.len())),
+    }
     // Every tier is done: whatever is left in incoming/ (uploads of workers
     // that died, or that a crash resurrected) will never be used.
     let _ = tokio::task::block_in_place(|| clear_incoming(store));

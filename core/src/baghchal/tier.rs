@@ -63,6 +63,9 @@ pub enum VariantError {
     Goats { goats: u8 },
     #[error("capture target {target} with {goats} goats: it must be 1 to {MAX_CAPTURE_TARGET} and at most the goats")]
     CaptureTarget { target: u8, goats: u8 },
+    /// The JSON form ([`BaghChal`]'s `variant_json`) could not be read: what is wrong with it.
+    #[error("{0}")]
+    Json(String),
 }
 
 impl BaghChalVariant {
@@ -76,6 +79,29 @@ impl BaghChalVariant {
             return Err(VariantError::CaptureTarget { target: capture_target, goats });
         }
         Ok(BaghChalVariant { goats, capture_target })
+    }
+
+    /// Reads the JSON form a manifest, journal or registration records
+    /// (`{"goats":N,"capture_target":K}`, [`TierGame::variant_json`] of
+    /// [`BaghChal`]): exactly that text for a playable variant, anything
+    /// else refused with what is wrong ([`VariantError::Json`], or
+    /// [`BaghChalVariant::new`]'s).
+    pub fn from_json(text: &str) -> Result<BaghChalVariant, VariantError> {
+        let fail = |problem: String| VariantError::Json(problem);
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| fail(format!("not JSON: {e}")))?;
+        let field = |name: &str| -> Result<u8, VariantError> {
+            let x = v.get(name).ok_or_else(|| fail(format!("no field '{name}'")))?;
+            x.as_u64()
+                .and_then(|n| u8::try_from(n).ok())
+                .ok_or_else(|| fail(format!("field '{name}' is {x}, not a small whole number")))
+        };
+        let variant = BaghChalVariant::new(field("goats")?, field("capture_target")?)?;
+        // Equal text means equal rules: anything else in it is not this game's.
+        let expected = BaghChal::new(variant).variant_json();
+        if expected != text {
+            return Err(fail(format!("expected exactly {expected}")));
+        }
+        Ok(variant)
     }
 
     pub fn goats(&self) -> u8 {
@@ -436,5 +462,22 @@ mod tests {
         });
         assert_eq!(orbits, sets.len());
         assert!(sets.len() > 12650 / 8 && sets.len() < 12650 / 4, "{}", sets.len());
+    }
+
+    #[test]
+    fn variants_read_back_from_their_json_and_nothing_else_is_taken() {
+        let v = BaghChalVariant::new(3, 2).unwrap();
+        assert_eq!(BaghChalVariant::from_json(&BaghChal::new(v).variant_json()), Ok(v));
+        for (text, says) in [
+            ("{\"goats\":3}", "no field 'capture_target'"),
+            ("{\"goats\":3,\"capture_target\":-1}", "not a small whole number"),
+            ("{\"goats\":2,\"capture_target\":3}", "at most the goats"),
+            ("{\"goats\":3,\"capture_target\":2,\"x\":1}", "expected exactly"),
+            ("[1]", "no field"),
+            ("goats", "not JSON"),
+        ] {
+            let e = BaghChalVariant::from_json(text).unwrap_err().to_string();
+            assert!(e.contains(says), "{text}: {e}");
+        }
     }
 }
