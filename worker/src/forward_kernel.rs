@@ -281,19 +281,8 @@ impl Shape<'_> {
         let id = t as u16;
         let points = map.points(id);
         let stabiliser = map.stabiliser(id);
-        let k = self.index.goats_on_board();
         let child_base = t as u64 * self.placed.goat_sets;
-        let mut free: u32 = if k == 0 { 0 } else { (1 << k) - 1 };
-        let (mut unused_child, mut too_long) = (false, false);
-        for (r, out) in cells.iter_mut().enumerate() {
-            if r > 0 {
-                free = next_subset(free);
-            }
-            let goats = expand(free, points);
-            if !stabiliser.is_empty() && stabiliser.iter().any(|s| s.bits(goats) < goats) {
-                *out = cell(UNUSED, 0);
-                continue;
-            }
+        self.fill_block(t, cells, "a placement", |free, _| {
             let mut fold = Fold::NEW;
             let mut empty = !free & FREE_MASK;
             while empty != 0 {
@@ -309,18 +298,8 @@ impl Shape<'_> {
                 let (code, p) = self.placed.at(slot);
                 fold.add(code, p);
             }
-            unused_child |= fold.unused;
-            let (code, p) = fold.result();
-            too_long |= p > MAX_CELL_PLIES;
-            *out = cell(code, p);
-        }
-        if unused_child {
-            return Err(self.unused_child("a placement"));
-        }
-        if too_long {
-            return Err(self.too_long());
-        }
-        Ok(())
+            Some(fold)
+        })
     }
 
     /// The tigers' positions of canonical tiger set `t`, reading the
@@ -330,7 +309,6 @@ impl Shape<'_> {
         let ranks = rank_tables();
         let id = t as u16;
         let points = map.points(id);
-        let stabiliser = map.stabiliser(id);
         let tigers: Bits = points.iter().fold(0, |b, &p| b | 1 << p);
         // The tiger set's moves, each with its target's canonical set.
         let mut moves = [None::<TigerMove>; 64];
@@ -359,18 +337,7 @@ impl Shape<'_> {
         }
         let moves: Vec<TigerMove> = moves[..n].iter().flatten().copied().collect();
         let this_sets = self.index.goat_sets();
-        let k = self.index.goats_on_board();
-        let mut free: u32 = if k == 0 { 0 } else { (1 << k) - 1 };
-        let (mut unused_child, mut too_long) = (false, false);
-        for (r, out) in cells.iter_mut().enumerate() {
-            if r > 0 {
-                free = next_subset(free);
-            }
-            let goats = expand(free, points);
-            if !stabiliser.is_empty() && stabiliser.iter().any(|s| s.bits(goats) < goats) {
-                *out = cell(UNUSED, 0);
-                continue;
-            }
+        self.fill_block(t, cells, "a tiger move", |_, goats| {
             let mut fold = Fold::NEW;
             let mut moved = false;
             for m in &moves {
@@ -401,14 +368,50 @@ impl Shape<'_> {
                 };
                 fold.add(code, p);
             }
-            unused_child |= fold.unused;
-            // Tigers with no move have lost, at 0 plies.
-            let (code, p) = if moved { fold.result() } else { (LOSS, 0) };
+            // Tigers with no move have lost (see fill_block).
+            moved.then_some(fold)
+        })
+    }
+
+    /// Fills `cells`, canonical tiger set `t`'s goat sets in rank order:
+    /// unused for a slot whose position is not canonical, else the result
+    /// of `value(goats as 21 bits, goats on the board)`, the folded
+    /// children, or `None` when the side to move has no move (lost at 0
+    /// plies). `what` names the moves in an error.
+    fn fill_block(
+        &self,
+        t: usize,
+        cells: &mut [u16],
+        what: &str,
+        mut value: impl FnMut(u32, Bits) -> Option<Fold>,
+    ) -> Result<(), KernelError> {
+        let map = TigerMap::get();
+        let points = map.points(t as u16);
+        let stabiliser = map.stabiliser(t as u16);
+        let k = self.index.goats_on_board();
+        let mut free: u32 = if k == 0 { 0 } else { (1 << k) - 1 };
+        let (mut unused_child, mut too_long) = (false, false);
+        for (r, out) in cells.iter_mut().enumerate() {
+            if r > 0 {
+                free = next_subset(free);
+            }
+            let goats = expand(free, points);
+            if !stabiliser.is_empty() && stabiliser.iter().any(|s| s.bits(goats) < goats) {
+                *out = cell(UNUSED, 0);
+                continue;
+            }
+            let (code, p) = match value(free, goats) {
+                Some(fold) => {
+                    unused_child |= fold.unused;
+                    fold.result()
+                }
+                None => (LOSS, 0),
+            };
             too_long |= p > MAX_CELL_PLIES;
             *out = cell(code, p);
         }
         if unused_child {
-            return Err(self.unused_child("a tiger move"));
+            return Err(self.unused_child(what));
         }
         if too_long {
             return Err(self.too_long());

@@ -33,7 +33,7 @@
 
 use super::board::{Bits, NUM_POINTS};
 use super::symmetry::Symmetry;
-use super::tier::canonical_tiger_sets;
+use super::tier::{canonical_tiger_sets, BINOMIAL};
 use std::sync::OnceLock;
 
 /// The goats' bits after [`compress`]: the 21 points without tigers.
@@ -103,22 +103,6 @@ pub struct TigerMap {
     /// Per canonical id: the symmetries other than the identity that keep it.
     stabilisers: Vec<SymmetryList>,
 }
-
-/// Binomial coefficients C(n, k) for n, k ≤ 25.
-const BINOMIAL: [[u32; NUM_POINTS + 1]; NUM_POINTS + 1] = {
-    let mut t = [[0u32; NUM_POINTS + 1]; NUM_POINTS + 1];
-    let mut n = 0;
-    while n <= NUM_POINTS {
-        t[n][0] = 1;
-        let mut k = 1;
-        while k <= n {
-            t[n][k] = t[n - 1][k - 1] + t[n - 1][k];
-            k += 1;
-        }
-        n += 1;
-    }
-    t
-};
 
 /// The colex rank of a 4-point set among the 12,650 of them.
 #[inline]
@@ -259,7 +243,7 @@ fn rank_chunks() -> &'static [u32] {
                     for b in 0..7usize {
                         if pattern & (1 << b) != 0 {
                             let (n, kk) = (7 * c + b, k + m + 1);
-                            sum += if kk <= NUM_POINTS { BINOMIAL[n][kk] } else { 0 };
+                            sum += if kk <= NUM_POINTS { BINOMIAL[n][kk] as u32 } else { 0 };
                             m += 1;
                         }
                     }
@@ -403,7 +387,7 @@ mod tests {
                     break;
                 }
             }
-            assert_eq!(r as u32, BINOMIAL[21][k as usize]);
+            assert_eq!(r, BINOMIAL[21][k as usize]);
         }
     }
 }

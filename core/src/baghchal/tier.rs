@@ -145,7 +145,8 @@ pub struct BaghIndex {
     size: u64,
 }
 
-const BINOMIAL: [[u64; NUM_POINTS + 1]; NUM_POINTS + 1] = binomials();
+/// Binomial coefficients C(n, k) for n, k ≤ 25.
+pub(crate) const BINOMIAL: [[u64; NUM_POINTS + 1]; NUM_POINTS + 1] = binomials();
 
 const fn binomials() -> [[u64; NUM_POINTS + 1]; NUM_POINTS + 1] {
     let mut t = [[0u64; NUM_POINTS + 1]; NUM_POINTS + 1];
