@@ -311,8 +311,8 @@ impl Shape<'_> {
         let points = map.points(id);
         let tigers: Bits = points.iter().fold(0, |b, &p| b | 1 << p);
         // The tiger set's moves, each with its target's canonical set.
-        let mut moves = [None::<TigerMove>; 64];
-        let mut n = 0;
+        // Once per tiger set, not per position: at most 4 tigers × (8 steps + 8 jumps).
+        let mut moves: Vec<TigerMove> = Vec::with_capacity(64);
         for &from in &points {
             let at = |to: Bits, over: Bits| {
                 let after = tigers ^ (1 << from) ^ to;
@@ -324,18 +324,15 @@ impl Shape<'_> {
             while steps != 0 {
                 let to = steps & steps.wrapping_neg();
                 steps ^= to;
-                moves[n] = Some(at(to, 0));
-                n += 1;
+                moves.push(at(to, 0));
             }
             for j in BOARD.jumps_from(from) {
                 let (over, to) = (1 << j.over, 1 << j.to);
                 if (over | to) & tigers == 0 {
-                    moves[n] = Some(at(to, over));
-                    n += 1;
+                    moves.push(at(to, over));
                 }
             }
         }
-        let moves: Vec<TigerMove> = moves[..n].iter().flatten().copied().collect();
         let this_sets = self.index.goat_sets();
         self.fill_block(t, cells, "a tiger move", |_, goats| {
             let mut fold = Fold::NEW;

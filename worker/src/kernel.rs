@@ -214,29 +214,23 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
 }
 
 impl SolveTier for foxbase_core::tictactoe::TicTacToe {}
+/// Bagh-Chal: the forward kernel for its placing tiers when asked (the
+/// default of `solve --game baghchal`), the counter kernels otherwise.
 impl SolveTier for foxbase_core::baghchal::BaghChal {
-    fn solve_values(
+    fn solve_with(
         &self,
         kernel: Kernel,
+        output: Output,
         tier: Self::Tier,
         children: &[ChildTable<Self>],
     ) -> Result<SolvedTier, KernelError> {
         if kernel == Kernel::Forward && crate::forward_kernel::handles(self, tier) {
-            return crate::forward_kernel::solve_forward_in_pool(self, tier, children, false);
+            return crate::forward_kernel::solve_forward_in_pool(self, tier, children, output.plies());
         }
-        solve_in_pool(self, tier, children)
-    }
-
-    fn solve_plies(
-        &self,
-        kernel: Kernel,
-        tier: Self::Tier,
-        children: &[ChildTable<Self>],
-    ) -> Result<SolvedTier, KernelError> {
-        if kernel == Kernel::Forward && crate::forward_kernel::handles(self, tier) {
-            return crate::forward_kernel::solve_forward_in_pool(self, tier, children, true);
+        match output {
+            Output::ValuesAndPlies => crate::plies_kernel::solve_plies_in_pool(self, tier, children),
+            Output::Values => solve_in_pool(self, tier, children),
         }
-        crate::plies_kernel::solve_plies_in_pool(self, tier, children)
     }
 }
 
