@@ -15,7 +15,7 @@
 //! tables do not hold is a 404; a failing table read is a 500. Queries are
 //! bounded ([`MAX_QUERY`]); nothing from a request names a file.
 
-use crate::views::{moves_json, probe_json, variant_json};
+use crate::views::{moves_json, probe_json, variant_json, with_bound};
 use axum::extract::{RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -115,7 +115,11 @@ async fn variant_api(State(x): State<Arc<Explorer>>) -> Json<Value> {
 
 async fn probe_api(State(x): State<Arc<Explorer>>, RawQuery(q): RawQuery) -> Result<Json<Value>, ApiError> {
     let pos = position(&params(q, &["position"])?)?;
-    blocking(move || Ok(Json(probe_json(&pos, &probe(&x.tables, &pos)?)))).await
+    blocking(move || {
+        let view = probe_json(&pos, &probe(&x.tables, &pos)?);
+        Ok(Json(with_bound(view, &x.tables.game.variant)))
+    })
+    .await
 }
 
 async fn moves_api(State(x): State<Arc<Explorer>>, RawQuery(q): RawQuery) -> Result<Json<Value>, ApiError> {

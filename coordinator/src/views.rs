@@ -4,6 +4,7 @@
 use foxbase_core::board::{Board, Point, PEN};
 use foxbase_core::notation::format_position;
 use foxbase_core::rules::{Rules, Status};
+use foxbase_core::variant::floor_winner_name;
 use foxbase_core::{Outcome, Position, Variant};
 use foxbase_tables::probe::Probe;
 use serde_json::{json, Value as Json};
@@ -51,6 +52,23 @@ pub fn probe_json(pos: &Position, p: &Probe) -> Json {
     json!({"position": format_position(pos), "value": value, "plies": plies, "moves": list})
 }
 
+/// What a sheep floor makes of the values of `variant`'s tables:
+/// `{"sheep_floor", "floor_winner", "note"}`, or `None` without a floor.
+/// Every JSON view of a value of floored tables carries it as `"bound"`.
+pub fn bound_json(variant: &Variant) -> Option<Json> {
+    let note = variant.floor_note()?;
+    Some(json!({"sheep_floor": variant.sheep_floor, "floor_winner": floor_winner_name(variant.floor_winner),
+        "note": note}))
+}
+
+/// `view` (a JSON object) with [`bound_json`] as its `"bound"` field, where the variant has a floor.
+pub fn with_bound(mut view: Json, variant: &Variant) -> Json {
+    if let Some(bound) = bound_json(variant) {
+        view["bound"] = bound;
+    }
+    view
+}
+
 /// The variant with what a board drawing needs: the points (file `x` 1..7
 /// for a..g, rank `y` 1..7), the lines of its geometry, the pen.
 pub fn variant_json(variant: &Variant) -> Json {
@@ -69,6 +87,9 @@ pub fn variant_json(variant: &Variant) -> Json {
         "game": "fox",
         "geometry": variant.geometry.name(),
         "pen_target": variant.pen_target,
+        "sheep_floor": variant.sheep_floor,
+        "floor_winner": floor_winner_name(variant.floor_winner),
+        "bound": bound_json(variant),
         "foxes": variant.start.foxes().count_ones(),
         "start": format_position(&variant.start),
         "first_mover": variant.start.side().name(),

@@ -1,7 +1,8 @@
 //! The tiered solver against the reference solver, position by position,
 //! values and plies to the end, on small variants of every kind (both
-//! geometries, 1 and 2 foxes, K 1..3, fox first and sheep first), and the
-//! same tables and plies files for any thread and worker count.
+//! geometries, 1 and 2 foxes, K 1..3, fox first and sheep first, sheep
+//! floors won by either side), and the same tables and plies files for any
+//! thread and worker count.
 
 mod common;
 
@@ -12,7 +13,7 @@ use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::reference::ReferenceSolution;
 use foxbase_core::tier::TierGame;
-use foxbase_core::{Geometry, Value, Variant};
+use foxbase_core::{Geometry, Side, Value, Variant};
 use foxbase_tables::plies::read_plies;
 use foxbase_tables::table::read_table;
 use foxbase_tables::tier_files::{plies_path, table_header, table_path};
@@ -27,6 +28,11 @@ impl Progress for Quiet {
 
 fn variant(start: &str, geometry: Geometry, k: u32) -> Variant {
     Variant::new(geometry, k, parse_position(start).unwrap()).unwrap()
+}
+
+/// [`variant`] with the sheep floor F won by `winner` below it.
+fn floored(start: &str, geometry: Geometry, k: u32, floor: u32, winner: Side) -> Variant {
+    variant(start, geometry, k).with_sheep_floor(floor, winner).unwrap()
 }
 
 /// Solves with plies and returns the bytes on disk of every tier's table
@@ -156,6 +162,30 @@ fn one_fox_four_sheep_k3_classic_sheep_first() {
 }
 
 #[test]
+fn sheep_floor_won_by_the_foxes_one_fox_four_sheep_classic_sheep_first() {
+    let v = floored(".F./.../......./SS...SS/......./.../... s", Geometry::Classic, 3, 4, Side::Fox);
+    assert_eq!(compare(&v, Value::Draw), 261_167);
+}
+
+#[test]
+fn sheep_floor_won_by_the_sheep_one_fox_four_sheep_classic_sheep_first() {
+    let v = floored(".F./.../......./SS...SS/......./.../... s", Geometry::Classic, 3, 4, Side::Sheep);
+    assert_eq!(compare(&v, Value::Win), 261_167);
+}
+
+#[test]
+fn sheep_floor_won_by_the_foxes_two_foxes_three_sheep_orthogonal_fox_first() {
+    let v = floored("F.F/.../......./......./..SSS../.../... f", Geometry::Orthogonal, 2, 3, Side::Fox);
+    assert_eq!(compare(&v, Value::Draw), 1_261_251);
+}
+
+#[test]
+fn sheep_floor_won_by_the_sheep_two_foxes_three_sheep_classic_sheep_first() {
+    let v = floored("F.F/.../......./......./..SSS../.../... s", Geometry::Classic, 1, 2, Side::Sheep);
+    assert_eq!(compare(&v, Value::Win), 1_146_199);
+}
+
+#[test]
 fn tables_are_identical_for_any_thread_and_worker_count() {
     let v = variant("F.F/.../......./......./..SSS../.../... f", Geometry::Classic, 3);
     let (a, b, c) = (TempDir::new("t1"), TempDir::new("t2"), TempDir::new("w2"));
@@ -197,8 +227,17 @@ fn the_fox_kernels_write_the_counter_kernels_tables() {
         (".F./.../......./......./SSSSS../.../... s", Geometry::Orthogonal, 5),
         ("F.F/.../......./SSSS.../......./.../... s", Geometry::Classic, 9),
     ];
-    for (start, geometry, k) in variants {
-        let v = variant(start, geometry, k);
+    let floors = [
+        (".F./.../......./......./SSSSS../.../... s", Geometry::Orthogonal, 3, 4, Side::Fox),
+        (".F./.../......./......./SSSSS../.../... f", Geometry::Classic, 2, 4, Side::Sheep),
+        ("F.F/.../......./......./SSSS.../.../... f", Geometry::Classic, 2, 3, Side::Fox),
+        ("F.F/.../......./SSSS.../......./.../... s", Geometry::Orthogonal, 1, 3, Side::Sheep),
+    ];
+    let variants = variants
+        .into_iter()
+        .map(|(start, geometry, k)| variant(start, geometry, k))
+        .chain(floors.into_iter().map(|(start, geometry, k, f, w)| floored(start, geometry, k, f, w)));
+    for v in variants {
         let counter = solve_with(&v, 1, 1, Kernel::Counter, &TempDir::new("counter"));
         assert!(!counter.is_empty());
         for kernel in [Kernel::Block, Kernel::Planes] {

@@ -120,6 +120,27 @@ pub enum VariantError {
     /// The pen target K is not in 1..=9.
     #[error("pen_target {pen_target} is out of range (1..=9)")]
     PenTargetOutOfRange { pen_target: u32 },
+    /// The sheep floor F is not in K..=the start's sheep count.
+    #[error("sheep_floor {sheep_floor} is out of range: it must be from the pen target to the start's sheep count, here {low}..={high}")]
+    SheepFloorOutOfRange { sheep_floor: u32, low: u32, high: u32 },
+    /// `floor_winner` `sheep` without a floor above K.
+    #[error(
+        "floor_winner sheep needs a sheep_floor above the pen target ({pen_target}); sheep_floor is {sheep_floor}"
+    )]
+    FloorWinnerWithoutFloor { sheep_floor: u32, pen_target: u32 },
+    /// A `floor_winner` that is neither `foxes` nor `sheep`.
+    #[error("floor_winner '{value}' is neither 'foxes' nor 'sheep'")]
+    FloorWinner { value: String },
+    /// The JSON's `sheep_floor` is not a whole number that fits a `u32`.
+    #[error("variant JSON: 'sheep_floor' is not a whole number in range")]
+    JsonSheepFloor,
+    /// The text form's `sheep_floor` value is not a number.
+    #[error("variant: sheep_floor '{value}' is not a number")]
+    SheepFloorNotANumber {
+        value: String,
+        #[source]
+        error: ParseIntError,
+    },
     /// The start position has no fox.
     #[error("start: the start position has no fox (1 or 2 are allowed)")]
     NoFox,

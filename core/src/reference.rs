@@ -152,19 +152,9 @@ fn by_plies(
     children: &[u32],
 ) -> (Vec<Value>, Vec<u32>, u32) {
     const UNDECIDED: u32 = u32::MAX;
-    let mut value: Vec<Value> = vec![Value::Draw; positions.len()];
-    let mut plies: Vec<u32> = positions
-        .iter()
-        .map(|p| match rules.status(p) {
-            Status::Over { .. } => 0,
-            Status::Ongoing => UNDECIDED,
-        })
-        .collect();
-    for (v, &d) in value.iter_mut().zip(&plies) {
-        if d == 0 {
-            *v = Value::Loss;
-        }
-    }
+    let over: Vec<Option<Value>> = positions.iter().map(|p| over_value(rules, p)).collect();
+    let mut value: Vec<Value> = over.iter().map(|v| v.unwrap_or(Value::Draw)).collect();
+    let mut plies: Vec<u32> = over.iter().map(|v| if v.is_some() { 0 } else { UNDECIDED }).collect();
     let mut sweep = 0;
     loop {
         sweep += 1;
@@ -191,13 +181,7 @@ fn by_plies(
 
 fn fixed_point(rules: &Rules, positions: &[Position], edges_start: &[usize], children: &[u32]) -> (Vec<Value>, u32) {
     // None: not yet known to be a win or a loss.
-    let mut known: Vec<Option<Value>> = positions
-        .iter()
-        .map(|p| match rules.status(p) {
-            Status::Over { .. } => Some(Value::Loss),
-            Status::Ongoing => None,
-        })
-        .collect();
+    let mut known: Vec<Option<Value>> = positions.iter().map(|p| over_value(rules, p)).collect();
     let mut sweeps = 0;
     loop {
         sweeps += 1;
@@ -220,4 +204,13 @@ fn fixed_point(rules: &Rules, positions: &[Position], edges_start: &[usize], chi
         }
     }
     (known.into_iter().map(|v| v.unwrap_or(Value::Draw)).collect(), sweeps)
+}
+
+/// The value of a position whose game is over, for the side to move: a
+/// loss, unless it has won (the sheep below a floor they win).
+fn over_value(rules: &Rules, pos: &Position) -> Option<Value> {
+    match rules.status(pos) {
+        Status::Over { winner, .. } => Some(if winner == pos.side() { Value::Win } else { Value::Loss }),
+        Status::Ongoing => None,
+    }
 }

@@ -53,6 +53,9 @@ pub enum EndReason {
     NoFoxes,
     /// Fewer than K sheep remain after a fox move.
     TooFewSheep,
+    /// Fewer than F sheep remain after a fox move, with K <= F (the
+    /// `sheep_floor` switch); the floor's winner takes the game.
+    BelowFloor,
     /// The side to move has no legal move.
     NoMoves,
 }
@@ -63,6 +66,7 @@ impl EndReason {
             EndReason::PenFilled => "the pen holds enough sheep",
             EndReason::NoFoxes => "no fox remains",
             EndReason::TooFewSheep => "too few sheep remain",
+            EndReason::BelowFloor => "fewer sheep remain than the sheep floor",
             EndReason::NoMoves => "the side to move has no legal move",
         }
     }
@@ -75,24 +79,59 @@ pub enum Status {
     Over { winner: Side, reason: EndReason },
 }
 
-/// The rules for one geometry and pen target K.
+/// The rules for one geometry, pen target K and sheep floor F.
 ///
 /// A position's status depends only on the position: the end-of-move checks
 /// of RULES.md are applied as if the side not to move had just moved. So a
 /// fox-to-move position with at least K sheep in the pen, or with no fox, is
-/// a sheep win; a sheep-to-move position with fewer than K sheep is a fox win;
-/// otherwise a side with no legal move loses. Set-up positions are judged the
-/// same way, which makes every value a function of the position alone.
+/// a sheep win; a sheep-to-move position with fewer than K sheep is a fox win,
+/// and one with K..F-1 sheep is a win for the floor's winner
+/// ([`Rules::too_few_sheep`]); otherwise a side with no legal move loses.
+/// Set-up positions are judged the same way, which makes every value a
+/// function of the position alone.
 #[derive(Clone, Copy)]
 pub struct Rules {
     pub board: &'static Board,
     pub pen_target: u32,
+    /// F (RULES.md, "End of a fox move"): fewer sheep than this after a fox
+    /// move end the game. Equal to `pen_target` unless a floor was set.
+    pub sheep_floor: u32,
+    /// Who wins when K <= sheep < F after a fox move (the foxes unless the
+    /// variant says `floor_winner` `sheep`).
+    pub floor_winner: Side,
 }
 
 impl Rules {
+    /// The rules without a sheep floor (F = K).
+    ///
     /// Precondition: `pen_target` is in 1..=9 (checked by [`crate::Variant`]).
     pub fn new(geometry: Geometry, pen_target: u32) -> Rules {
-        Rules { board: Board::get(geometry), pen_target }
+        Rules { board: Board::get(geometry), pen_target, sheep_floor: pen_target, floor_winner: Side::Fox }
+    }
+
+    /// These rules with the sheep floor F and its winner.
+    ///
+    /// Precondition: `sheep_floor >= pen_target`, and `floor_winner` is
+    /// [`Side::Fox`] unless `sheep_floor > pen_target` (checked by
+    /// [`crate::Variant::with_sheep_floor`]).
+    pub fn with_sheep_floor(self, sheep_floor: u32, floor_winner: Side) -> Rules {
+        debug_assert!(sheep_floor >= self.pen_target);
+        debug_assert!(floor_winner == Side::Fox || sheep_floor > self.pen_target);
+        Rules { sheep_floor, floor_winner, ..self }
+    }
+
+    /// Whether the game is over with the sheep to move and `sheep` sheep on
+    /// the board (the end of a fox move), and who has won: the foxes below
+    /// K, the floor's winner below F.
+    #[inline]
+    pub fn too_few_sheep(&self, sheep: u32) -> Option<(Side, EndReason)> {
+        if sheep < self.pen_target {
+            Some((Side::Fox, EndReason::TooFewSheep))
+        } else if sheep < self.sheep_floor {
+            Some((self.floor_winner, EndReason::BelowFloor))
+        } else {
+            None
+        }
     }
 
     pub fn geometry(&self) -> Geometry {
@@ -139,7 +178,7 @@ impl Rules {
                     None
                 }
             }
-            Side::Sheep => (pos.sheep_count() < self.pen_target).then_some((Side::Fox, EndReason::TooFewSheep)),
+            Side::Sheep => self.too_few_sheep(pos.sheep_count()),
         }
     }
 

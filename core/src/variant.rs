@@ -1,13 +1,25 @@
 //! A variant: geometry, start position (which fixes the fox count and the
-//! first mover) and pen target K. Every table records the variant it was
-//! built for, in the stable text and JSON forms below.
+//! first mover), pen target K, and the sheep floor F with its winner. Every
+//! table records the variant it was built for, in the stable text and JSON
+//! forms below. A variant without a floor (F = K) writes neither
+//! `sheep_floor` nor `floor_winner`, so that its text is what it was before
+//! the floor existed and older tables keep their variant.
 //!
 //! ```
-//! use foxbase_core::Variant;
+//! use foxbase_core::{Side, Variant};
 //! let v = Variant::default();
 //! assert_eq!(v.to_string(), "geometry=classic;pen_target=9;start=F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS f");
 //! assert_eq!(v.to_string().parse::<Variant>().unwrap(), v);
 //! assert_eq!(Variant::from_json(&v.to_json()).unwrap(), v);
+//! let floored = v.with_sheep_floor(20, Side::Fox).unwrap();
+//! assert_eq!(
+//!     floored.to_string(),
+//!     "geometry=classic;pen_target=9;sheep_floor=20;floor_winner=foxes;start=F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS f"
+//! );
+//! assert_eq!(floored.to_string().parse::<Variant>().unwrap(), floored);
+//! assert_eq!(Variant::from_json(&floored.to_json()).unwrap(), floored);
+//! assert!(v.with_sheep_floor(21, Side::Fox).is_err()); // the start has 20 sheep
+//! assert!(v.with_sheep_floor(9, Side::Sheep).is_err()); // a sheep floor winner needs F > K
 //! ```
 
 use crate::board::Geometry;
@@ -29,17 +41,62 @@ pub struct Variant {
     pub pen_target: u32,
     /// The start position; its side to move is the first mover.
     pub start: Position,
+    /// F: fewer than F sheep after a fox move end the game, K..=the start's
+    /// sheep count. F = K is the rule without a floor.
+    pub sheep_floor: u32,
+    /// Who wins below the floor: the foxes, or (only with F > K) the sheep.
+    pub floor_winner: Side,
 }
 
 impl Default for Variant {
     fn default() -> Variant {
-        Variant { geometry: Geometry::Classic, pen_target: 9, start: parse_position(DEFAULT_START).unwrap() }
+        Variant::new(Geometry::Classic, 9, parse_position(DEFAULT_START).unwrap()).unwrap()
     }
 }
 
+/// The `floor_winner` names of the text and JSON forms and the CLI: `foxes` or `sheep`.
+pub fn floor_winner_name(side: Side) -> &'static str {
+    match side {
+        Side::Fox => "foxes",
+        Side::Sheep => "sheep",
+    }
+}
+
+/// Reads a `floor_winner` name ([`floor_winner_name`]).
+pub fn parse_floor_winner(name: &str) -> Result<Side, VariantError> {
+    match name {
+        "foxes" => Ok(Side::Fox),
+        "sheep" => Ok(Side::Sheep),
+        _ => Err(VariantError::FloorWinner { value: name.to_string() }),
+    }
+}
+
+/// Checks a sheep floor F and its winner against the pen target K and the
+/// start's sheep count: K <= F <= sheep, and the sheep win below the floor
+/// only when F > K (the rule of [`Variant::with_sheep_floor`]). No floor
+/// (F = K, won by the foxes) is always allowed, also from a start with
+/// fewer than K sheep.
+pub fn check_sheep_floor(
+    pen_target: u32,
+    sheep: u32,
+    sheep_floor: u32,
+    floor_winner: Side,
+) -> Result<(), VariantError> {
+    if sheep_floor == pen_target && floor_winner == Side::Fox {
+        return Ok(()); // no floor: the rule as it always was, for any start
+    }
+    if floor_winner == Side::Sheep && sheep_floor <= pen_target {
+        return Err(VariantError::FloorWinnerWithoutFloor { sheep_floor, pen_target });
+    }
+    if !(pen_target..=sheep).contains(&sheep_floor) {
+        return Err(VariantError::SheepFloorOutOfRange { sheep_floor, low: pen_target, high: sheep });
+    }
+    Ok(())
+}
+
 impl Variant {
-    /// A checked variant; the error names the bad field
-    /// ([`VariantError::PenTargetOutOfRange`] or [`VariantError::NoFox`]).
+    /// A checked variant without a sheep floor (F = K); the error names the
+    /// bad field ([`VariantError::PenTargetOutOfRange`] or [`VariantError::NoFox`]).
     pub fn new(geometry: Geometry, pen_target: u32, start: Position) -> Result<Variant, VariantError> {
         if !(1..=9).contains(&pen_target) {
             return Err(VariantError::PenTargetOutOfRange { pen_target });
@@ -47,11 +104,47 @@ impl Variant {
         if start.fox_count() == 0 {
             return Err(VariantError::NoFox);
         }
-        Ok(Variant { geometry, pen_target, start })
+        Ok(Variant { geometry, pen_target, start, sheep_floor: pen_target, floor_winner: Side::Fox })
+    }
+
+    /// This variant with the sheep floor F and its winner (RULES.md, "End of
+    /// a fox move"). F must be in K..=the start's sheep count
+    /// ([`VariantError::SheepFloorOutOfRange`]), and the sheep can be the
+    /// floor's winner only when F > K ([`VariantError::FloorWinnerWithoutFloor`]).
+    pub fn with_sheep_floor(self, sheep_floor: u32, floor_winner: Side) -> Result<Variant, VariantError> {
+        check_sheep_floor(self.pen_target, self.start.sheep_count(), sheep_floor, floor_winner)?;
+        Ok(Variant { sheep_floor, floor_winner, ..self })
+    }
+
+    /// Whether a sheep floor above K is set: the values are then bounds on
+    /// the game without it, not its values.
+    pub fn has_floor(&self) -> bool {
+        self.sheep_floor > self.pen_target
+    }
+
+    /// One line that says what a floor makes of the values, for every
+    /// command that shows a value of floored tables; `None` without a floor.
+    pub fn floor_note(&self) -> Option<String> {
+        if !self.has_floor() {
+            return None;
+        }
+        let lost = self.start.sheep_count() - self.sheep_floor;
+        Some(match self.floor_winner {
+            Side::Fox => format!(
+                "sheep floor {}: the foxes win once fewer than {} sheep remain, so a sheep win is a sheep win of \
+                 the real game (losing at most {lost} sheep) and anything else is only a bound",
+                self.sheep_floor, self.sheep_floor
+            ),
+            Side::Sheep => format!(
+                "sheep floor {} won by the sheep: the sheep win once fewer than {} (and at least {}) sheep remain, \
+                 so only a value that is not a sheep win holds for the real game",
+                self.sheep_floor, self.sheep_floor, self.pen_target
+            ),
+        })
     }
 
     pub fn rules(&self) -> Rules {
-        Rules::new(self.geometry, self.pen_target)
+        Rules::new(self.geometry, self.pen_target).with_sheep_floor(self.sheep_floor, self.floor_winner)
     }
 
     pub fn fox_count(&self) -> u32 {
@@ -63,12 +156,16 @@ impl Variant {
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "geometry": self.geometry.name(),
             "pen_target": self.pen_target,
             "start": format_position(&self.start),
-        })
-        .to_string()
+        });
+        if self.has_floor() {
+            v["sheep_floor"] = self.sheep_floor.into();
+            v["floor_winner"] = floor_winner_name(self.floor_winner).into();
+        }
+        v.to_string()
     }
 
     pub fn to_json_value(&self) -> serde_json::Value {
@@ -86,13 +183,26 @@ impl Variant {
         let pen_target =
             field("pen_target")?.as_u64().and_then(|k| u32::try_from(k).ok()).ok_or(VariantError::JsonPenTarget)?;
         let start = parse_position(string("start")?).map_err(VariantError::JsonStart)?;
-        Variant::new(geometry, pen_target, start)
+        let variant = Variant::new(geometry, pen_target, start)?;
+        let sheep_floor = match v.get("sheep_floor") {
+            None => pen_target,
+            Some(f) => f.as_u64().and_then(|f| u32::try_from(f).ok()).ok_or(VariantError::JsonSheepFloor)?,
+        };
+        let floor_winner = match v.get("floor_winner") {
+            None => Side::Fox,
+            Some(w) => parse_floor_winner(w.as_str().ok_or(VariantError::JsonNotAString { field: "floor_winner" })?)?,
+        };
+        variant.with_sheep_floor(sheep_floor, floor_winner)
     }
 }
 
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "geometry={};pen_target={};start={}", self.geometry, self.pen_target, format_position(&self.start))
+        write!(f, "geometry={};pen_target={};", self.geometry, self.pen_target)?;
+        if self.has_floor() {
+            write!(f, "sheep_floor={};floor_winner={};", self.sheep_floor, floor_winner_name(self.floor_winner))?;
+        }
+        write!(f, "start={}", format_position(&self.start))
     }
 }
 
@@ -103,6 +213,7 @@ impl FromStr for Variant {
     /// [`VariantError`], or [`Variant::new`]'s).
     fn from_str(s: &str) -> Result<Variant, VariantError> {
         let (mut geometry, mut pen_target, mut start) = (None, None, None);
+        let (mut sheep_floor, mut floor_winner) = (None, Side::Fox);
         for part in s.split(';') {
             let (key, value) =
                 part.split_once('=').ok_or_else(|| VariantError::NotKeyValue { part: part.to_string() })?;
@@ -116,13 +227,22 @@ impl FromStr for Variant {
                     )
                 }
                 "start" => start = Some(parse_position(value).map_err(VariantError::Start)?),
+                "sheep_floor" => {
+                    sheep_floor = Some(
+                        value
+                            .parse::<u32>()
+                            .map_err(|error| VariantError::SheepFloorNotANumber { value: value.to_string(), error })?,
+                    )
+                }
+                "floor_winner" => floor_winner = parse_floor_winner(value)?,
                 other => return Err(VariantError::UnknownField { field: other.to_string() }),
             }
         }
-        Variant::new(
+        let variant = Variant::new(
             geometry.ok_or(VariantError::MissingField { field: "geometry" })?,
             pen_target.ok_or(VariantError::MissingField { field: "pen_target" })?,
             start.ok_or(VariantError::MissingField { field: "start" })?,
-        )
+        )?;
+        variant.with_sheep_floor(sheep_floor.unwrap_or(variant.pen_target), floor_winner)
     }
 }

@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 // Helpers.
 
 fn game(geometry: Geometry, k: u32) -> FoxGame {
-    FoxGame::new(Variant { geometry, pen_target: k, ..Variant::default() })
+    FoxGame::new(Variant::new(geometry, k, Variant::default().start).unwrap())
 }
 
 fn tier(name: &str) -> FoxTier {

@@ -490,7 +490,8 @@ impl TableDir {
     }
 
     /// Checks that a position belongs to this variant's board (no more
-    /// foxes or sheep than the start).
+    /// foxes or sheep than the start) and to its solved tiers (a fox-to-move
+    /// position has at least the sheep floor's sheep).
     pub fn check_position(&self, pos: &Position) -> Result<(), Error> {
         let start = &self.game.variant.start;
         if pos.fox_count() > start.fox_count() || pos.sheep_count() > start.sheep_count() {
@@ -500,6 +501,15 @@ impl TableDir {
                 sheep: pos.sheep_count(),
                 start_foxes: start.fox_count(),
                 start_sheep: start.sheep_count(),
+            });
+        }
+        let rules = &self.game.rules;
+        let floored = rules.sheep_floor > rules.pen_target;
+        if floored && pos.side() == foxbase_core::Side::Fox && pos.sheep_count() < rules.sheep_floor {
+            return Err(Error::BelowSheepFloor {
+                position: format_position(pos),
+                sheep: pos.sheep_count(),
+                floor: rules.sheep_floor,
             });
         }
         Ok(())

@@ -142,6 +142,13 @@ pub enum Error {
     TierNotHeld { position: String, tier: String, start: String },
     #[error("{position} has {foxes} foxes and {sheep} sheep, more than this variant's start ({start_foxes} foxes, {start_sheep} sheep)")]
     TooManyPieces { position: String, foxes: u32, sheep: u32, start_foxes: u32, start_sheep: u32 },
+    /// A fox-to-move position with fewer sheep than the tables' sheep floor:
+    /// its tier is never solved (only sheep-to-move positions there are decided, as over).
+    #[error(
+        "{position}: {sheep} sheep with the foxes to move, below these tables' sheep floor {floor}; \
+         their tiers are not solved (with the sheep to move the game is over)"
+    )]
+    BelowSheepFloor { position: String, sheep: u32, floor: u32 },
     #[error("{dir}: tables of game '{game}', not the Fox Game")]
     NotFoxGame { dir: String, game: String },
     #[error("{dir}: the manifest's variant: {message}")]

@@ -180,6 +180,7 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         tier: Self::Tier,
         children: &[ChildTable<Self>],
     ) -> Result<SolvedTier, KernelError> {
+        refuse_below_floor(self, tier)?;
         match kernel {
             Kernel::Planes => crate::plane_kernel::solve_planes_in_pool(self, tier, children),
             Kernel::Block => crate::fox_kernel::solve_fox_in_pool(self, tier, children),
@@ -193,8 +194,11 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         tier: Self::Tier,
         children: &[ChildTable<Self>],
     ) -> Result<SolvedTier, KernelError> {
+        refuse_below_floor(self, tier)?;
         match kernel {
-            Kernel::Planes => crate::plane_kernel::solve_planes_with_plies(self, tier, children),
+            Kernel::Planes if planes_count_plies(self) => {
+                crate::plane_kernel::solve_planes_with_plies(self, tier, children)
+            }
             _ => crate::plies_kernel::solve_plies_in_pool(self, tier, children),
         }
     }
@@ -206,11 +210,41 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         tier: Self::Tier,
         children: Vec<ChildTable<Self>>,
     ) -> Result<SolvedTier, KernelError> {
+        refuse_below_floor(self, tier)?;
         match kernel {
-            Kernel::Planes => crate::plane_kernel::solve_planes_owning(self, tier, children, output.plies()),
+            Kernel::Planes if !output.plies() || planes_count_plies(self) => {
+                crate::plane_kernel::solve_planes_owning(self, tier, children, output.plies())
+            }
             _ => self.solve_with(kernel, output, tier, &children),
         }
     }
+}
+
+/// Whether the plane kernel's plies hold for `game`. It decides a side's
+/// wins at odd plies and losses at even ones; below a floor won by the
+/// sheep the game ends after a fox move with the sheep to move the winner
+/// (a win at even plies), so those plies come from the counter kernel.
+fn planes_count_plies(game: &foxbase_core::foxgame::FoxGame) -> bool {
+    game.rules.floor_winner == foxbase_core::Side::Fox
+}
+
+/// A tier with K..F-1 sheep (below a sheep floor F) is never planned: its
+/// sheep-to-move positions are over. The Fox Game kernels assume that only
+/// tiers with fewer than K sheep are over that way, so such a tier is refused.
+fn refuse_below_floor(
+    game: &foxbase_core::foxgame::FoxGame,
+    tier: foxbase_core::foxgame::FoxTier,
+) -> Result<(), KernelError> {
+    let rules = &game.rules;
+    if tier.sheep() >= rules.pen_target && tier.sheep() < rules.sheep_floor {
+        return Err(KernelError::Inconsistent(format!(
+            "tier {} has {} sheep, below the sheep floor {}: its positions are over and it is never solved",
+            tier.name(),
+            tier.sheep(),
+            rules.sheep_floor
+        )));
+    }
+    Ok(())
 }
 
 impl SolveTier for foxbase_core::tictactoe::TicTacToe {}

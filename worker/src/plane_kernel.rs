@@ -456,13 +456,49 @@ struct Ctx<'a> {
     /// The solve computes plies: wins from outside the tier wait for their
     /// ply (see [`PlyScratch`]) instead of being decided at the start.
     plies: bool,
+    /// A capture into a tier without a table (fewer than F sheep left, or
+    /// K) wins for the fox; false below a sheep floor won by the sheep.
+    capture_out_wins: bool,
+}
+
+/// Which foxes a sheep step traps ([`Ctx::trapped_rows`]).
+#[derive(Default)]
+struct Traps {
+    mine: Rows,
+    theirs: Rows,
 }
 
 /// Per-thread scratch.
-#[derive(Default)]
 struct Scratch {
-    traps: Vec<(Bits, Bits)>,
+    /// [`Ctx::trapped_rows`] of the sheep step at hand.
+    traps: Traps,
+    /// The sideways sheep steps of the block at hand that trap a fox in
+    /// some placement, bit `k` for its `k`-th sideways step (in the order
+    /// of the loops over `from` and `to`; steps from the 64th on always
+    /// count as trapping): the initial pass finds them, the sheep phases
+    /// look for traps only there.
+    sideways_traps: u64,
     plies: PlyScratch,
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch { traps: Traps::default(), sideways_traps: u64::MAX, plies: PlyScratch::default() }
+    }
+}
+
+/// Whether the `k`-th sideways step may trap a fox (see `Scratch::sideways_traps`).
+#[inline]
+fn may_trap(sideways_traps: u64, k: u32) -> bool {
+    k >= 64 || sideways_traps >> k & 1 != 0
+}
+
+/// Records in `mask` whether the `k`-th sideways step traps a fox.
+#[inline]
+fn note_trap(mask: &mut u64, k: u32, traps: bool) {
+    if traps && k < 64 {
+        *mask |= 1 << k;
+    }
 }
 
 /// What the initial pass of a solve with plies learns about one block from
@@ -630,51 +666,163 @@ impl<'a> Ctx<'a> {
         Target::among(self.tier, &self.index, self.children.iter().map(|c| (c.tier, c.index)), sheep, foxes)
     }
 
-    /// Placements of the parent `view` (foxes, and which of them are trapped)
-    /// in which the sheep step `from`-`to` traps a fox; pen not filled after it.
-    fn trapped_placements(&self, view: &SetView, cramped: Cramped, moved: Bits, to: u8, out: &mut Vec<(Bits, Bits)>) {
-        out.clear();
+    /// The foxes the sheep step to `to` traps (it leaves the sheep
+    /// `moved`, the pen not filled), as matrices over the parent's free
+    /// points: `traps.mine` row `i` holds the columns `j` such that a fox on
+    /// the `i`-th free point is trapped when the other fox stands on the
+    /// `j`-th (every other point when it has no step and no jump at all; the
+    /// one point it could move to when that is the only one), and
+    /// `traps.theirs` is its transpose (row `i`: the `j` whose fox is
+    /// trapped with the other on `i`). With one fox, `mine[0]` holds the
+    /// trapped points. Returns whether any fox is trapped.
+    ///
+    /// A fox on `a` with the other on `b` is trapped exactly when its
+    /// options in `moved` with no other fox (free neighbours and jump
+    /// landings) are at most `b`: the other fox fills `b` and is no sheep to
+    /// jump. Only a fox on a [`Cramped`] point can be trapped by one step.
+    fn trapped_rows(&self, view: &SetView, cramped: Cramped, moved: Bits, to: u8, traps: &mut Traps) -> bool {
         let board = self.game.rules.board;
         let free_after = ALL_POINTS & !moved;
         let fox_points = view.free & !(1u64 << to);
-        // Candidates: a point that had at most one free neighbour, or two
-        // of which the sheep now fills one (`to`).
+        let everyone = row_mask(self.n) & !(1u32 << view.index_of(to));
+        let Traps { mine, theirs } = traps;
+        mine[..self.rows].fill(0);
+        theirs[..self.rows].fill(0);
+        let mut any = false;
         let candidates = (cramped.tight | (cramped.two_free & board.neighbours[to as usize])) & !(1u64 << to);
-        for a in BitIter(candidates) {
+        // A lone fox is trapped with no option at all; one of two foxes
+        // with at most one (the other fox's point).
+        let most = if self.one_fox { 0 } else { 1 };
+        'candidates: for a in BitIter(candidates) {
             let mut options = board.neighbours[a as usize] & free_after;
-            if options.count_ones() > 1 {
+            if options.count_ones() > most {
                 continue;
             }
             for j in board.jumps_from(a) {
                 if moved & (1 << j.over) != 0 && free_after & (1 << j.to) != 0 {
                     options |= 1 << j.to;
+                    if options.count_ones() > most {
+                        continue 'candidates;
+                    }
                 }
             }
-            // Trapped when every option is the other fox's point.
-            let others = if self.one_fox { 0 } else { fox_points & !(1u64 << a) };
-            if self.one_fox && options == 0 {
-                out.push((1u64 << a, 0));
+            let ia = view.index_of(a);
+            if options == 0 {
+                if self.one_fox {
+                    mine[0] |= 1 << ia;
+                } else {
+                    let others = everyone & !(1 << ia);
+                    mine[ia] = others;
+                    for i in BitIter(others as u64) {
+                        theirs[i as usize] |= 1 << ia;
+                    }
+                }
+                any = true;
+            } else if !self.one_fox && options & fox_points != 0 {
+                let ib = view.index_of(options.trailing_zeros() as u8);
+                mine[ia] = 1 << ib;
+                theirs[ib] |= 1 << ia;
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// The won and lost rows, in the parent's columns, of the fox-to-move
+    /// positions with one fox and the sheep `moved` (where a sheep step of
+    /// a two-fox block that traps one fox leads).
+    fn fewer_row<const BMI2: bool>(
+        &self,
+        target: &Target,
+        view: &SetView,
+        moved: Bits,
+    ) -> Result<(u32, u32), KernelError> {
+        match *target {
+            Target::Child(c, rank) => {
+                let (w, l) =
+                    decode_child_one::<BMI2>(self.children[c].values, rank.base, self.n, 0, rank.symmetric, rank.free);
+                Ok((
+                    map_columns::<BMI2>(w, rank.free, rank.mirrored, view.free),
+                    map_columns::<BMI2>(l, rank.free, rank.mirrored, view.free),
+                ))
+            }
+            Target::NoTable => {
+                let (mut w, mut l) = (0u32, 0u32);
+                for (i, &p) in view.points[..self.n].iter().enumerate() {
+                    if moved & (1 << p) != 0 {
+                        continue;
+                    }
+                    match self.outside_value(target, moved, 1u64 << p, Side::Fox)? {
+                        Value::Win => w |= 1 << i,
+                        Value::Loss => l |= 1 << i,
+                        Value::Draw => {}
+                    }
+                }
+                Ok((w, l))
+            }
+            Target::InTier(_) => unreachable!("a removed fox leaves the tier"),
+        }
+    }
+
+    /// The sheep-to-move placements of a two-fox block whose step to
+    /// `moved` traps a fox ([`Ctx::trapped_rows`], in `scratch.trapped`):
+    /// marks them in `trap_rows` (their child is not the step's own block)
+    /// and sets their planes in `s` from the child with the foxes left: none
+    /// (the sheep have won), or one, whose row is read once for the step.
+    #[inline(never)]
+    fn trapped_children<const BMI2: bool>(
+        &self,
+        view: &SetView,
+        moved: Bits,
+        trap_rows: &mut Rows,
+        s: &mut [u32],
+        scratch: &mut Scratch,
+    ) -> Result<(), KernelError> {
+        let n = self.n;
+        let win_plane = if self.plies { CANNOT_LOSE } else { WON };
+        let fewer = self.target(moved, 1);
+        let (child_won, child_lost) = self.fewer_row::<BMI2>(&fewer, view, moved)?;
+        let child_drawn = !(child_won | child_lost);
+        // Row i, bit j: the fox on i is trapped (`mine`), the fox on j is (`theirs`).
+        let Traps { mine, theirs } = scratch.traps;
+        for i in 0..n {
+            let pairs = mine[i] | theirs[i];
+            if pairs == 0 {
                 continue;
             }
-            match options.count_ones() {
-                0 => out.extend(BitIter(others).map(|b| ((1u64 << a) | (1u64 << b), 0))),
-                1 if options & others != 0 => out.push(((1u64 << a) | options, 0)),
-                _ => {}
+            trap_rows[i] = pairs;
+            let both = mine[i] & theirs[i];
+            // Only the fox on i is trapped: the one on j is left, and the
+            // other way round.
+            let left_j = mine[i] & !theirs[i];
+            let left_i = theirs[i] & !mine[i];
+            let at_i = |row: u32| if row >> i & 1 != 0 { left_i } else { 0 };
+            let lost = both | (left_j & child_lost) | at_i(child_lost);
+            let drawn = (left_j & child_drawn) | at_i(child_drawn);
+            s[win_plane * n + i] |= lost;
+            s[CANNOT_LOSE * n + i] |= drawn;
+            if self.plies {
+                for j in BitIter((pairs & !drawn) as u64) {
+                    let j = j as usize;
+                    let p = if both >> j & 1 != 0 {
+                        0
+                    } else {
+                        let left = if left_j >> j & 1 != 0 { j } else { i };
+                        self.outside_plies(&fewer, 1u64 << view.points[left], Side::Fox)
+                    };
+                    scratch.plies.child(SHEEP, i, j, lost >> j & 1 != 0, p);
+                }
             }
         }
-        out.sort_unstable();
-        out.dedup();
-        for (foxes, trapped) in out.iter_mut() {
-            *trapped = self.game.rules.trapped_foxes(moved, *foxes);
-            debug_assert!(*trapped != 0);
-        }
+        Ok(())
     }
 
     /// The captures over the sheep on `o` with `foxes` foxes: the board's
     /// jumps over it (those whose from and landing points are both free
     /// apply) and where the children are. `None` when no
     /// jump applies. A capture into a tier without a table must leave fewer
-    /// than K sheep (a tier too small to play: the sheep to move have lost).
+    /// than K sheep, or than the floor F: the game is over, won by the fox
+    /// or, below a floor the sheep win, by the sheep (`capture_out_wins`).
     fn captures_over(&self, view: &SetView, o: u8, foxes: u32) -> Result<Option<(Jumps<'_>, Target)>, KernelError> {
         let jumps = self.jumps_over.over(o);
         if !jumps.iter().any(|&(a, t)| view.both_free(a, t)) {
@@ -682,7 +830,7 @@ impl<'a> Ctx<'a> {
         }
         let after = view.sheep ^ (1 << o);
         let target = self.target(after, foxes);
-        if matches!(target, Target::NoTable) && after.count_ones() >= self.game.rules.pen_target {
+        if matches!(target, Target::NoTable) && self.game.rules.too_few_sheep(after.count_ones()).is_none() {
             return Err(KernelError::Inconsistent(format!(
                 "a capture from tier {} leads to a tier without a table that is not over",
                 self.tier.name()
@@ -804,12 +952,20 @@ impl<'a> Ctx<'a> {
                             }
                         }
                         // The sheep to move there have lost (`captures_over`).
-                        Target::NoTable => {
+                        Target::NoTable if self.capture_out_wins => {
                             x_won[ia] |= ok;
                             x_open[ia] |= ok;
                             if plies {
                                 for j in BitIter(ok as u64) {
                                     scratch.plies.child(FOX, ia, j as usize, true, 0);
+                                }
+                            }
+                        }
+                        // The sheep to move there have won: a child lost for the fox.
+                        Target::NoTable => {
+                            if plies {
+                                for j in BitIter(ok as u64) {
+                                    scratch.plies.child(FOX, ia, j as usize, false, 0);
                                 }
                             }
                         }
@@ -845,6 +1001,7 @@ impl<'a> Ctx<'a> {
 
         // Sheep to move: over with fewer than K sheep; else forward steps
         // (and steps that trap a fox) lead out of the tier.
+        scratch.sideways_traps = 0;
         if sheep.count_ones() < k {
             for i in 0..n {
                 s[LOST * n + i] = full & !(1 << i);
@@ -857,10 +1014,12 @@ impl<'a> Ctx<'a> {
         let mut trap_rows = [0u32; 32];
         // Placements with a legal sheep move (a fox on `to` blocks a step).
         let mut has_move = [0u32; 32];
+        let mut sideways = 0u32;
         for from in BitIter(sheep) {
             for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let removes = (moved & PEN).count_ones() < k;
+                let is_sideways = RANK_MASK_OF_POINT[from as usize] & (1 << to) != 0;
                 trap_rows[..n].fill(0);
                 let kt_move = view.index_of(to);
                 for (i, m) in has_move.iter_mut().enumerate().take(n) {
@@ -868,36 +1027,13 @@ impl<'a> Ctx<'a> {
                         *m |= full & !(1 << i) & !(1 << kt_move);
                     }
                 }
-                if removes {
-                    self.trapped_placements(view, cramped, moved, to, &mut scratch.traps);
-                    for &(foxes, trapped) in &scratch.traps {
-                        let left = foxes & !trapped;
-                        let (value, p) = if left == 0 {
-                            (Value::Loss, 0)
-                        } else {
-                            let fewer = self.target(moved, 1);
-                            let v = self.outside_value(&fewer, moved, left, Side::Fox)?;
-                            let p =
-                                if plies && v != Value::Draw { self.outside_plies(&fewer, left, Side::Fox) } else { 0 };
-                            (v, p)
-                        };
-                        let lo = foxes.trailing_zeros() as u8;
-                        let hi = 63 - foxes.leading_zeros() as u8;
-                        let (i, j) = (view.index_of(lo), view.index_of(hi));
-                        trap_rows[i] |= 1 << j;
-                        trap_rows[j] |= 1 << i;
-                        if plies && value != Value::Draw {
-                            scratch.plies.child(SHEEP, i, j, value == Value::Loss, p);
-                            scratch.plies.child(SHEEP, j, i, value == Value::Loss, p);
-                        }
-                        let plane = match value {
-                            Value::Loss => win_plane,
-                            Value::Draw => CANNOT_LOSE,
-                            Value::Win => continue,
-                        };
-                        s[plane * n + i] |= 1 << j;
-                        s[plane * n + j] |= 1 << i;
-                    }
+                let traps = removes && self.trapped_rows(view, cramped, moved, to, &mut scratch.traps);
+                if traps {
+                    self.trapped_children::<BMI2>(view, moved, &mut trap_rows, s, scratch)?;
+                }
+                if is_sideways {
+                    note_trap(&mut scratch.sideways_traps, sideways, traps);
+                    sideways += 1;
                 }
                 let keep = self.target(moved, 2);
                 let kt = view.index_of(to);
@@ -1039,24 +1175,35 @@ impl<'a> Ctx<'a> {
         let mut any_mirrored = false;
         let mirror_free = mirror_bits(view.free);
         let mut trap_rows = [0u32; 32];
+        let mut ordinal = 0u32;
         for from in BitIter(sheep) {
             let sideways = board.sheep_steps[from as usize] & RANK_MASK_OF_POINT[from as usize] & view.free;
             for to in BitIter(sideways) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
+                let look = may_trap(scratch.sideways_traps, ordinal);
+                ordinal += 1;
                 let rank = self.index.set_rank(moved);
                 // In the coordinates the child is read in: this set's, or its mirror image's.
                 let (free, to_there) = if rank.mirrored { (mirror_free, mirror_point(to)) } else { (view.free, to) };
                 let index_of = |p: u8| (free & ((1u64 << p) - 1)).count_ones() as usize;
                 trap_rows[..n].fill(0);
-                if (moved & PEN).count_ones() < k {
-                    self.trapped_placements(view, cramped, moved, to, &mut scratch.traps);
-                    for &(foxes, _) in &scratch.traps {
-                        let foxes = if rank.mirrored { mirror_bits(foxes) } else { foxes };
-                        let lo = foxes.trailing_zeros() as u8;
-                        let hi = 63 - foxes.leading_zeros() as u8;
-                        let (i, j) = (index_of(lo), index_of(hi));
-                        trap_rows[i] |= 1 << j;
-                        trap_rows[j] |= 1 << i;
+                if look
+                    && (moved & PEN).count_ones() < k
+                    && self.trapped_rows(view, cramped, moved, to, &mut scratch.traps)
+                {
+                    // The placements in which a fox is trapped, either one.
+                    let Traps { mine, theirs } = &scratch.traps;
+                    for (i, &p) in view.points[..n].iter().enumerate() {
+                        let pairs = mine[i] | theirs[i];
+                        if pairs == 0 {
+                            continue;
+                        }
+                        if rank.mirrored {
+                            trap_rows[index_of(mirror_point(p))] =
+                                map_columns::<BMI2>(pairs, view.free, true, mirror_free);
+                        } else {
+                            trap_rows[i] = pairs;
+                        }
                     }
                 }
                 let c = (rank.base / self.per_set) as usize;
@@ -1142,7 +1289,7 @@ impl<'a> Ctx<'a> {
                         won = map_columns::<BMI2>(w, rank.free, rank.mirrored, view.free | 1 << o);
                         lost = map_columns::<BMI2>(l, rank.free, rank.mirrored, view.free | 1 << o);
                     }
-                    // The sheep to move there have lost (`captures_over`).
+                    // Over: see `capture_out_wins`.
                     Target::NoTable => {}
                     Target::InTier(_) => unreachable!("a capture leaves the tier"),
                 }
@@ -1155,7 +1302,8 @@ impl<'a> Ctx<'a> {
                     let ia = view.index_of(a);
                     let bit_t = 1u32 << (after_free & ((1u64 << t) - 1)).count_ones();
                     let no_table = matches!(target, Target::NoTable);
-                    if no_table || lost & bit_t != 0 {
+                    let wins = (no_table && self.capture_out_wins) || lost & bit_t != 0;
+                    if wins {
                         f[win_plane] |= 1 << ia;
                     }
                     if !no_table && won & bit_t == 0 {
@@ -1163,11 +1311,12 @@ impl<'a> Ctx<'a> {
                     }
                     if plies && (no_table || (won | lost) & bit_t != 0) {
                         let p = self.outside_plies(&target, 1u64 << t, Side::Sheep);
-                        scratch.plies.child(FOX, 0, ia, no_table || lost & bit_t != 0, p);
+                        scratch.plies.child(FOX, 0, ia, wins, p);
                     }
                 }
             }
         }
+        scratch.sideways_traps = 0;
         if sheep.count_ones() < k {
             s[LOST] = full;
             return Ok(());
@@ -1175,16 +1324,20 @@ impl<'a> Ctx<'a> {
         let board = rules.board;
         let cramped = Cramped::new(self.game, view);
         let mut has_move = 0u32;
+        let mut sideways = 0u32;
         for from in BitIter(sheep) {
             for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let mut trapped = 0u32;
-                if (moved & PEN).count_ones() < k {
+                let traps =
+                    (moved & PEN).count_ones() < k && self.trapped_rows(view, cramped, moved, to, &mut scratch.traps);
+                if RANK_MASK_OF_POINT[from as usize] & (1 << to) != 0 {
+                    note_trap(&mut scratch.sideways_traps, sideways, traps);
+                    sideways += 1;
+                }
+                if traps {
                     // A trapped fox is removed: no fox left, the sheep have won.
-                    self.trapped_placements(view, cramped, moved, to, &mut scratch.traps);
-                    for &(fox, _) in &scratch.traps {
-                        trapped |= 1 << view.index_of(fox.trailing_zeros() as u8);
-                    }
+                    trapped = scratch.traps.mine[0];
                     s[win_plane] |= trapped;
                     if plies {
                         s[CANNOT_LOSE] |= trapped;
@@ -1284,16 +1437,19 @@ impl<'a> Ctx<'a> {
         let cramped = Cramped::new(self.game, view);
         let sheep = view.sheep;
         let (mut any_lost, mut all_won) = (0u32, row_mask(self.n));
+        let mut ordinal = 0u32;
         for from in BitIter(sheep) {
             let sideways = board.sheep_steps[from as usize] & RANK_MASK_OF_POINT[from as usize] & view.free;
             for to in BitIter(sideways) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
+                let look = may_trap(scratch.sideways_traps, ordinal);
+                ordinal += 1;
                 let mut trapped = 0u32;
-                if (moved & PEN).count_ones() < k {
-                    self.trapped_placements(view, cramped, moved, to, &mut scratch.traps);
-                    for &(fox, _) in &scratch.traps {
-                        trapped |= 1 << view.index_of(fox.trailing_zeros() as u8);
-                    }
+                if look
+                    && (moved & PEN).count_ones() < k
+                    && self.trapped_rows(view, cramped, moved, to, &mut scratch.traps)
+                {
+                    trapped = scratch.traps.mine[0];
                 }
                 let rank = self.index.set_rank(moved);
                 let c = (rank.base / self.per_set) as usize;
@@ -1453,6 +1609,10 @@ impl<'a> Ctx<'a> {
             index,
             children,
             plies: false,
+            capture_out_wins: game
+                .rules
+                .too_few_sheep(tier.sheep().saturating_sub(1))
+                .is_none_or(|(w, _)| w == Side::Fox),
         }
     }
 
@@ -1466,6 +1626,7 @@ impl<'a> Ctx<'a> {
         &self,
         fox_planes: &mut [u32],
         sheep_planes: &mut [u32],
+        sideways_traps: &mut [u64],
         fox_phase: bool,
         ply: &mut PlyArrays<P>,
     ) -> Result<(u64, bool), KernelError> {
@@ -1475,15 +1636,17 @@ impl<'a> Ctx<'a> {
         let parts: Vec<Result<(u64, bool), KernelError>> = fox_planes
             .par_chunks_mut(item)
             .zip(sheep_planes.par_chunks_mut(item))
+            .zip(sideways_traps.par_chunks_mut(BLOCKS_PER_ITEM))
             .zip(slices)
             .enumerate()
-            .map(|(it, ((f, s), (pl, due_f, due_s)))| {
+            .map(|(it, (((f, s), traps), (pl, due_f, due_s)))| {
                 let mut scratch = Scratch::default();
                 let (mut decided, mut changed) = (0, false);
                 for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
                     let set = (it * BLOCKS_PER_ITEM + b) as u64;
                     let view = SetView::new(self.index.sheep_set(set));
                     self.init_block_any::<BMI2>(&view, fb, sb, &mut scratch)?;
+                    traps[b] = scratch.sideways_traps;
                     decided += self.count_decided(&view, fb, sb);
                     let block_plies = if self.plies {
                         let pb = &mut pl[b * self.per_set as usize..(b + 1) * self.per_set as usize];
@@ -1726,6 +1889,8 @@ fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     let started = std::time::Instant::now();
     let mut phases = Phases::default();
     let (mut fox_planes, mut sheep_planes, decided_at_start, decided_by_first_fox_phase, mut ply);
+    // Per block: which sideways steps trap a fox (`Scratch::sideways_traps`).
+    let mut sideways_traps;
     {
         let refs = child_refs(children.as_ref());
         let mut ctx = Ctx::new(game, tier, &refs);
@@ -1740,8 +1905,9 @@ fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
         fox_planes = vec![0u32; sets * ctx.stride];
         sheep_planes = vec![0u32; sets * ctx.stride];
         ply = PlyArrays::<P>::new(&ctx);
+        sideways_traps = vec![0u64; sets];
         (decided_at_start, decided_by_first_fox_phase) =
-            ctx.init_all::<BMI2, P>(&mut fox_planes, &mut sheep_planes, propagate, &mut ply)?;
+            ctx.init_all::<BMI2, P>(&mut fox_planes, &mut sheep_planes, &mut sideways_traps, propagate, &mut ply)?;
     }
     // Only the initial pass reads the children: a solve that owns them
     // frees them here, before the output is allocated.
@@ -1843,6 +2009,7 @@ fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
                     let set = it * BLOCKS_PER_ITEM + b;
                     let view = SetView::new(ctx.index.sheep_set(set as u64));
                     let before = ctx.won_lost(sb);
+                    scratch.sideways_traps = sideways_traps[set];
                     changed[b] = ctx.sheep_phase_any::<BMI2>(&view, sb, &fox_planes, &mut scratch);
                     if plies {
                         let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];

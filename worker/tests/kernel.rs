@@ -396,7 +396,13 @@ fn forward_solve(game: &FoxGame, tier: FoxTier, children: &[ChildTable<FoxGame>]
 /// on made-up child tables: the kernel agrees with the forward solver, and
 /// 1 and 2 threads give the same bytes.
 fn check_large_tier(geometry: Geometry, k: u32, name: &str) {
-    let game = FoxGame::new(Variant { geometry, pen_target: k, ..Variant::default() });
+    check_large_tier_of(Variant::new(geometry, k, Variant::default().start).unwrap(), name)
+}
+
+/// [`check_large_tier`] for any variant.
+fn check_large_tier_of(variant: Variant, name: &str) {
+    let (geometry, k) = (variant.geometry, variant.pen_target);
+    let game = FoxGame::new(variant);
     let tier = FoxTier::parse(name).unwrap();
     let children = synthetic_tables(&game, tier);
     let one = solve_tier(&game, tier, &children, 1).unwrap();
@@ -464,6 +470,20 @@ fn fox_large_tier_on_synthetic_children_orthogonal() {
 fn fox_large_one_fox_tiers_on_synthetic_children() {
     check_large_tier(Geometry::Classic, 4, "f1-0.0.3.3.1.0.0");
     check_large_tier(Geometry::Orthogonal, 2, "f1-0.1.3.3.0.0.0");
+}
+
+/// Crowded tiers of the 20-sheep game under a sheep floor of 20 (every
+/// capture ends the game, won by the foxes or by the sheep): 13 free
+/// points, where most sheep steps trap a fox.
+#[test]
+fn fox_crowded_tiers_under_a_sheep_floor() {
+    use foxbase_core::Side;
+    let floored = |geometry, winner| {
+        Variant::new(geometry, 9, Variant::default().start).unwrap().with_sheep_floor(20, winner).unwrap()
+    };
+    check_large_tier_of(floored(Geometry::Classic, Side::Fox), "f2-3.3.6.5.3.0.0");
+    check_large_tier_of(floored(Geometry::Orthogonal, Side::Sheep), "f2-3.3.7.4.3.0.0");
+    check_large_tier_of(floored(Geometry::Classic, Side::Fox), "f1-2.3.6.5.4.0.0");
 }
 
 // ---------------------------------------------------------------------------

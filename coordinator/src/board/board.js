@@ -151,7 +151,9 @@
   function variantWords(v) {
     const foxes = v.foxes === 1 ? "1 fox" : `${v.foxes} foxes`;
     const plies = v.plies ? "with distances" : "values only, no distances";
-    return `${v.geometry} board · ${foxes} · pen target ${v.pen_target} · ${v.first_mover} moves first · ${v.layout} tables, ${plies}`;
+    const words = `${v.geometry} board · ${foxes} · pen target ${v.pen_target} · ${v.first_mover} moves first · ${v.layout} tables, ${plies}`;
+    // Tables solved under a sheep floor hold bounds, not the real game's values: say so.
+    return v.bound ? `${words} · bound: ${v.bound.note}` : words;
   }
 
   // ---- the board ---------------------------------------------------------

@@ -323,7 +323,8 @@ fn write_export(args: &ExportArgs, game: &str, out: &mut dyn Write) -> CommandRe
                         Outcome { value: after.value.for_mover(), plies: after.plies.map(|p| p + 1) },
                     ));
                 }
-                writeln!(out, "{}", export_line(format_position(&pos), o, &named))?;
+                let line = export_line(format_position(&pos), o, &named);
+                writeln!(out, "{}", foxbase_coordinator::views::with_bound(line, &tables.game.variant))?;
                 Ok(())
             };
             for_fox_positions(&tables, &manifest, args.sample, args.seed, &mut each)

@@ -92,6 +92,7 @@ pub fn versus(args: VersusArgs) -> CommandResult {
     tables.outcome(&pos).map_err(Failure::bad_input)?;
     let human = side.unwrap_or(Player::Side(pos.side()));
     let rules = tables.game.rules;
+    super::tables::bound_line(&tables.game.variant)?;
     let mut input = std::io::stdin().lock().lines();
     let mut ply = 0u32;
     loop {

@@ -10,7 +10,7 @@ use foxbase_core::baghchal as bc;
 use foxbase_core::notation::{board_picture, format_position, parse_move};
 use foxbase_core::perft::{divide, perft};
 use foxbase_core::reference::ReferenceSolution;
-use foxbase_core::{Geometry, Position, Rules, Status, Variant};
+use foxbase_core::{Geometry, Position, Rules, Side, Status, Variant};
 use serde_json::{json, Value as Json};
 
 /// The Fox Game's rule switches, for every command that plays its moves.
@@ -26,6 +26,71 @@ pub struct RuleArgs {
     /// win for the foxes.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=9))]
     pub pen_target: Option<u32>,
+    #[command(flatten)]
+    pub floor: FloorArgs,
+}
+
+/// The sheep floor switches (RULES.md, "End of a fox move"), for every
+/// command that builds a Fox Game variant from flags. Commands that read
+/// tables take the floor from the tables' variant instead.
+#[derive(Args, Clone, Copy, Default)]
+pub struct FloorArgs {
+    /// Fox Game: sheep floor F, from the pen target K to the start's sheep count (default K: no floor). The
+    /// game ends when fewer than F sheep remain after a fox move, so only the tiers with at least F sheep are
+    /// solved: with the foxes as the floor's winner every sheep win is a sheep win of the real game (a lower
+    /// bound for the sheep).
+    #[arg(long)]
+    pub sheep_floor: Option<u32>,
+    /// Fox Game: who wins below the sheep floor: `foxes` (the default: lower bounds for the sheep) or `sheep`
+    /// (upper bounds: a position the sheep do not win here they do not win in the real game); `sheep` needs a
+    /// --sheep-floor above the pen target.
+    #[arg(long, value_parser = parse_floor_winner_arg)]
+    pub floor_winner: Option<Side>,
+}
+
+fn parse_floor_winner_arg(s: &str) -> Result<Side, String> {
+    foxbase_core::variant::parse_floor_winner(s).map_err(|_| format!("'{s}' is neither 'foxes' nor 'sheep'"))
+}
+
+impl FloorArgs {
+    /// `variant` with these switches; a floor out of range or a sheep
+    /// winner without a floor is bad input naming the flag.
+    pub fn apply(&self, variant: Variant) -> Result<Variant, Failure> {
+        self.check(variant.pen_target, variant.start.sheep_count())?;
+        Ok(variant
+            .with_sheep_floor(self.floor(variant.pen_target), self.winner())
+            .expect("checked against the same rule"))
+    }
+
+    /// `rules` with these switches, for a game that starts with `sheep` sheep.
+    pub fn apply_to_rules(&self, rules: Rules, sheep: u32) -> Result<Rules, Failure> {
+        self.check(rules.pen_target, sheep)?;
+        Ok(rules.with_sheep_floor(self.floor(rules.pen_target), self.winner()))
+    }
+
+    fn floor(&self, pen_target: u32) -> u32 {
+        self.sheep_floor.unwrap_or(pen_target)
+    }
+
+    fn winner(&self) -> Side {
+        self.floor_winner.unwrap_or(Side::Fox)
+    }
+
+    /// The range check of [`foxbase_core::variant::check_sheep_floor`], as bad input naming the flag.
+    fn check(&self, pen_target: u32, sheep: u32) -> Result<(), Failure> {
+        let floor = self.floor(pen_target);
+        match foxbase_core::variant::check_sheep_floor(pen_target, sheep, floor, self.winner()) {
+            Ok(()) => Ok(()),
+            Err(foxbase_core::VariantError::FloorWinnerWithoutFloor { .. }) => Err(Failure::bad_input(format!(
+                "--floor-winner sheep needs a --sheep-floor above the pen target {pen_target} (and at most the \
+                 start's {sheep} sheep)"
+            ))),
+            Err(_) => Err(Failure::bad_input(format!(
+                "--sheep-floor {floor} is out of range: it must be from the pen target to the start's sheep count, \
+                 here {pen_target}..={sheep}"
+            ))),
+        }
+    }
 }
 
 impl RuleArgs {
@@ -37,6 +102,8 @@ impl RuleArgs {
         self.pen_target.unwrap_or(9)
     }
 
+    /// The rules without the sheep floor ([`FloorArgs::apply_to_rules`] adds it
+    /// once the start position is known).
     pub fn rules(&self) -> Rules {
         Rules::new(self.geometry(), self.pen_target())
     }
@@ -89,8 +156,12 @@ impl GameArgs {
                 Ok(GameRules::Fox(self.fox.rules()))
             }
             RulesGame::BaghChal => {
-                let given =
-                    [("--geometry", self.fox.geometry.is_some()), ("--pen-target", self.fox.pen_target.is_some())];
+                let given = [
+                    ("--geometry", self.fox.geometry.is_some()),
+                    ("--pen-target", self.fox.pen_target.is_some()),
+                    ("--sheep-floor", self.fox.floor.sheep_floor.is_some()),
+                    ("--floor-winner", self.fox.floor.floor_winner.is_some()),
+                ];
                 if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
                     return Err(Failure::bad_input(format!(
                         "{flag} is a Fox Game flag; --game baghchal takes --capture-target only"
@@ -228,6 +299,7 @@ pub fn show(args: ShowArgs) -> CommandResult {
         }
     };
     let pos = fox_position_arg(&args.position)?;
+    let rules = args.game.fox.floor.apply_to_rules(rules, pos.sheep_count())?;
     text(&board_picture(&pos))?;
     line(status_text(&rules, &pos))
 }
@@ -238,6 +310,7 @@ pub fn moves(args: MovesArgs) -> CommandResult {
         GameRules::BaghChal(rules) => return bc_moves(&rules, &args),
     };
     let pos = fox_position_arg(&args.position)?;
+    let rules = args.game.fox.floor.apply_to_rules(rules, pos.sheep_count())?;
     let moves = rules.moves(&pos);
     if args.json {
         return json(&foxbase_coordinator::views::moves_json(&rules, &pos));
@@ -288,6 +361,7 @@ pub fn play(args: PlayArgs) -> CommandResult {
         }
     };
     let mut pos = fox_position_arg(&args.position)?;
+    let rules = args.game.fox.floor.apply_to_rules(rules, pos.sheep_count())?;
     for text in &args.moves {
         let m = parse_move(&rules, &pos, text).map_err(|e| Failure::bad_input(format!("bad move: {e}")))?;
         pos = rules.play(&pos, m);
@@ -305,6 +379,7 @@ pub fn perft_command(args: PerftArgs) -> CommandResult {
         return Err(Failure::bad_input("--distinct is for --game baghchal only"));
     }
     let pos = fox_position_arg(args.position.as_deref().unwrap_or(foxbase_core::variant::DEFAULT_START))?;
+    let r = args.game.fox.floor.apply_to_rules(r, pos.sheep_count())?;
     let depth = args.depth;
     let (nodes, parts) = if args.divide && depth > 0 {
         let parts = divide(&r, &pos, depth);
@@ -368,6 +443,7 @@ fn bc_perft(rules: &bc::Rules, args: &PerftArgs) -> CommandResult {
 pub fn probe_ref(args: ProbeRefArgs) -> CommandResult {
     let pos = position_arg(&args.position)?;
     let variant = Variant::new(args.rules.geometry(), args.rules.pen_target(), pos).map_err(Failure::bad_input)?;
+    let variant = args.rules.floor.apply(variant)?;
     let sol = ReferenceSolution::solve(&variant, args.max_positions).map_err(Failure::bad_input)?;
     let value = sol.value(&pos).expect("the start is always solved");
     if args.json {
@@ -381,7 +457,11 @@ pub fn probe_ref(args: ProbeRefArgs) -> CommandResult {
         value,
         pos.side(),
         sol.len()
-    ))
+    ))?;
+    match variant.floor_note() {
+        Some(note) => line(format_args!("bound: {note}")),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -36,13 +36,16 @@ pub struct SolveRuleArgs {
     /// Default 7 here, to go with the default start; use 9 for the full rules.
     #[arg(long, default_value_t = DEFAULT_SOLVE_PEN_TARGET, value_parser = clap::value_parser!(u32).range(1..=9))]
     pub pen_target: u32,
+    #[command(flatten)]
+    pub floor: super::rules::FloorArgs,
 }
 
 impl SolveRuleArgs {
     /// The variant these switches give with the start position `start`.
     pub fn variant(&self, start: &str) -> Result<Variant, Failure> {
         let pos = position_arg(start)?;
-        Variant::new(self.geometry, self.pen_target, pos).map_err(Failure::bad_input)
+        let variant = Variant::new(self.geometry, self.pen_target, pos).map_err(Failure::bad_input)?;
+        self.floor.apply(variant)
     }
 }
 
@@ -146,7 +149,11 @@ impl BaghChalArgs {
 
 /// Refuses the Fox Game's rule flags for another game (`game`, as `--game` names it).
 pub fn refuse_fox_flags(matches: &clap::ArgMatches, game: &str) -> Result<(), Failure> {
-    refuse_flags(matches, &["start", "geometry", "pen_target"], &format!("a Fox Game flag; --game {game} takes none"))
+    refuse_flags(
+        matches,
+        &["start", "geometry", "pen_target", "sheep_floor", "floor_winner"],
+        &format!("a Fox Game flag; --game {game} takes none"),
+    )
 }
 
 /// Refuses Bagh-Chal's flags for another game (`game`, as `--game` names it).
@@ -270,17 +277,23 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     let slots = manifest.total_slots();
     let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
     if json_out {
-        return json(&json!({
-            "variant": variant.to_json_value(), "start": format_position(&start), "value": value.name(),
-            "side_to_move": start.side().name(), "tiers": manifest.tiers.len(), "positions": slots,
-            "largest_tier": {"name": largest.name(), "positions": largest_slots},
-            "seconds": secs, "threads": threads, "workers": workers, "table_bytes": manifest.total_bytes(),
-            "out": out.to_string(), "phases": phases_json(&progress.phases()), "kernel": kernel.name(),
-            "plies": output.plies(), "plies_bytes": plies_bytes(&manifest), "longest_plies": longest(&manifest),
-            "tiers_resumed": resumed.0,
-        }));
+        return json(&foxbase_coordinator::views::with_bound(
+            json!({
+                "variant": variant.to_json_value(), "start": format_position(&start), "value": value.name(),
+                "side_to_move": start.side().name(), "tiers": manifest.tiers.len(), "positions": slots,
+                "largest_tier": {"name": largest.name(), "positions": largest_slots},
+                "seconds": secs, "threads": threads, "workers": workers, "table_bytes": manifest.total_bytes(),
+                "out": out.to_string(), "phases": phases_json(&progress.phases()), "kernel": kernel.name(),
+                "plies": output.plies(), "plies_bytes": plies_bytes(&manifest), "longest_plies": longest(&manifest),
+                "tiers_resumed": resumed.0,
+            }),
+            &variant,
+        ));
     }
     line(format_args!("variant: {variant}"))?;
+    if let Some(note) = variant.floor_note() {
+        line(format_args!("bound: {note}"))?;
+    }
     line(format_args!(
         "solved {} tiers{}, {slots} positions (largest tier {largest}: {largest_slots}) in {secs:.1}s ({:.2}M positions/s)",
         manifest.tiers.len(),

@@ -5,6 +5,7 @@ use super::location::{self, local_dir};
 use super::output::{json, line, TierBar};
 use super::{position_arg, CommandResult, Failure};
 use clap::Args;
+use foxbase_coordinator::views::with_bound;
 use foxbase_core::notation::format_position;
 use foxbase_core::{Outcome, Point, Side, Value};
 use foxbase_objstore::StoreUrl;
@@ -12,6 +13,16 @@ use foxbase_tables::probe::probe;
 use foxbase_tables::TableDir;
 use serde_json::json;
 use std::path::PathBuf;
+
+/// "bound: ..." for tables solved under a sheep floor (nothing otherwise):
+/// printed before any value they show, so that nobody takes a bound for
+/// the real game's value.
+pub fn bound_line(variant: &foxbase_core::Variant) -> CommandResult {
+    match variant.floor_note() {
+        Some(note) => line(format_args!("bound: {note}")),
+        None => Ok(()),
+    }
+}
 
 #[derive(Args)]
 pub struct ProbeArgs {
@@ -99,9 +110,11 @@ pub fn probe_command(args: ProbeArgs) -> CommandResult {
     let pos = position_arg(&args.position)?;
     let tables = location::open_tables("--tables", &args.tables)?;
     let p = probe(&tables, &pos).map_err(Failure::bad_input)?;
+    let variant = &tables.game.variant;
     if args.json {
-        return json(&foxbase_coordinator::views::probe_json(&pos, &p));
+        return json(&with_bound(foxbase_coordinator::views::probe_json(&pos, &p), variant));
     }
+    bound_line(variant)?;
     line(format_args!(
         "{}: {} for the {} to move{}",
         format_position(&pos),
@@ -139,7 +152,11 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     let on_tier = |done, total| bar.set(done, total);
     // Other games than the Fox Game are checked one position at a time through the tier contract
     // (a missing or unreadable manifest is reported by the Fox Game's check, as a problem).
-    let game = foxbase_tables::manifest::Manifest::read(&dir).map(|m| m.game).unwrap_or_default();
+    let manifest = foxbase_tables::manifest::Manifest::read(&dir).ok();
+    let game = manifest.as_ref().map(|m| m.game.clone()).unwrap_or_default();
+    // Fox Game tables solved under a sheep floor say so.
+    let variant =
+        manifest.as_ref().filter(|m| m.game == "fox").and_then(|m| foxbase_core::Variant::from_json(&m.variant).ok());
     let result = match game.as_str() {
         "baghchal" => super::baghchal::verify(&dir, &on_tier),
         "tictactoe" => {
@@ -151,12 +168,22 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     bar.finish();
     match result {
         Ok(v) if args.json => {
-            json(&json!({"ok": true, "tiers": v.tiers, "positions": v.positions_checked, "problem": null}))
+            let view = json!({"ok": true, "tiers": v.tiers, "positions": v.positions_checked, "problem": null});
+            json(&match &variant {
+                Some(variant) => with_bound(view, variant),
+                None => view,
+            })
         }
-        Ok(v) => line(format_args!(
-            "ok: {} tiers, {} positions checked against their children",
-            v.tiers, v.positions_checked
-        )),
+        Ok(v) => {
+            line(format_args!(
+                "ok: {} tiers, {} positions checked against their children",
+                v.tiers, v.positions_checked
+            ))?;
+            match &variant {
+                Some(variant) => bound_line(variant),
+                None => Ok(()),
+            }
+        }
         Err(p) => {
             if args.json {
                 json(&json!({"ok": false, "problem": {"file": p.file, "block": p.block, "position": p.position,
@@ -233,11 +260,16 @@ pub fn survey(args: SurveyArgs) -> CommandResult {
         s.by_value.get(&v).map_or(vec![], |l| l.iter().take(args.list).map(format_position).collect())
     };
     use Value::{Draw, Loss, Win};
+    let variant = &tables.game.variant;
     if args.json {
-        return json(&json!({"arrangements": s.arrangements, "side_to_move": side.name(),
+        return json(&with_bound(
+            json!({"arrangements": s.arrangements, "side_to_move": side.name(),
             "win": count(Win), "draw": count(Draw), "loss": count(Loss),
-            "listed": {"win": listed(Win), "draw": listed(Draw), "loss": listed(Loss)}}));
+            "listed": {"win": listed(Win), "draw": listed(Draw), "loss": listed(Loss)}}),
+            variant,
+        ));
     }
+    bound_line(variant)?;
     line(format_args!(
         "{} arrangements of {sheep} sheep, {} to move: {} win, {} draw, {} loss (for the {} to move)",
         s.arrangements,
@@ -295,8 +327,10 @@ pub fn stats(args: StatsArgs) -> CommandResult {
             })
             .collect();
         let longest = s.longest_win.map(|(p, pos)| json!({"plies": p, "position": format_position(&pos)}));
-        return json(&json!({"by_material": material, "longest_win": longest, "by_fox_square": squares}));
+        let view = json!({"by_material": material, "longest_win": longest, "by_fox_square": squares});
+        return json(&with_bound(view, &tables.game.variant));
     }
+    bound_line(&tables.game.variant)?;
     line(format_args!("table slots by material and side to move (a slot is a position and its mirror image; unused slots left out); values for the side to move:"))?;
     line(format_args!("{:>5} {:>5} {:>5} {:>14} {:>14} {:>14}", "foxes", "sheep", "side", "wins", "draws", "losses"))?;
     for ((f, n, side), w) in &s.by_material {

@@ -86,7 +86,9 @@ impl TierGame for FoxGame {
     }
 
     fn child_tiers(&self, tier: FoxTier) -> Vec<FoxTier> {
-        let k = self.rules.pen_target;
+        // A capture leaves the sheep to move; with fewer than F sheep
+        // (K without a floor) that position is over, its tier never solved.
+        let floor = self.rules.sheep_floor;
         let counts = tier.counts();
         let mut sheep_moves = vec![counts];
         let mut out = Vec::new();
@@ -100,8 +102,7 @@ impl TierGame for FoxGame {
                 c[y + 1] += 1;
                 sheep_moves.push(c);
             }
-            // A capture leaves sheep to move; with fewer than K sheep that is over.
-            if tier.sheep() > k {
+            if tier.sheep() > floor {
                 let mut c = counts;
                 c[y] -= 1;
                 out.push(FoxTier::new(tier.foxes() as u8, c).unwrap());
@@ -142,9 +143,13 @@ impl TierGame for FoxGame {
         index.unrank(i)
     }
 
+    /// A loss for the side to move, except below a sheep floor won by the
+    /// sheep, where the sheep to move have won.
     #[inline]
     fn primitive(&self, pos: &Position) -> Option<Value> {
-        if self.rules.ended_by_last_move(pos).is_some() || !self.rules.has_move(pos) {
+        if let Some((winner, _)) = self.rules.ended_by_last_move(pos) {
+            Some(if winner == pos.side() { Value::Win } else { Value::Loss })
+        } else if !self.rules.has_move(pos) {
             Some(Value::Loss)
         } else {
             None

@@ -37,8 +37,9 @@ pub(super) fn for_each_parent(rules: &Rules, pos: &Position, same_tier: bool, mu
             }
         }
         Side::Fox => {
-            // A sheep moved last; its parent has sheep to move, over if fewer than K sheep.
-            if sheep.count_ones() < k {
+            // A sheep moved last; its parent has sheep to move, over if
+            // fewer than K sheep, or than the sheep floor F.
+            if rules.too_few_sheep(sheep.count_ones()).is_some() {
                 return;
             }
             let pen_filled = (sheep & PEN).count_ones() >= k;

@@ -1,0 +1,180 @@
+//! Tables solved under a sheep floor through the command line: the floor
+//! flags and their refusals, the bound shown wherever a value is, and
+//! probe, verify, survey and stats from solved and from published tables
+//! (values against the reference solver, plies against their children).
+
+mod common;
+
+use common::TempDir;
+use foxbase_core::notation::{format_position, parse_position};
+use foxbase_core::reference::ReferenceSolution;
+use foxbase_core::{Geometry, Side, Variant};
+use serde_json::Value;
+use std::process::{Command, Output};
+
+/// Two foxes against three sheep on rank 1; every capture ends the game
+/// under a floor of 3 (K = 2).
+const START: &str = "F.F/.../......./......./......./.../SSS f";
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_foxbase")).args(args).output().expect("run foxbase")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?} failed: {:?} {stderr}", out.status);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn ok_json(args: &[&str]) -> Value {
+    let text = ok(args);
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{args:?}: {e}: {text}"))
+}
+
+/// A command refused as bad input: exit 2, nothing on stdout; its stderr.
+fn bad(args: &[&str]) -> String {
+    let out = run(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "", "{args:?} printed on stdout");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+fn solve(dir: &std::path::Path, winner: &str, extra: &[&str]) -> String {
+    let out = dir.to_str().unwrap();
+    let mut args = vec![
+        "solve",
+        "--start",
+        START,
+        "--pen-target",
+        "2",
+        "--sheep-floor",
+        "3",
+        "--floor-winner",
+        winner,
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    ok(&args)
+}
+
+#[test]
+fn floor_flags_out_of_range_are_refused_and_nothing_is_written() {
+    let dir = TempDir::new("refused");
+    let out = dir.0.join("t");
+    let out = out.to_str().unwrap();
+    let base = ["solve", "--start", START, "--pen-target", "2", "--out", out];
+    let with = |extra: &[&'static str]| -> Vec<&str> { base.iter().copied().chain(extra.iter().copied()).collect() };
+    assert_eq!(
+        bad(&with(&["--sheep-floor", "1"])),
+        "foxbase: --sheep-floor 1 is out of range: it must be from the pen target to the start's sheep count, here 2..=3\n"
+    );
+    assert!(bad(&with(&["--sheep-floor", "4"])).contains("--sheep-floor 4 is out of range"));
+    assert_eq!(
+        bad(&with(&["--floor-winner", "sheep"])),
+        "foxbase: --floor-winner sheep needs a --sheep-floor above the pen target 2 (and at most the start's 3 sheep)\n"
+    );
+    assert!(bad(&with(&["--sheep-floor", "2", "--floor-winner", "sheep"])).contains("--floor-winner sheep needs"));
+    assert!(bad(&with(&["--sheep-floor", "3", "--floor-winner", "wolves"])).contains("neither 'foxes' nor 'sheep'"));
+    assert!(!dir.0.join("t").exists(), "a refused solve writes nothing");
+    // The same rule for the coordinator and the rules commands; Bagh-Chal takes no floor.
+    assert!(bad(&["show", START, "--pen-target", "2", "--sheep-floor", "4"]).contains("here 2..=3"));
+    assert!(bad(&["probe-ref", START, "--floor-winner", "sheep"]).contains("above the pen target 9"));
+    assert!(bad(&["solve", "--game", "baghchal", "--sheep-floor", "20"]).contains("--sheep-floor is a Fox Game flag"));
+    assert!(bad(&["show", "T...T/...../...../...../T...T g 20 0", "--game", "baghchal", "--sheep-floor", "20"])
+        .contains("--sheep-floor is a Fox Game flag"));
+}
+
+#[test]
+fn the_rules_commands_play_under_the_floor() {
+    // The capture c3xc1 leaves two sheep: below the floor of 3, won by its winner.
+    let pos = "..F/.../......./......./..F..../S../.SS f";
+    let floor = ["--pen-target", "2", "--sheep-floor", "3"];
+    let play = |extra: &[&str]| ok(&[&["play", pos], &floor[..], extra, &["c3xc1"]].concat());
+    assert_eq!(
+        play(&[]),
+        "..F/.../......./......./......./.../FSS s\ngame over: fox won (fewer sheep remain than the sheep floor)\n"
+    );
+    assert_eq!(
+        play(&["--floor-winner", "sheep"]),
+        "..F/.../......./......./......./.../FSS s\ngame over: sheep won (fewer sheep remain than the sheep floor)\n"
+    );
+    assert_eq!(
+        ok(&["play", pos, "--pen-target", "2", "c3xc1"]),
+        "..F/.../......./......./......./.../FSS s\ngame goes on\n"
+    );
+    let moves = ok(&[&["moves", pos], &floor[..], &["--json"]].concat());
+    let moves: Value = serde_json::from_str(&moves).unwrap();
+    let capture = moves["moves"].as_array().unwrap().iter().find(|m| m["move"] == "c3xc1").unwrap();
+    assert_eq!(capture["status"]["winner"], "fox");
+    assert_eq!(capture["status"]["reason"], "fewer sheep remain than the sheep floor");
+}
+
+#[test]
+fn floored_tables_say_so_and_agree_with_the_reference_solved_and_published() {
+    let dir = TempDir::new("floor");
+    let (solved, published) = (dir.0.join("solved"), dir.0.join("published"));
+    let text = solve(&solved, "foxes", &[]);
+    assert!(
+        text.contains("bound: sheep floor 3: the foxes win once fewer than 3 sheep remain, so a sheep win is a sheep win of the real game (losing at most 0 sheep)"),
+        "{text}"
+    );
+    let (s, p) = (solved.to_str().unwrap(), published.to_str().unwrap());
+    // The start's value is the reference solver's under the same floor.
+    let reference = ok_json(&["probe-ref", START, "--pen-target", "2", "--sheep-floor", "3", "--json"]);
+    let probed = ok_json(&["probe", START, "--tables", s, "--json"]);
+    assert_eq!(probed["value"], reference["value"]);
+    assert_eq!(probed["bound"]["sheep_floor"], 3);
+    assert_eq!(probed["bound"]["floor_winner"], "foxes");
+    assert!(ok(&["probe", START, "--tables", s]).starts_with("bound: sheep floor 3"));
+    // Every value and plies checked against its children.
+    assert!(ok(&["verify", s]).starts_with("ok: "));
+    assert_eq!(ok_json(&["verify", s, "--json"])["bound"]["sheep_floor"], 3);
+    assert_eq!(ok_json(&["stats", "--tables", s, "--json"])["bound"]["floor_winner"], "foxes");
+    ok(&["publish", s, p]);
+    assert!(ok(&["verify", p]).starts_with("ok: "));
+    // Every arrangement of the survey against the reference solver (those it reaches from the start).
+    let variant = Variant::new(Geometry::Classic, 2, parse_position(START).unwrap())
+        .unwrap()
+        .with_sheep_floor(3, Side::Fox)
+        .unwrap();
+    let reference = ReferenceSolution::solve(&variant, 20_000_000).unwrap();
+    let mut compared = 0;
+    for side in ["f", "s"] {
+        let survey = |dir: &str| {
+            ok_json(&["survey", "--tables", dir, "--sheep", "3", "--side", side, "--list", "1140", "--json"])
+        };
+        let from_solved = survey(s);
+        assert_eq!(from_solved, survey(p), "survey from the published tables");
+        assert_eq!(from_solved["arrangements"], 1140);
+        assert_eq!(from_solved["bound"]["sheep_floor"], 3);
+        for value in ["win", "draw", "loss"] {
+            for pos in from_solved["listed"][value].as_array().unwrap() {
+                let pos = parse_position(pos.as_str().unwrap()).unwrap();
+                if let Some(want) = reference.value(&pos) {
+                    assert_eq!(want.name(), value, "{}", format_position(&pos));
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(compared, 2279, "arrangements the reference solver reaches");
+    // Below the floor, the foxes to move are in no table.
+    let below = "F.F/.../......./......./......./.../S.S f";
+    assert!(bad(&["probe", below, "--tables", s]).contains("below these tables' sheep floor 3"));
+}
+
+#[test]
+fn an_upper_bound_solve_keeps_its_plies_consistent_with_its_children() {
+    let dir = TempDir::new("upper");
+    let text = solve(&dir.0, "sheep", &[]);
+    assert!(text.contains("bound: sheep floor 3 won by the sheep"), "{text}");
+    let s = dir.0.to_str().unwrap();
+    let reference =
+        ok_json(&["probe-ref", START, "--pen-target", "2", "--sheep-floor", "3", "--floor-winner", "sheep", "--json"]);
+    assert_eq!(ok_json(&["probe", START, "--tables", s, "--json"])["value"], reference["value"]);
+    // verify derives every value and every plies count again from the children.
+    assert!(ok(&["verify", s, "--one-step"]).starts_with("ok: "));
+    assert!(ok(&["verify", s]).starts_with("ok: "));
+}
