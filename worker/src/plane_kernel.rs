@@ -425,6 +425,40 @@ impl JumpsOver {
     }
 }
 
+/// The board's jumps from each point as two masks: the points jumped over
+/// and the landing points. A jump's direction orders both the same way
+/// (points are numbered rank by rank, so `a + d` and `a + 2d` compare as
+/// `d` does), so the `k`-th point of one mask belongs with the `k`-th of
+/// the other, and one `pext`/`pdep` round finds every jump that applies.
+struct JumpMasks {
+    over: [Bits; 33],
+    to: [Bits; 33],
+}
+
+impl JumpMasks {
+    fn new(game: &FoxGame) -> JumpMasks {
+        let mut m = JumpMasks { over: [0; 33], to: [0; 33] };
+        let board = game.rules.board;
+        for a in 0..33u8 {
+            let mut jumps: Vec<(u8, u8)> = board.jumps_from(a).iter().map(|j| (j.over, j.to)).collect();
+            jumps.sort_unstable();
+            assert!(jumps.windows(2).all(|w| w[0].1 < w[1].1), "the jumps from {a} keep one order");
+            for (over, to) in jumps {
+                m.over[a as usize] |= 1 << over;
+                m.to[a as usize] |= 1 << to;
+            }
+        }
+        m
+    }
+
+    /// The landing points of the jumps from `a` over a sheep of `sheep` to a point of `free`.
+    #[inline(always)]
+    fn landings<const BMI2: bool>(&self, a: u8, sheep: Bits, free: Bits) -> Bits {
+        let (over, to) = (self.over[a as usize], self.to[a as usize]);
+        pdep::<BMI2>(pext::<BMI2>(sheep, over) & pext::<BMI2>(free, to), to)
+    }
+}
+
 /// A child tier's table, borrowed: the kernel's children, or tables a
 /// verification has loaded.
 #[derive(Clone, Copy)]
@@ -443,6 +477,7 @@ struct Ctx<'a> {
     index: TierIndex,
     children: &'a [ChildRef<'a>],
     jumps_over: JumpsOver,
+    jump_masks: JumpMasks,
     /// Free points per sheep set (every set of the tier has as many sheep).
     n: usize,
     /// The tier has one fox: a plane is one row (bit `i`: the fox on the
@@ -680,7 +715,14 @@ impl<'a> Ctx<'a> {
     /// options in `moved` with no other fox (free neighbours and jump
     /// landings) are at most `b`: the other fox fills `b` and is no sheep to
     /// jump. Only a fox on a [`Cramped`] point can be trapped by one step.
-    fn trapped_rows(&self, view: &SetView, cramped: Cramped, moved: Bits, to: u8, traps: &mut Traps) -> bool {
+    fn trapped_rows<const BMI2: bool>(
+        &self,
+        view: &SetView,
+        cramped: Cramped,
+        moved: Bits,
+        to: u8,
+        traps: &mut Traps,
+    ) -> bool {
         let board = self.game.rules.board;
         let free_after = ALL_POINTS & !moved;
         let fox_points = view.free & !(1u64 << to);
@@ -693,18 +735,14 @@ impl<'a> Ctx<'a> {
         // A lone fox is trapped with no option at all; one of two foxes
         // with at most one (the other fox's point).
         let most = if self.one_fox { 0 } else { 1 };
-        'candidates: for a in BitIter(candidates) {
+        for a in BitIter(candidates) {
             let mut options = board.neighbours[a as usize] & free_after;
             if options.count_ones() > most {
                 continue;
             }
-            for j in board.jumps_from(a) {
-                if moved & (1 << j.over) != 0 && free_after & (1 << j.to) != 0 {
-                    options |= 1 << j.to;
-                    if options.count_ones() > most {
-                        continue 'candidates;
-                    }
-                }
+            options |= self.jump_masks.landings::<BMI2>(a, moved, free_after);
+            if options.count_ones() > most {
+                continue;
             }
             let ia = view.index_of(a);
             if options == 0 {
@@ -1027,7 +1065,7 @@ impl<'a> Ctx<'a> {
                         *m |= full & !(1 << i) & !(1 << kt_move);
                     }
                 }
-                let traps = removes && self.trapped_rows(view, cramped, moved, to, &mut scratch.traps);
+                let traps = removes && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps);
                 if traps {
                     self.trapped_children::<BMI2>(view, moved, &mut trap_rows, s, scratch)?;
                 }
@@ -1189,7 +1227,7 @@ impl<'a> Ctx<'a> {
                 trap_rows[..n].fill(0);
                 if look
                     && (moved & PEN).count_ones() < k
-                    && self.trapped_rows(view, cramped, moved, to, &mut scratch.traps)
+                    && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps)
                 {
                     // The placements in which a fox is trapped, either one.
                     let Traps { mine, theirs } = &scratch.traps;
@@ -1330,7 +1368,7 @@ impl<'a> Ctx<'a> {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let mut trapped = 0u32;
                 let traps =
-                    (moved & PEN).count_ones() < k && self.trapped_rows(view, cramped, moved, to, &mut scratch.traps);
+                    (moved & PEN).count_ones() < k && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps);
                 if RANK_MASK_OF_POINT[from as usize] & (1 << to) != 0 {
                     note_trap(&mut scratch.sideways_traps, sideways, traps);
                     sideways += 1;
@@ -1447,7 +1485,7 @@ impl<'a> Ctx<'a> {
                 let mut trapped = 0u32;
                 if look
                     && (moved & PEN).count_ones() < k
-                    && self.trapped_rows(view, cramped, moved, to, &mut scratch.traps)
+                    && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps)
                 {
                     trapped = scratch.traps.mine[0];
                 }
@@ -1601,6 +1639,7 @@ impl<'a> Ctx<'a> {
             game,
             tier,
             jumps_over: JumpsOver::new(game),
+            jump_masks: JumpMasks::new(game),
             n,
             one_fox,
             rows,
@@ -2320,6 +2359,32 @@ mod tests {
                     assert_eq!(two & (1 << p) != 0, count == 2, "{free:x} {p}");
                 }
                 assert_eq!((tight | two) & !free, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn jump_masks_find_the_jumps_the_board_lists() {
+        use foxbase_core::{Geometry, Variant};
+        for geometry in Geometry::ALL {
+            let game = FoxGame::new(Variant::new(geometry, 9, Variant::default().start).unwrap());
+            let masks = JumpMasks::new(&game);
+            let board = game.rules.board;
+            let mut state = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..20_000 {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let (sheep, free) = (state & ALL_POINTS, (state >> 31) & ALL_POINTS & !state);
+                let a = (state >> 58) as u8 % 33;
+                let mut want = 0;
+                for j in board.jumps_from(a) {
+                    if sheep & (1 << j.over) != 0 && free & (1 << j.to) != 0 {
+                        want |= 1u64 << j.to;
+                    }
+                }
+                assert_eq!(masks.landings::<false>(a, sheep, free), want, "{geometry} from {a}");
+                if bmi2_available() {
+                    assert_eq!(masks.landings::<true>(a, sheep, free), want, "{geometry} from {a}");
+                }
             }
         }
     }
