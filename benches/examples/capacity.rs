@@ -1,10 +1,10 @@
 //! Figures for the capacity plan of a distributed solve (docs/distributed.md):
 //! tiers, positions, the largest tiers with the child tables they load, and
 //! how the work spreads over sheep counts, for a variant (default: the full
-//! game).
+//! game; F: a sheep floor won by the foxes, docs/results.md).
 //!
 //! ```text
-//! cargo run --release -p foxbase-benches --example capacity -- [START [K]]
+//! cargo run --release -p foxbase-benches --example capacity -- [START [K [F]]]
 //! ```
 
 use foxbase_coordinator::plan::TierPlan;
@@ -19,7 +19,11 @@ fn main() {
     let variant = match args.get(1) {
         Some(start) => {
             let k = args.get(2).map_or(9, |k| k.parse().expect("K is a number"));
-            Variant::new(Geometry::Classic, k, parse_position(start).expect("a position")).unwrap()
+            let floor = args.get(3).map_or(k, |f| f.parse().expect("F is a number"));
+            Variant::new(Geometry::Classic, k, parse_position(start).expect("a position"))
+                .unwrap()
+                .with_sheep_floor(floor, foxbase_core::Side::Fox)
+                .expect("F in K..=the start's sheep")
         }
         None => Variant::default(),
     };

@@ -132,6 +132,12 @@ fn floored_tables_say_so_and_agree_with_the_reference_solved_and_published() {
     assert!(ok(&["verify", s]).starts_with("ok: "));
     assert_eq!(ok_json(&["verify", s, "--json"])["bound"]["sheep_floor"], 3);
     assert_eq!(ok_json(&["stats", "--tables", s, "--json"])["bound"]["floor_winner"], "foxes");
+    let exported = ok(&["export", "--tables", s, "--sample", "5", "--seed", "1"]);
+    assert_eq!(exported.lines().count(), 5);
+    for l in exported.lines() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["bound"]["floor_winner"], "foxes", "{l}");
+    }
     ok(&["publish", s, p]);
     assert!(ok(&["verify", p]).starts_with("ok: "));
     // Every arrangement of the survey against the reference solver (those it reaches from the start).

@@ -231,6 +231,7 @@ fn naive_status(status: Status) -> Option<(char, &'static str)> {
                 EndReason::PenFilled => "pen",
                 EndReason::NoFoxes => "nofoxes",
                 EndReason::TooFewSheep => "toofew",
+                EndReason::BelowFloor => "belowfloor",
                 EndReason::NoMoves => "nomoves",
             },
         )),

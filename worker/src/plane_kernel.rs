@@ -1367,8 +1367,8 @@ impl<'a> Ctx<'a> {
             for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let mut trapped = 0u32;
-                let traps =
-                    (moved & PEN).count_ones() < k && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps);
+                let traps = (moved & PEN).count_ones() < k
+                    && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps);
                 if RANK_MASK_OF_POINT[from as usize] & (1 << to) != 0 {
                     note_trap(&mut scratch.sideways_traps, sideways, traps);
                     sideways += 1;

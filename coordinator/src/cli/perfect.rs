@@ -181,11 +181,16 @@ pub fn puzzles(args: PuzzlesArgs) -> CommandResult {
     }
     let options = PuzzleOptions { count: args.count, max_plies: args.max_plies, side: args.side, seed: args.seed };
     let found = find_puzzles(&tables, &options).map_err(Failure::failed)?;
+    let variant = &tables.game.variant;
+    if !args.json {
+        super::tables::bound_line(variant)?;
+    }
     for p in &found {
         let solution: Vec<String> = p.solution.iter().map(|m| m.to_string()).collect();
         if args.json {
-            json(&json!({"position": format_position(&p.position), "side": p.position.side().name(),
-                "kind": p.kind.name(), "value": p.value.name(), "plies": p.plies, "solution": solution}))?;
+            let view = json!({"position": format_position(&p.position), "side": p.position.side().name(),
+                "kind": p.kind.name(), "value": p.value.name(), "plies": p.plies, "solution": solution});
+            json(&foxbase_coordinator::views::with_bound(view, variant))?;
         } else {
             let goal = match p.plies {
                 Some(n) => format!("{} to {} in {n} plies", p.position.side(), p.kind.goal()),
