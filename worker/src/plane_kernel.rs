@@ -25,11 +25,13 @@
 //!
 //! Solving a tier: an initial pass reads every child outside the tier once
 //! per block (a child table's block is decoded into planes once per move
-//! that leads to it), then *phases* alternate: fox planes from the block's
-//! own sheep planes, then sheep planes from the fox planes of the blocks
-//! its sideways sheep steps lead to. A phase recomputes only the blocks
-//! whose inputs changed in the phase before (a block whose fox planes
-//! change marks the blocks that step sideways into it), each block is
+//! that leads to it) and records the block's sideways sheep steps (the
+//! block each leads to, and the placements in which it traps a fox), then
+//! *phases* alternate: fox planes from the block's own sheep planes, then
+//! sheep planes from the fox planes of the blocks its sideways sheep steps
+//! lead to. A phase recomputes only the blocks whose inputs changed in the
+//! phase before (a block whose fox planes changed, or one with a recorded
+//! step into such a block), each block is
 //! written by the one thread that computes it, and the phase reads only
 //! planes the other phase writes: no atomics, and the same result for any
 //! thread count. Each phase is one ply, so a position decided in phase `d`
@@ -49,7 +51,7 @@
 
 use crate::fox_kernel::Target;
 use crate::kernel::{ChildTable, KernelError, Phases, SolvedTier, TierStats};
-use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN, RANK_MASK_OF_POINT};
+use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN};
 use foxbase_core::foxgame::{bmi2_available, FoxGame, FoxTier, SetRank, TierIndex};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Position, Side, Value};
@@ -161,6 +163,55 @@ pub fn transpose32(a: &mut Rows) {
         j >>= 1;
         m ^= m << j;
     }
+}
+
+/// Transposes two bit matrices of `n` rows and columns at once: when both
+/// fit 16 x 16 (the crowded tiers, with 13 free points), as the two halves
+/// of one 16-row matrix of `u32`s, one round cheaper and half the rows of
+/// [`transpose32`] for both; else each with [`transpose32`]. Rows and
+/// columns from `n` on must be clear.
+#[inline]
+pub fn transpose_pair(a: &mut Rows, b: &mut Rows, n: usize) {
+    if n > 16 {
+        transpose32(a);
+        transpose32(b);
+        return;
+    }
+    let mut c = [0u32; 16];
+    for (i, x) in c.iter_mut().enumerate() {
+        *x = a[i] | b[i] << 16;
+    }
+    // transpose32's rounds from the 8-bit one on, each mask repeated in both halves.
+    let mut j = 8;
+    let mut m: u32 = 0x00FF_00FF;
+    while j != 0 {
+        let mut k = 0;
+        while k < 16 {
+            let t = ((c[k] >> j) ^ c[k + j]) & m;
+            c[k + j] ^= t;
+            c[k] ^= t << j;
+            k = (k + j + 1) & !j;
+        }
+        j >>= 1;
+        m ^= m << j;
+    }
+    for (i, x) in c.iter().enumerate() {
+        a[i] = x & 0xFFFF;
+        b[i] = x >> 16;
+    }
+}
+
+/// Asks the CPU to bring `x`'s cache line closer ahead of its use: a hint
+/// (the sheep phases read other blocks' planes, scattered over the tier).
+#[inline(always)]
+fn prefetch(x: &u32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and writes nothing; `x` is a valid reference anyway.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const u32).cast::<i8>())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// The bits of rows `0..n` (a row of an `n`-point block).
@@ -334,10 +385,10 @@ fn decode_child<const BMI2: bool>(
         lost[h] = l;
     }
     // The table holds each placement once (higher point first): add the other half.
-    for m in [&mut *won, &mut *lost] {
-        let mut t = *m;
-        transpose32(&mut t);
-        for (r, x) in m.iter_mut().zip(t) {
+    let (mut won_t, mut lost_t) = (*won, *lost);
+    transpose_pair(&mut won_t, &mut lost_t, n);
+    for (m, t) in [(&mut *won, won_t), (&mut *lost, lost_t)] {
+        for (r, x) in m.iter_mut().zip(t).take(n) {
             *r |= x;
         }
         if symmetric {
@@ -504,35 +555,87 @@ struct Traps {
 }
 
 /// Per-thread scratch.
+#[derive(Default)]
 struct Scratch {
     /// [`Ctx::trapped_rows`] of the sheep step at hand.
     traps: Traps,
-    /// The sideways sheep steps of the block at hand that trap a fox in
-    /// some placement, bit `k` for its `k`-th sideways step (in the order
-    /// of the loops over `from` and `to`; steps from the 64th on always
-    /// count as trapping): the initial pass finds them, the sheep phases
-    /// look for traps only there.
-    sideways_traps: u64,
     plies: PlyScratch,
 }
 
-impl Default for Scratch {
-    fn default() -> Scratch {
-        Scratch { traps: Traps::default(), sideways_traps: u64::MAX, plies: PlyScratch::default() }
+/// A sideways sheep step of a block, as the initial pass found it, so that
+/// the sheep phases (which read it again in every phase the block is
+/// recomputed in) neither rank the set it leads to nor look for trapped
+/// foxes again.
+#[derive(Clone, Copy)]
+struct SidewaysStep {
+    /// The block (sheep set of this tier) the step leads to.
+    child: u32,
+    /// Its trapped foxes: `trap_count` entries of [`Sideways::traps`] from here on.
+    traps: u32,
+    trap_count: u8,
+    /// The index of the point the sheep steps to, among the free points of
+    /// the coordinates the child is read in (this set's, or its mirror
+    /// image's when `mirrored`): a fox there blocks the step.
+    kt: u8,
+    /// The set the step leads to is stored mirrored.
+    mirrored: bool,
+}
+
+/// A fox the step traps whoever its partner is ([`Trapped`]).
+const ANY_PARTNER: u8 = u8::MAX;
+
+/// A fox a sideways step traps, in the coordinates the step's child is
+/// read in: the fox on the `.0`-th free point, when the other fox stands
+/// on the `.1`-th (the one point left to it) or anywhere ([`ANY_PARTNER`]:
+/// no move left at all; always so with one fox).
+type Trapped = (u8, u8);
+
+/// The sideways sheep steps of consecutive blocks (one work item's, or
+/// one block's), from the initial pass.
+#[derive(Default)]
+struct Sideways {
+    /// Block `b`'s steps are `steps[first[b]..first[b + 1]]`.
+    first: Vec<u32>,
+    steps: Vec<SidewaysStep>,
+    /// The foxes the steps trap: in those placements a step's child is
+    /// not its block (the initial pass valued it).
+    traps: Vec<Trapped>,
+}
+
+impl Sideways {
+    fn clear(&mut self) {
+        self.first.clear();
+        self.first.push(0);
+        self.steps.clear();
+        self.traps.clear();
     }
-}
 
-/// Whether the `k`-th sideways step may trap a fox (see `Scratch::sideways_traps`).
-#[inline]
-fn may_trap(sideways_traps: u64, k: u32) -> bool {
-    k >= 64 || sideways_traps >> k & 1 != 0
-}
+    /// Closes the block whose steps were pushed since the last one.
+    fn end_block(&mut self) {
+        self.first.push(self.steps.len() as u32);
+    }
 
-/// Records in `mask` whether the `k`-th sideways step traps a fox.
-#[inline]
-fn note_trap(mask: &mut u64, k: u32, traps: bool) {
-    if traps && k < 64 {
-        *mask |= 1 << k;
+    /// The `b`-th block's steps.
+    fn block(&self, b: usize) -> &[SidewaysStep] {
+        &self.steps[self.first[b] as usize..self.first[b + 1] as usize]
+    }
+
+    /// The placements in which `step` traps a fox: returns the points on
+    /// which a fox is trapped whoever its partner is (all of them with one
+    /// fox), and sets in `pairs` (clear before) row `i`, bit `j` for the
+    /// foxes on `i` and `j` when one of them is trapped only there.
+    #[inline]
+    fn trap_masks(&self, step: &SidewaysStep, one_fox: bool, pairs: &mut Rows) -> u32 {
+        let mut anywhere = 0u32;
+        for &(a, b) in &self.traps[step.traps as usize..][..step.trap_count as usize] {
+            if one_fox || b == ANY_PARTNER {
+                anywhere |= 1 << a;
+            } else {
+                pairs[a as usize] |= 1 << b;
+                pairs[b as usize] |= 1 << a;
+            }
+        }
+        anywhere
     }
 }
 
@@ -728,8 +831,7 @@ impl<'a> Ctx<'a> {
         let fox_points = view.free & !(1u64 << to);
         let everyone = row_mask(self.n) & !(1u32 << view.index_of(to));
         let Traps { mine, theirs } = traps;
-        mine[..self.rows].fill(0);
-        theirs[..self.rows].fill(0);
+        // Cleared at the first trapped fox: the rows are read only when one is.
         let mut any = false;
         let candidates = (cramped.tight | (cramped.two_free & board.neighbours[to as usize])) & !(1u64 << to);
         // A lone fox is trapped with no option at all; one of two foxes
@@ -745,6 +847,11 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let ia = view.index_of(a);
+            let trapped = options == 0 || (!self.one_fox && options & fox_points != 0);
+            if trapped && !any {
+                mine[..self.rows].fill(0);
+                theirs[..self.rows].fill(0);
+            }
             if options == 0 {
                 if self.one_fox {
                     mine[0] |= 1 << ia;
@@ -931,6 +1038,7 @@ impl<'a> Ctx<'a> {
         f: &mut [u32],
         s: &mut [u32],
         scratch: &mut Scratch,
+        sideways: &mut Sideways,
     ) -> Result<(), KernelError> {
         let n = self.n;
         let sheep = view.sheep;
@@ -1012,12 +1120,12 @@ impl<'a> Ctx<'a> {
                 }
             }
             // The other fox's captures: the transpose.
-            for (plane, x) in [(WON, x_won), (CANNOT_LOSE, x_open)] {
+            let (mut won_t, mut open_t) = (x_won, x_open);
+            transpose_pair(&mut won_t, &mut open_t, n);
+            for (plane, x, t) in [(WON, x_won, won_t), (CANNOT_LOSE, x_open, open_t)] {
                 if plies && plane == WON {
                     continue;
                 }
-                let mut t = x;
-                transpose32(&mut t);
                 for i in 0..n {
                     f[plane * n + i] = x[i] | t[i];
                 }
@@ -1039,7 +1147,6 @@ impl<'a> Ctx<'a> {
 
         // Sheep to move: over with fewer than K sheep; else forward steps
         // (and steps that trap a fox) lead out of the tier.
-        scratch.sideways_traps = 0;
         if sheep.count_ones() < k {
             for i in 0..n {
                 s[LOST * n + i] = full & !(1 << i);
@@ -1052,31 +1159,30 @@ impl<'a> Ctx<'a> {
         let mut trap_rows = [0u32; 32];
         // Placements with a legal sheep move (a fox on `to` blocks a step).
         let mut has_move = [0u32; 32];
-        let mut sideways = 0u32;
         for from in BitIter(sheep) {
             for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let removes = (moved & PEN).count_ones() < k;
-                let is_sideways = RANK_MASK_OF_POINT[from as usize] & (1 << to) != 0;
                 trap_rows[..n].fill(0);
-                let kt_move = view.index_of(to);
-                for (i, m) in has_move.iter_mut().enumerate().take(n) {
-                    if i != kt_move {
-                        *m |= full & !(1 << i) & !(1 << kt_move);
+                if plies {
+                    let kt_move = view.index_of(to);
+                    for (i, m) in has_move.iter_mut().enumerate().take(n) {
+                        if i != kt_move {
+                            *m |= full & !(1 << i) & !(1 << kt_move);
+                        }
                     }
                 }
                 let traps = removes && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps);
                 if traps {
                     self.trapped_children::<BMI2>(view, moved, &mut trap_rows, s, scratch)?;
                 }
-                if is_sideways {
-                    note_trap(&mut scratch.sideways_traps, sideways, traps);
-                    sideways += 1;
-                }
                 let keep = self.target(moved, 2);
                 let kt = view.index_of(to);
                 match keep {
-                    Target::InTier(_) => {}
+                    // A sideways step: the sheep phases take it from here.
+                    Target::InTier(rank) => {
+                        self.record_sideways(view, to, &rank, traps.then_some(&scratch.traps), sideways)
+                    }
                     Target::Child(c, rank) => {
                         let child = &self.children[c];
                         let cn = 33 - moved.count_ones() as usize;
@@ -1168,8 +1274,7 @@ impl<'a> Ctx<'a> {
             steps_all_won[i] = all_won;
         }
         let (mut other_lost, mut other_won) = (steps_to_lost, steps_all_won);
-        transpose32(&mut other_lost);
-        transpose32(&mut other_won);
+        transpose_pair(&mut other_lost, &mut other_won, n);
         let mut changed = false;
         for i in 0..n {
             let valid = full & !(1 << i);
@@ -1182,107 +1287,153 @@ impl<'a> Ctx<'a> {
         changed
     }
 
-    /// The sheep phase for one block: sideways sheep steps into the fox
-    /// planes of blocks of this tier (`fox_planes`). Returns whether the
-    /// sheep planes changed.
+    /// Records the sideways sheep step to `to` (into the set `rank`) in
+    /// `out`, with the placements in which it traps a fox (`traps`, from
+    /// [`Ctx::trapped_rows`]) in the coordinates the child is read in.
+    fn record_sideways(&self, view: &SetView, to: u8, rank: &SetRank, traps: Option<&Traps>, out: &mut Sideways) {
+        // The child is read in this set's coordinates, or (stored mirrored)
+        // in those of this set's mirror image; see `sheep_phase`.
+        let mirror_free = mirror_bits(view.free);
+        let (free, to_there) = if rank.mirrored { (mirror_free, mirror_point(to)) } else { (view.free, to) };
+        let index_of = |p: u8| (free & ((1u64 << p) - 1)).count_ones() as usize;
+        let at = out.traps.len();
+        if let Some(Traps { mine, .. }) = traps {
+            let reading_index = |i: usize| {
+                let p = view.points[i];
+                if rank.mirrored {
+                    index_of(mirror_point(p)) as u8
+                } else {
+                    i as u8
+                }
+            };
+            if self.one_fox {
+                for i in BitIter(mine[0] as u64) {
+                    out.traps.push((reading_index(i as usize), ANY_PARTNER));
+                }
+            } else {
+                // Row `i` of `mine`: every other point (no move left) or the one partner.
+                for (i, &row) in mine[..self.n].iter().enumerate() {
+                    if row != 0 {
+                        let partner = if row.count_ones() == 1 {
+                            reading_index(row.trailing_zeros() as usize)
+                        } else {
+                            ANY_PARTNER
+                        };
+                        out.traps.push((reading_index(i), partner));
+                    }
+                }
+            }
+        }
+        out.steps.push(SidewaysStep {
+            child: (rank.base / self.per_set) as u32,
+            traps: at as u32,
+            trap_count: (out.traps.len() - at) as u8,
+            kt: index_of(to_there) as u8,
+            mirrored: rank.mirrored,
+        });
+    }
+
+    /// The sheep phase for one block: its sideways sheep steps (`steps`,
+    /// of `sideways`, from the initial pass) into the
+    /// fox planes of blocks of this tier (`fox_planes`). Returns whether
+    /// the sheep planes changed.
+    ///
+    /// A sideways step moves a sheep to the next point of its rank, so the
+    /// free points of the parent and of the child agree but for `to` there
+    /// and `from` here, which have the same index: the child's rows are
+    /// used as they are, but for that index (a fox on `to` blocks the
+    /// step). For a child stored mirrored this holds in the coordinates of
+    /// this set's mirror image, which the same step, mirrored, turns into
+    /// the stored set: those contributions are gathered there and mirrored
+    /// back once.
     #[inline(never)]
     fn sheep_phase<const BMI2: bool>(
         &self,
         view: &SetView,
         s: &mut [u32],
         fox_planes: &[u32],
-        scratch: &mut Scratch,
+        steps: &[SidewaysStep],
+        sideways: &Sideways,
     ) -> bool {
-        let n = self.n;
-        let rules = &self.game.rules;
-        let k = rules.pen_target;
-        if view.sheep.count_ones() < k {
+        let (n, rows, stride) = (self.n, self.rows, self.stride);
+        if view.sheep.count_ones() < self.game.rules.pen_target {
             return false; // over, decided at the start
         }
-        let board = rules.board;
-        let cramped = Cramped::new(self.game, view);
         let full = row_mask(n);
-        let sheep = view.sheep;
-        // Steps to a set stored as it is: the child's coordinates are this
-        // set's (see below). Steps to a set stored mirrored: the child's
-        // coordinates are those of this set's mirror image `mirror`, which
-        // the same step, mirrored, turns into the stored set; their
-        // contributions are gathered there and mirrored back once.
+        // The placements of row `i` (two foxes: the other fox is not on `i` too).
+        let valid = |i: usize| if self.one_fox { full } else { full & !(1 << i) };
+        // What this phase can still decide: a win where undecided, a loss
+        // where also no move leaves the tier to a draw or a win.
+        let (mut open_win, mut open_loss) = (0u32, 0u32);
+        for i in 0..rows {
+            let undecided = valid(i) & !s[WON * rows + i] & !s[LOST * rows + i];
+            open_win |= undecided;
+            open_loss |= undecided & !s[CANNOT_LOSE * rows + i];
+        }
+        if open_win == 0 {
+            return false;
+        }
+        // With one fox the row is never skipped: the blocked bit does it.
+        let skip_row = |kt: usize| if self.one_fox { usize::MAX } else { kt };
         let (mut any_lost, mut all_won) = ([0u32; 32], [full; 32]);
         let (mut any_lost_m, mut all_won_m) = ([0u32; 32], [full; 32]);
         let mut any_mirrored = false;
-        let mirror_free = mirror_bits(view.free);
-        let mut trap_rows = [0u32; 32];
-        let mut ordinal = 0u32;
-        for from in BitIter(sheep) {
-            let sideways = board.sheep_steps[from as usize] & RANK_MASK_OF_POINT[from as usize] & view.free;
-            for to in BitIter(sideways) {
-                let moved = sheep ^ (1 << from) ^ (1 << to);
-                let look = may_trap(scratch.sideways_traps, ordinal);
-                ordinal += 1;
-                let rank = self.index.set_rank(moved);
-                // In the coordinates the child is read in: this set's, or its mirror image's.
-                let (free, to_there) = if rank.mirrored { (mirror_free, mirror_point(to)) } else { (view.free, to) };
-                let index_of = |p: u8| (free & ((1u64 << p) - 1)).count_ones() as usize;
-                trap_rows[..n].fill(0);
-                if look
-                    && (moved & PEN).count_ones() < k
-                    && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps)
-                {
-                    // The placements in which a fox is trapped, either one.
-                    let Traps { mine, theirs } = &scratch.traps;
-                    for (i, &p) in view.points[..n].iter().enumerate() {
-                        let pairs = mine[i] | theirs[i];
-                        if pairs == 0 {
-                            continue;
-                        }
-                        if rank.mirrored {
-                            trap_rows[index_of(mirror_point(p))] =
-                                map_columns::<BMI2>(pairs, view.free, true, mirror_free);
-                        } else {
-                            trap_rows[i] = pairs;
-                        }
+        for step in steps {
+            let planes = &fox_planes[step.child as usize * stride..][..stride];
+            let (child_won, child_lost) = (&planes[WON * rows..][..rows], &planes[LOST * rows..][..rows]);
+            let (lost_acc, won_acc) =
+                if step.mirrored { (&mut any_lost_m, &mut all_won_m) } else { (&mut any_lost, &mut all_won) };
+            any_mirrored |= step.mirrored;
+            let kt = step.kt as usize;
+            let (blocked, skip) = (1u32 << kt, skip_row(kt));
+            if step.trap_count == 0 {
+                for i in 0..rows {
+                    if i != skip {
+                        lost_acc[i] |= child_lost[i] & !blocked;
+                        won_acc[i] &= child_won[i] | blocked;
                     }
                 }
-                let c = (rank.base / self.per_set) as usize;
-                let planes = &fox_planes[c * self.stride..(c + 1) * self.stride];
-                // A sideways step moves a sheep to the next point of its
-                // rank, so the free points of the parent (or its mirror
-                // image) and of the child agree but for `to` there and
-                // `from` here, which have the same index: the rows are the
-                // child's, but for that index (a fox on `to` blocks the step).
-                debug_assert_eq!(from.abs_diff(to), 1);
-                let kt = index_of(to_there);
-                let blocked = 1u32 << kt;
-                let (child_won, child_lost) = (&planes[WON * n..(WON + 1) * n], &planes[LOST * n..(LOST + 1) * n]);
-                let (lost_acc, won_acc) =
-                    if rank.mirrored { (&mut any_lost_m, &mut all_won_m) } else { (&mut any_lost, &mut all_won) };
-                any_mirrored |= rank.mirrored;
-                for i in 0..n {
-                    if i == kt {
-                        continue; // a fox stands on `to`: no such step
+            } else {
+                // Where the step traps a fox its child is elsewhere (valued
+                // by the initial pass): a fox trapped whatever its partner is
+                // drops out like a fox on `to` (its column, and with two
+                // foxes its row).
+                let mut pairs = [0u32; 32];
+                let anywhere = sideways.trap_masks(step, self.one_fox, &mut pairs);
+                let rows_out = if self.one_fox { 0 } else { anywhere };
+                let out = blocked | anywhere;
+                for i in 0..rows {
+                    if i != skip && rows_out >> i & 1 == 0 {
+                        lost_acc[i] |= child_lost[i] & !out & !pairs[i];
+                        won_acc[i] &= child_won[i] | out | pairs[i];
                     }
-                    lost_acc[i] |= child_lost[i] & !blocked & !trap_rows[i];
-                    won_acc[i] &= child_won[i] | blocked | trap_rows[i];
                 }
             }
         }
         if any_mirrored {
-            // Row `i` of the mirror image is the fox on the mirror of its point.
-            for (j, q) in BitIter(mirror_free).enumerate() {
-                let i = view.index_of(mirror_point(q));
-                any_lost[i] |= map_columns::<BMI2>(any_lost_m[j], mirror_free, true, view.free);
-                all_won[i] &= map_columns::<BMI2>(all_won_m[j], mirror_free, true, view.free);
+            let mirror_free = mirror_bits(view.free);
+            if self.one_fox {
+                any_lost[0] |= map_columns::<BMI2>(any_lost_m[0], mirror_free, true, view.free);
+                all_won[0] &= map_columns::<BMI2>(all_won_m[0], mirror_free, true, view.free);
+            } else {
+                // Row `i` of the mirror image is the fox on the mirror of its point.
+                for (j, q) in BitIter(mirror_free).enumerate() {
+                    let i = view.index_of(mirror_point(q));
+                    any_lost[i] |= map_columns::<BMI2>(any_lost_m[j], mirror_free, true, view.free);
+                    all_won[i] &= map_columns::<BMI2>(all_won_m[j], mirror_free, true, view.free);
+                }
             }
         }
         let mut changed = false;
-        for i in 0..n {
-            let valid = full & !(1 << i);
-            let w = s[WON * n + i] | (any_lost[i] & valid);
-            let l = s[LOST * n + i] | (all_won[i] & !s[CANNOT_LOSE * n + i] & !w & valid);
-            changed |= w != s[WON * n + i] || l != s[LOST * n + i];
-            s[WON * n + i] = w;
-            s[LOST * n + i] = l;
+        for i in 0..rows {
+            let w = s[WON * rows + i] | (any_lost[i] & valid(i));
+            changed |= w != s[WON * rows + i];
+            s[WON * rows + i] = w;
+            if open_loss != 0 {
+                let l = s[LOST * rows + i] | (all_won[i] & !s[CANNOT_LOSE * rows + i] & !w & valid(i));
+                changed |= l != s[LOST * rows + i];
+                s[LOST * rows + i] = l;
+            }
         }
         changed
     }
@@ -1295,6 +1446,7 @@ impl<'a> Ctx<'a> {
         f: &mut [u32],
         s: &mut [u32],
         scratch: &mut Scratch,
+        sideways: &mut Sideways,
     ) -> Result<(), KernelError> {
         let n = self.n;
         let sheep = view.sheep;
@@ -1354,7 +1506,6 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        scratch.sideways_traps = 0;
         if sheep.count_ones() < k {
             s[LOST] = full;
             return Ok(());
@@ -1362,17 +1513,12 @@ impl<'a> Ctx<'a> {
         let board = rules.board;
         let cramped = Cramped::new(self.game, view);
         let mut has_move = 0u32;
-        let mut sideways = 0u32;
         for from in BitIter(sheep) {
             for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let mut trapped = 0u32;
                 let traps = (moved & PEN).count_ones() < k
                     && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps);
-                if RANK_MASK_OF_POINT[from as usize] & (1 << to) != 0 {
-                    note_trap(&mut scratch.sideways_traps, sideways, traps);
-                    sideways += 1;
-                }
                 if traps {
                     // A trapped fox is removed: no fox left, the sheep have won.
                     trapped = scratch.traps.mine[0];
@@ -1388,7 +1534,10 @@ impl<'a> Ctx<'a> {
                 has_move |= full & !(1 << kt);
                 let ok = full & !(1 << kt) & !trapped;
                 match self.target(moved, 1) {
-                    Target::InTier(_) => {}
+                    // A sideways step: the sheep phases take it from here.
+                    Target::InTier(rank) => {
+                        self.record_sideways(view, to, &rank, traps.then_some(&scratch.traps), sideways)
+                    }
                     Target::Child(c, rank) => {
                         let (w, l) = decode_child_one::<BMI2>(
                             self.children[c].values,
@@ -1455,75 +1604,6 @@ impl<'a> Ctx<'a> {
         f[WON] = w;
         f[LOST] = l;
         changed
-    }
-
-    /// [`Ctx::sheep_phase`] for a one-fox tier.
-    #[inline(never)]
-    fn sheep_phase_one<const BMI2: bool>(
-        &self,
-        view: &SetView,
-        s: &mut [u32],
-        fox_planes: &[u32],
-        scratch: &mut Scratch,
-    ) -> bool {
-        let rules = &self.game.rules;
-        let k = rules.pen_target;
-        if view.sheep.count_ones() < k {
-            return false;
-        }
-        let board = rules.board;
-        let cramped = Cramped::new(self.game, view);
-        let sheep = view.sheep;
-        let (mut any_lost, mut all_won) = (0u32, row_mask(self.n));
-        let mut ordinal = 0u32;
-        for from in BitIter(sheep) {
-            let sideways = board.sheep_steps[from as usize] & RANK_MASK_OF_POINT[from as usize] & view.free;
-            for to in BitIter(sideways) {
-                let moved = sheep ^ (1 << from) ^ (1 << to);
-                let look = may_trap(scratch.sideways_traps, ordinal);
-                ordinal += 1;
-                let mut trapped = 0u32;
-                if look
-                    && (moved & PEN).count_ones() < k
-                    && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps)
-                {
-                    trapped = scratch.traps.mine[0];
-                }
-                let rank = self.index.set_rank(moved);
-                let c = (rank.base / self.per_set) as usize;
-                let (cw, cl) = (fox_planes[c * self.stride + WON], fox_planes[c * self.stride + LOST]);
-                let (won, lost) = if !rank.mirrored && from.abs_diff(to) == 1 {
-                    (cw, cl)
-                } else {
-                    (
-                        map_columns::<BMI2>(cw, rank.free, rank.mirrored, view.free),
-                        map_columns::<BMI2>(cl, rank.free, rank.mirrored, view.free),
-                    )
-                };
-                let blocked = 1u32 << view.index_of(to);
-                any_lost |= lost & !blocked & !trapped;
-                all_won &= won | blocked | trapped;
-            }
-        }
-        let w = s[WON] | any_lost;
-        let l = s[LOST] | (all_won & !s[CANNOT_LOSE] & !w);
-        let changed = w != s[WON] || l != s[LOST];
-        s[WON] = w;
-        s[LOST] = l;
-        changed
-    }
-
-    /// The blocks with a sideways sheep step into block `c`.
-    fn sideways_parents(&self, c: u64, out: &mut Vec<u32>) {
-        let sheep = self.index.sheep_set(c);
-        let board = self.game.rules.board;
-        for to in BitIter(sheep) {
-            let froms = board.sheep_unsteps[to as usize] & !sheep & RANK_MASK_OF_POINT[to as usize];
-            for from in BitIter(froms) {
-                let parent = sheep ^ (1 << to) ^ (1 << from);
-                out.push((self.index.set_base(parent.min(mirror_bits(parent))) / self.per_set) as u32);
-            }
-        }
     }
 
     /// Calls `f(row, first_slot, len, used)` for every row of a block's
@@ -1660,12 +1740,12 @@ impl<'a> Ctx<'a> {
     /// after it, while its planes are in cache (it reads only the block's
     /// own sheep planes, which are complete for that phase). Returns the
     /// positions the initial pass decided and whether that fox phase
-    /// decided any.
+    /// decided any. Each work item's sideways steps go to its `sideways`.
     fn init_all<const BMI2: bool, P: Ply>(
         &self,
         fox_planes: &mut [u32],
         sheep_planes: &mut [u32],
-        sideways_traps: &mut [u64],
+        sideways: &mut [Sideways],
         fox_phase: bool,
         ply: &mut PlyArrays<P>,
     ) -> Result<(u64, bool), KernelError> {
@@ -1675,17 +1755,17 @@ impl<'a> Ctx<'a> {
         let parts: Vec<Result<(u64, bool), KernelError>> = fox_planes
             .par_chunks_mut(item)
             .zip(sheep_planes.par_chunks_mut(item))
-            .zip(sideways_traps.par_chunks_mut(BLOCKS_PER_ITEM))
+            .zip(sideways.par_iter_mut())
             .zip(slices)
             .enumerate()
-            .map(|(it, (((f, s), traps), (pl, due_f, due_s)))| {
+            .map(|(it, (((f, s), sideways), (pl, due_f, due_s)))| {
                 let mut scratch = Scratch::default();
+                sideways.clear();
                 let (mut decided, mut changed) = (0, false);
                 for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
                     let set = (it * BLOCKS_PER_ITEM + b) as u64;
                     let view = SetView::new(self.index.sheep_set(set));
-                    self.init_block_any::<BMI2>(&view, fb, sb, &mut scratch)?;
-                    traps[b] = scratch.sideways_traps;
+                    self.init_block_any::<BMI2>(&view, fb, sb, &mut scratch, sideways)?;
                     decided += self.count_decided(&view, fb, sb);
                     let block_plies = if self.plies {
                         let pb = &mut pl[b * self.per_set as usize..(b + 1) * self.per_set as usize];
@@ -1858,12 +1938,15 @@ impl<'a> Ctx<'a> {
         f: &mut [u32],
         s: &mut [u32],
         scratch: &mut Scratch,
+        sideways: &mut Sideways,
     ) -> Result<(), KernelError> {
         if self.one_fox {
-            self.init_block_one::<BMI2>(view, f, s, scratch)
+            self.init_block_one::<BMI2>(view, f, s, scratch, sideways)?;
         } else {
-            self.init_block::<BMI2>(view, f, s, scratch)
+            self.init_block::<BMI2>(view, f, s, scratch, sideways)?;
         }
+        sideways.end_block();
+        Ok(())
     }
 
     #[inline]
@@ -1872,21 +1955,6 @@ impl<'a> Ctx<'a> {
             self.fox_phase_one::<BMI2>(view, f, s)
         } else {
             self.fox_phase(view, f, s)
-        }
-    }
-
-    #[inline]
-    fn sheep_phase_any<const BMI2: bool>(
-        &self,
-        view: &SetView,
-        s: &mut [u32],
-        fox_planes: &[u32],
-        scratch: &mut Scratch,
-    ) -> bool {
-        if self.one_fox {
-            self.sheep_phase_one::<BMI2>(view, s, fox_planes, scratch)
-        } else {
-            self.sheep_phase::<BMI2>(view, s, fox_planes, scratch)
         }
     }
 }
@@ -1928,8 +1996,8 @@ fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     let started = std::time::Instant::now();
     let mut phases = Phases::default();
     let (mut fox_planes, mut sheep_planes, decided_at_start, decided_by_first_fox_phase, mut ply);
-    // Per block: which sideways steps trap a fox (`Scratch::sideways_traps`).
-    let mut sideways_traps;
+    // Per work item: the sideways steps of its blocks.
+    let mut sideways: Vec<Sideways>;
     {
         let refs = child_refs(children.as_ref());
         let mut ctx = Ctx::new(game, tier, &refs);
@@ -1944,9 +2012,9 @@ fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
         fox_planes = vec![0u32; sets * ctx.stride];
         sheep_planes = vec![0u32; sets * ctx.stride];
         ply = PlyArrays::<P>::new(&ctx);
-        sideways_traps = vec![0u64; sets];
+        sideways = (0..sets.div_ceil(BLOCKS_PER_ITEM)).map(|_| Sideways::default()).collect();
         (decided_at_start, decided_by_first_fox_phase) =
-            ctx.init_all::<BMI2, P>(&mut fox_planes, &mut sheep_planes, &mut sideways_traps, propagate, &mut ply)?;
+            ctx.init_all::<BMI2, P>(&mut fox_planes, &mut sheep_planes, &mut sideways, propagate, &mut ply)?;
     }
     // Only the initial pass reads the children: a solve that owns them
     // frees them here, before the output is allocated.
@@ -1970,30 +2038,34 @@ fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     // changed. The first of each looks at every block. With plies, also
     // the blocks with a win from outside (or a waiting loss) due.
     let mut sheep_changed = vec![true; sets];
-    let mut dirty = vec![true; sets];
+    let mut fox_changed = vec![false; sets];
+    // Each block's sheep set, unranked once.
+    let set_bits: Vec<Bits> = (0..sets as u64).into_par_iter().map(|c| ctx.index.sheep_set(c)).collect();
     let mut first = true;
     // The phase number: sheep phase k follows fox phase k (fox phase 1 ran in the initial pass).
     let mut k = 1u32;
     levels += decided_by_first_fox_phase as u32;
     loop {
         // Fox phase: fox steps, within each block (the first ran in the initial pass).
-        let fox_changed: Vec<u32> = if first {
-            Vec::new()
+        let any_fox_changed = if first {
+            false
         } else {
             let slices = ply.item_slices(&ctx, items);
             fox_planes
                 .par_chunks_mut(item)
                 .zip(sheep_changed.par_chunks(BLOCKS_PER_ITEM))
+                .zip(fox_changed.par_chunks_mut(BLOCKS_PER_ITEM))
                 .zip(slices)
                 .enumerate()
-                .flat_map_iter(|(it, ((f, todo), (pl, due_f, _)))| {
-                    let mut out = Vec::new();
+                .map(|(it, (((f, todo), out), (pl, due_f, _)))| {
+                    let mut any = false;
                     for (b, fb) in f.chunks_mut(stride).enumerate() {
+                        out[b] = false;
                         if !todo[b] && due_f[b] > k {
                             continue;
                         }
                         let set = it * BLOCKS_PER_ITEM + b;
-                        let view = SetView::new(ctx.index.sheep_set(set as u64));
+                        let view = SetView::new(set_bits[set]);
                         let s = &sheep_planes[set * stride..(set + 1) * stride];
                         let before = ctx.won_lost(fb);
                         let mut changed = ctx.fox_phase_any::<BMI2>(&view, fb, s);
@@ -2001,61 +2073,57 @@ fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
                             let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];
                             changed = ctx.settle(FOX, fb, &before, pb, k, &mut due_f[b]);
                         }
-                        if changed {
-                            out.push(set as u32);
-                        }
+                        out[b] = changed;
+                        any |= changed;
                     }
-                    out
+                    any
                 })
-                .collect()
+                .reduce(|| false, |a, b| a || b)
         };
-        levels += !fox_changed.is_empty() as u32;
-        if !first {
-            if fox_changed.is_empty() && !ply.pending() {
-                break;
-            }
-            dirty.fill(false);
-            let parents: Vec<u32> = fox_changed
-                .par_chunks(1024)
-                .flat_map_iter(|part| {
-                    let mut out = Vec::new();
-                    for &c in part {
-                        ctx.sideways_parents(c as u64, &mut out);
-                    }
-                    out
-                })
-                .collect();
-            for p in parents {
-                dirty[p as usize] = true;
-            }
+        levels += any_fox_changed as u32;
+        if !first && !any_fox_changed && !ply.pending() {
+            break;
         }
-        first = false;
         // Sheep phase: sideways sheep steps into other blocks' fox planes.
         let slices = ply.item_slices(&ctx, items);
         sheep_planes
             .par_chunks_mut(item)
             .zip(sheep_changed.par_chunks_mut(BLOCKS_PER_ITEM))
-            .zip(dirty.par_chunks(BLOCKS_PER_ITEM))
             .zip(slices)
+            .zip(&sideways)
             .enumerate()
-            .for_each(|(it, (((s, changed), todo), (pl, _, due_s)))| {
-                let mut scratch = Scratch::default();
+            .for_each(|(it, (((s, changed), (pl, _, due_s)), sideways))| {
+                let blocks = sideways.first.len() - 1;
                 for (b, sb) in s.chunks_mut(stride).enumerate() {
                     changed[b] = false;
-                    if !todo[b] && due_s[b] > k {
+                    if b + 1 < blocks {
+                        // The next block's children, while this one is worked on.
+                        for step in sideways.block(b + 1) {
+                            let planes = &fox_planes[step.child as usize * stride..][..stride];
+                            prefetch(&planes[WON * ctx.rows]);
+                            prefetch(&planes[LOST * ctx.rows]);
+                            prefetch(&planes[(LOST + 1) * ctx.rows - 1]);
+                        }
+                    }
+                    let steps = sideways.block(b);
+                    // The first phase looks at every block (one without
+                    // sideways steps may be lost already); then only where
+                    // a step leads to a block whose fox planes changed.
+                    let todo = first || steps.iter().any(|step| fox_changed[step.child as usize]);
+                    if !todo && due_s[b] > k {
                         continue;
                     }
                     let set = it * BLOCKS_PER_ITEM + b;
-                    let view = SetView::new(ctx.index.sheep_set(set as u64));
+                    let view = SetView::new(set_bits[set]);
                     let before = ctx.won_lost(sb);
-                    scratch.sideways_traps = sideways_traps[set];
-                    changed[b] = ctx.sheep_phase_any::<BMI2>(&view, sb, &fox_planes, &mut scratch);
+                    changed[b] = ctx.sheep_phase::<BMI2>(&view, sb, &fox_planes, steps, sideways);
                     if plies {
                         let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];
                         changed[b] = ctx.settle(SHEEP, sb, &before, pb, k, &mut due_s[b]);
                     }
                 }
             });
+        first = false;
         k += 1;
         if !sheep_changed.iter().any(|&c| c) && !ply.pending() {
             break;
@@ -2167,15 +2235,17 @@ fn check<const BMI2: bool>(
         .into_par_iter()
         .map(|it| {
             let mut scratch = Scratch::default();
+            let mut sideways = Sideways::default();
             let (mut f, mut s) = (vec![0u32; stride], vec![0u32; stride]);
             let mut checked = 0u64;
             for set in it * BLOCKS_PER_ITEM..((it + 1) * BLOCKS_PER_ITEM).min(sets) {
                 let view = SetView::new(ctx.index.sheep_set(set as u64));
-                ctx.init_block_any::<BMI2>(&view, &mut f, &mut s, &mut scratch)?;
+                sideways.clear();
+                ctx.init_block_any::<BMI2>(&view, &mut f, &mut s, &mut scratch, &mut sideways)?;
                 let own_fox = &stored_fox[set * stride..(set + 1) * stride];
                 let own_sheep = &stored_sheep[set * stride..(set + 1) * stride];
                 ctx.fox_phase_any::<BMI2>(&view, &mut f, own_sheep);
-                ctx.sheep_phase_any::<BMI2>(&view, &mut s, &stored_fox, &mut scratch);
+                ctx.sheep_phase::<BMI2>(&view, &mut s, &stored_fox, sideways.block(0), &sideways);
                 let mut first: Option<Contradiction> = None;
                 ctx.for_each_row(&view, |h, first_slot, _, used| {
                     for (side, derived, stored) in [(0u64, &f, own_fox), (1, &s, own_sheep)] {
@@ -2338,6 +2408,31 @@ mod tests {
         for (i, row) in t.iter().enumerate() {
             for (j, column) in a.iter().enumerate() {
                 assert_eq!((row >> j) & 1, (column >> i) & 1, "{i} {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn transpose_pair_matches_transpose32() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u32
+        };
+        for n in [1, 2, 13, 15, 16, 17, 24, 31] {
+            for _ in 0..50 {
+                let (mut a, mut b): (Rows, Rows) = ([0; 32], [0; 32]);
+                for i in 0..n {
+                    a[i] = next() & row_mask(n);
+                    b[i] = next() & row_mask(n);
+                }
+                let (mut ta, mut tb) = (a, b);
+                transpose32(&mut ta);
+                transpose32(&mut tb);
+                transpose_pair(&mut a, &mut b, n);
+                assert_eq!((a, b), (ta, tb), "{n} rows");
             }
         }
     }

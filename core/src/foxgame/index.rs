@@ -366,7 +366,8 @@ impl TierIndex {
         let mirror = mirror_bits(sheep);
         let canonical = sheep.min(mirror);
         SetRank {
-            base: self.set_base(canonical),
+            // The canonical set's mirror image is the other of the two.
+            base: self.set_base_given(canonical, sheep.max(mirror)),
             mirrored: mirror < sheep,
             symmetric: mirror == sheep,
             free: ALL_POINTS & !canonical,
