@@ -150,14 +150,20 @@ use bitops::{pdep, pext};
 /// Transposes a 32 x 32 bit matrix (row `i`, bit `j`) in place.
 #[inline]
 pub fn transpose32(a: &mut Rows) {
-    let mut j = 16;
-    let mut m: u32 = 0x0000_FFFF;
+    transpose_rounds(a, 16, 0x0000_FFFF);
+}
+
+/// The swap rounds of a bit-matrix transpose over `c.len()` rows, from
+/// swapping `j`-bit blocks (`m`: the low `j` bits of each `2j`-bit group)
+/// down to single bits.
+#[inline(always)]
+fn transpose_rounds(c: &mut [u32], mut j: usize, mut m: u32) {
     while j != 0 {
         let mut k = 0;
-        while k < 32 {
-            let t = ((a[k] >> j) ^ a[k + j]) & m;
-            a[k + j] ^= t;
-            a[k] ^= t << j;
+        while k < c.len() {
+            let t = ((c[k] >> j) ^ c[k + j]) & m;
+            c[k + j] ^= t;
+            c[k] ^= t << j;
             k = (k + j + 1) & !j;
         }
         j >>= 1;
@@ -182,19 +188,7 @@ pub fn transpose_pair(a: &mut Rows, b: &mut Rows, n: usize) {
         *x = a[i] | b[i] << 16;
     }
     // transpose32's rounds from the 8-bit one on, each mask repeated in both halves.
-    let mut j = 8;
-    let mut m: u32 = 0x00FF_00FF;
-    while j != 0 {
-        let mut k = 0;
-        while k < 16 {
-            let t = ((c[k] >> j) ^ c[k + j]) & m;
-            c[k + j] ^= t;
-            c[k] ^= t << j;
-            k = (k + j + 1) & !j;
-        }
-        j >>= 1;
-        m ^= m << j;
-    }
+    transpose_rounds(&mut c, 8, 0x00FF_00FF);
     for (i, x) in c.iter().enumerate() {
         a[i] = x & 0xFFFF;
         b[i] = x >> 16;
