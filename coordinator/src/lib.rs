@@ -2,7 +2,7 @@
 //! leases, workers and journal ([`run`], [`journal`]), serves them over
 //! gRPC and connects workers to them ([`grpc`]), and runs the local solve
 //! ([`local`]: the same run state and worker loop in one process, without
-//! the network). The `foxbase` binary is a thin command-line layer over this
+//! the network), taking tables another solve holds ([`reuse`]). The `foxbase` binary is a thin command-line layer over this
 //! library, `foxbase-tables` and `foxbase-worker`.
 
 pub mod error;
@@ -11,6 +11,7 @@ pub mod journal;
 pub mod local;
 pub mod metrics;
 pub mod plan;
+pub mod reuse;
 pub mod run;
 pub mod serve;
 pub mod views;

@@ -12,8 +12,10 @@
 use crate::error::CoordinatorError;
 use crate::journal::Journal;
 use crate::plan::TierPlan;
+use crate::reuse::TableSource;
 use crate::run::{Refusal, RunOptions, RunState};
 use foxbase_core::tier::TierGame;
+use foxbase_tables::durable::sync_filesystem;
 use foxbase_tables::index::INDEX_FILE;
 use foxbase_tables::manifest::{Manifest, TierEntry, MANIFEST_FILE};
 use foxbase_worker::job::TierReport;
@@ -52,6 +54,10 @@ pub trait Progress: Sync {
     /// A journaled solve resumed with `tiers_done` tiers of `slots_done`
     /// slots finished before it started (called after [`Progress::planned`]).
     fn resumed(&self, _tiers_done: usize, _slots_done: u64) {}
+    /// Tiers taken from other solves ([`crate::reuse`]): called as they are
+    /// copied (`tiers` and `slots` so far), then once with `finished`
+    /// (after [`Progress::resumed`], before any tier is solved).
+    fn imported(&self, _tiers: usize, _slots: u64, _finished: bool) {}
     /// A tier is finished; the counts include the tiers finished before a resume.
     fn tier_done(&self, report: &TierReport, tiers_done: usize, slots_done: u64);
 }
@@ -108,6 +114,9 @@ pub struct LocalSolve {
     pub resumed: usize,
     /// Their slots.
     pub resumed_slots: u64,
+    /// Tiers taken from other solves by this run (`sources`), and their slots.
+    pub imported: usize,
+    pub imported_slots: u64,
     /// The directory's `manifest.json`, when the journaled run had finished
     /// and its manifest was written with these same tiers: nothing was
     /// solved and nothing is left to write (but a start value it lacks).
@@ -141,12 +150,16 @@ pub struct LocalSolve {
 /// torn last line is dropped (that tier is solved again); a journal of
 /// another game, variant, plan or output is refused naming the difference.
 /// A directory with no journal and no tables is a new run either way.
+///
+/// The tiers not journaled that a source of `sources` holds are taken from
+/// it ([`crate::reuse::import`]) and journaled before any tier is solved.
 pub fn solve_local_journaled<G: SolveTier>(
     game: &G,
     plan: &TierPlan<G>,
     dir: &Path,
     options: LocalOptions,
     resume: bool,
+    sources: &[TableSource],
     progress: &dyn Progress,
 ) -> Result<LocalSolve, CoordinatorError> {
     let journal_path = dir.join(LOCAL_JOURNAL);
@@ -173,32 +186,56 @@ pub fn solve_local_journaled<G: SolveTier>(
     std::fs::create_dir_all(dir.join("tiers"))
         .map_err(|source| CoordinatorError::Io { path: dir.display().to_string(), source })?;
     let (game_name, run) = (game.game_name(), journal_run(game, plan, options.output.plies()));
-    let (journal, finished) = if journaled {
+    let (mut journal, mut finished) = if journaled {
         check_journal_run(dir, &journal_path, game_name, &run)?;
         Journal::resume(&journal_path, game_name, &run)?
     } else {
         (Journal::create(&journal_path, game_name, &run)?, Vec::new())
     };
     progress.planned(plan.order.len(), plan.total_slots());
+    if journaled {
+        progress.resumed(finished.len(), finished.iter().map(|e| e.slots).sum());
+    }
+    let imported = if sources.is_empty() {
+        Vec::new()
+    } else {
+        let plies = options.output.plies();
+        let imported =
+            crate::reuse::import(game, plan, sources, dir, &finished, plies, &|n, s| progress.imported(n, s, false))?;
+        if !imported.is_empty() {
+            // The copies are durable before the journal says they are there.
+            sync_filesystem(dir).map_err(|source| CoordinatorError::Io { path: dir.display().to_string(), source })?;
+            journal.append_all(&imported)?;
+        }
+        progress.imported(imported.len(), imported.iter().map(|e| e.slots).sum(), true);
+        imported
+    };
+    let (imported_slots, imported_tiers) = (imported.iter().map(|e| e.slots).sum::<u64>(), imported.len());
+    finished.extend(imported);
     // Renames and tables are synced by the checkpoints' `syncfs`.
     let store = DirStore::synced_at_end(dir);
     let state = RunState::new(game, plan, &store, None, finished, run_options(options))?;
-    let (resumed, resumed_slots) = (state.resumed(), state.status(Instant::now(), None).slots_done);
-    if journaled {
-        progress.resumed(resumed, resumed_slots);
-    }
+    let resumed = state.resumed() - imported_tiers;
+    let resumed_slots = state.status(Instant::now(), None).slots_done - imported_slots;
     if state.is_finished() {
         let manifest = state.manifest();
         if let Ok(written) = Manifest::read(dir) {
             let same = written.game == manifest.game && written.variant == manifest.variant;
             if same && written.tiers == manifest.tiers {
-                return Ok(LocalSolve { manifest, resumed, resumed_slots, sealed: Some(written) });
+                return Ok(LocalSolve {
+                    manifest,
+                    resumed,
+                    resumed_slots,
+                    imported: imported_tiers,
+                    imported_slots,
+                    sealed: Some(written),
+                });
             }
         }
     }
     let checkpoints = Checkpoints { journal: Mutex::new((journal, None)), pending: Mutex::new(Vec::new()) };
     let manifest = run_workers(game, &store, dir, options, state, Some(&checkpoints), progress)?;
-    Ok(LocalSolve { manifest, resumed, resumed_slots, sealed: None })
+    Ok(LocalSolve { manifest, resumed, resumed_slots, imported: imported_tiers, imported_slots, sealed: None })
 }
 
 /// The run a local solve journals after the game's name: the variant, the

@@ -35,6 +35,15 @@ pub trait TierGame: Sync + Send {
     /// The variant as JSON text, recorded in every table; equal text means equal rules.
     fn variant_json(&self) -> String;
 
+    /// The keys of [`TierGame::variant_json`] (a JSON object) that choose
+    /// where play starts but change no tier's table: a tier solved under a
+    /// variant that differs from this one only in these keys has the same
+    /// values and plies, slot for slot (`foxbase solve --tables-from` takes
+    /// such tables instead of solving them again). None by default.
+    fn play_only_variant_keys(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The position play starts from.
     fn initial_position(&self) -> Self::Position;
 

@@ -293,9 +293,6 @@ fn encode_body(
     raw_block: &(dyn Fn(u64) -> Vec<u8> + Sync),
 ) -> (Vec<Vec<u8>>, u64) {
     assert!(block_slots > 0 && block_slots.is_multiple_of(4), "block size must be a positive multiple of 4");
-    let encoding = if contents == Contents::Values { ENCODING } else { PLIES_ENCODING };
-    let json =
-        json!({"game": header.game, "variant": header.variant, "tier": header.tier, "encoding": encoding}).to_string();
     let block_count = header.slots.div_ceil(block_slots as u64);
     let blocks: Vec<(Vec<u8>, u32)> = (0..block_count)
         .into_par_iter()
@@ -305,6 +302,24 @@ fn encode_body(
             (compress_block(&raw, level), crc)
         })
         .collect();
+    assemble(header, contents, block_slots, CODEC_ZSTD, layout, blocks)
+}
+
+/// The file around stored blocks: each as written (compressed with
+/// `codec`) with the CRC32 of its raw bytes.
+fn assemble(
+    header: &TableHeader,
+    contents: Contents,
+    block_slots: u32,
+    codec: u32,
+    layout: Layout,
+    blocks: Vec<(Vec<u8>, u32)>,
+) -> (Vec<Vec<u8>>, u64) {
+    debug_assert_eq!(blocks.len() as u64, header.slots.div_ceil(block_slots as u64));
+    let block_count = blocks.len() as u64;
+    let encoding = if contents == Contents::Values { ENCODING } else { PLIES_ENCODING };
+    let json =
+        json!({"game": header.game, "variant": header.variant, "tier": header.tier, "encoding": encoding}).to_string();
     let mut offset = (FIXED_HEADER + json.len()) as u64;
     let mut index = Vec::with_capacity(blocks.len() * INDEX_ENTRY + 4);
     for (bytes, crc) in &blocks {
@@ -323,7 +338,7 @@ fn encode_body(
     head.extend_from_slice(&header.slots.to_le_bytes());
     head.extend_from_slice(&block_slots.to_le_bytes());
     head.extend_from_slice(&(block_count as u32).to_le_bytes());
-    head.extend_from_slice(&CODEC_ZSTD.to_le_bytes());
+    head.extend_from_slice(&codec.to_le_bytes());
     let flags = match layout {
         Layout::Solved => 0,
         Layout::Published => FLAG_EVEN_DERIVED,
@@ -432,6 +447,40 @@ pub fn write_table_upload(
     let (pieces, file_len) = encode(header, values, DEFAULT_BLOCK_SLOTS, ZSTD_LEVEL, Layout::Solved);
     let (placed, crc) = place(&pieces, file_len);
     crate::durable::write_pieces_unnamed(path, &placed, sync).map_err(io_error(path.display().to_string()))?;
+    Ok((crc, file_len))
+}
+
+/// Writes at `to` a copy of the table or plies file `from` whose header
+/// names the variant `variant` instead of its own, with the same blocks,
+/// copied as they are stored (neither decompressed nor compressed again);
+/// returns the new file's CRC32 and length. For a table solved under a
+/// variant that differs from `variant` only where no table depends on it
+/// (`TierGame::play_only_variant_keys`): the copy is then the file a solve
+/// under `variant` writes, byte for byte.
+///
+/// `from` must have the CRC32 `expect_crc` (its manifest's), or nothing is
+/// written. The copy is written under a temporary name and renamed, not
+/// synced: the caller syncs the filesystem before anything refers to it
+/// durably (as a local solve does before journaling a tier).
+pub fn relabel(from: &Path, expect_crc: u32, variant: &str, to: &Path) -> Result<(u32, u64), TableError> {
+    let t = TableFile::open(from)?;
+    let bytes = t.read_file()?;
+    let found = crc32fast::hash(&bytes);
+    if found != expect_crc {
+        return Err(TableError::new(
+            t.name(),
+            ErrorKind::NotAsRecorded(format!("CRC32 {found:08x}, but its manifest records {expect_crc:08x}")),
+        ));
+    }
+    let blocks =
+        t.blocks.iter().map(|b| (bytes[b.offset as usize..][..b.stored_len as usize].to_vec(), b.crc32)).collect();
+    let header = TableHeader { variant: variant.to_string(), ..t.header.clone() };
+    let (pieces, file_len) = assemble(&header, t.contents, t.block_slots, t.codec, t.layout, blocks);
+    let (placed, crc) = place(&pieces, file_len);
+    let name = to.display().to_string();
+    let tmp = crate::durable::temp_path(to).map_err(io_error(name.clone()))?;
+    crate::durable::write_pieces_unnamed(&tmp, &placed, false).map_err(io_error(name.clone()))?;
+    std::fs::rename(&tmp, to).map_err(io_error(name))?;
     Ok((crc, file_len))
 }
 
@@ -703,6 +752,47 @@ pub fn read_header(path: &Path) -> Result<TableHeader, TableError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A relabelled table or plies file is the one written under the new
+    /// variant, byte for byte, and a source that is not as its manifest
+    /// records is refused with nothing written.
+    #[test]
+    fn a_relabelled_file_is_the_file_written_under_its_new_variant() {
+        let dir = std::env::temp_dir().join(format!("foxbase-relabel-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let len = 300_000u64;
+        let mut values = PackedValues::filled(len, 0);
+        let mut plies = Plies::from_vec(vec![0; len as usize]);
+        for i in 0..len {
+            values.set_code(i, ((i * 7 / 5) % 4 % 3) as u8);
+            plies.set(i, (i % 300) as u16);
+        }
+        let header = |variant: &str| TableHeader {
+            game: "fox".into(),
+            variant: variant.into(),
+            tier: "f2-0.0.0.1.2.0.0".into(),
+            slots: len,
+        };
+        let (a, b) = (header("{\"start\":\"a\"}"), header("{\"start\":\"a longer one\"}"));
+        type Write<'a> = &'a dyn Fn(&Path, &TableHeader) -> (u32, u64);
+        let table: Write = &|path, h| write_table(path, h, &values).unwrap();
+        let plies: Write = &|path, h| write_plies(path, h, &plies, ZSTD_LEVEL, Layout::Solved).unwrap();
+        for (name, write) in [("fxt", table), ("fxp", plies)] {
+            let (from, want, to) =
+                (dir.join(format!("a.{name}")), dir.join(format!("b.{name}")), dir.join(format!("c.{name}")));
+            let (crc, _) = write(&from, &a);
+            let (want_crc, want_len) = write(&want, &b);
+            assert_eq!(relabel(&from, crc, &b.variant, &to).unwrap(), (want_crc, want_len));
+            assert_eq!(std::fs::read(&to).unwrap(), std::fs::read(&want).unwrap(), "{name}");
+            std::fs::remove_file(&to).unwrap();
+            let refused = relabel(&from, crc ^ 1, &b.variant, &to).unwrap_err().to_string();
+            assert!(refused.contains("but its manifest records"), "{refused}");
+            assert!(!to.exists());
+        }
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 4, "no temporary file is left");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// A reused zstd context writes the bytes a fresh one does, at every
     /// level a table is written with, whatever it compressed before.

@@ -142,6 +142,27 @@ impl foxbase_coordinator::local::Progress for SolveProgress {
         ));
     }
 
+    fn imported(&self, tiers: usize, slots: u64, finished: bool) {
+        let before = *self.resumed_slots.lock().unwrap();
+        if let Some(bar) = &self.bar {
+            bar.set_position(before + slots);
+        }
+        if finished {
+            // Not solved by this run: left out of its rate, like a resume's tiers.
+            *self.resumed_slots.lock().unwrap() = before + slots;
+            if let Some(bar) = &self.bar {
+                bar.reset_eta();
+            }
+            self.note(&format!("took {tiers} tiers ({slots} positions) from --tables-from"));
+            return;
+        }
+        let mut last = self.last_line.lock().unwrap();
+        if last.elapsed() >= Duration::from_secs(5) {
+            *last = Instant::now();
+            self.note(&format!("--tables-from: {tiers} tiers ({slots} positions) copied so far"));
+        }
+    }
+
     fn tier_done(&self, report: &TierReport, tiers_done: usize, slots_done: u64) {
         *self.phases.lock().unwrap() += report.phases;
         let tiers = *self.tiers.lock().unwrap();

@@ -11,6 +11,7 @@ use foxbase_coordinator::local::{
     solve_local_into, solve_local_journaled, tables_in, LocalOptions, LocalSolve, LOCAL_JOURNAL,
 };
 use foxbase_coordinator::plan::TierPlan;
+use foxbase_coordinator::reuse::TableSource;
 use foxbase_core::baghchal::{BaghChal, BaghChalVariant, BaghTier};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::format_position;
@@ -93,6 +94,15 @@ pub struct SolveArgs {
     /// journal and no tables starts a new solve, so one command line serves every session.
     #[arg(long)]
     resume: bool,
+    /// Take the tables of tiers that DIR holds instead of solving them (repeatable; the first DIR
+    /// holding a tier gives it). DIR is a finished solve's --out directory of the same game and
+    /// rules but for the start: for the capture-bounded solves, a 20-sheep solve under
+    /// --sheep-floor 19 takes the 19-sheep tiers of the solve from a 19-sheep start. Each file is
+    /// checked against the CRC32 its manifest records and copied into --out with this solve's
+    /// variant in its header: the result is the directory a full solve writes. Not with a bucket
+    /// --out; with distances, only tiers solved with distances are taken.
+    #[arg(long, value_name = "DIR")]
+    tables_from: Vec<std::path::PathBuf>,
     /// Kernel threads per worker (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -236,8 +246,9 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     let options = LocalOptions { workers, threads_per_worker: (threads / workers).max(1), kernel, output };
     let (manifest, value, resumed) = match &out {
         StoreUrl::Dir(dir) => {
-            let solved = solve_dir(&game, &plan, dir, options, args.resume, &progress)?;
-            let resumed = (solved.resumed, solved.resumed_slots);
+            let solved = solve_dir(&game, &plan, dir, options, args.resume, &args.tables_from, &progress)?;
+            // Tiers not solved by this run, and their slots (left out of its rate).
+            let resumed = (solved.resumed, solved.resumed_slots + solved.imported_slots, solved.imported);
             match solved.sealed {
                 Some(m) if m.start.is_some() => {
                     let value = m.start.as_ref().and_then(|s| value_named(&s.value));
@@ -250,6 +261,11 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
                     (m, value, resumed)
                 }
             }
+        }
+        StoreUrl::Bucket { .. } if !args.tables_from.is_empty() => {
+            return Err(Failure::bad_input(format!(
+                "--tables-from: a solve into a bucket ({out}) takes no tables from elsewhere; use a directory --out"
+            )))
         }
         StoreUrl::Bucket { .. } if args.resume => {
             return Err(Failure::bad_input(format!(
@@ -269,7 +285,7 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
             };
             let (m, value) =
                 foxbase_tables::seal::seal_at(Box::new(bucket.clone()), &put, manifest).map_err(Failure::failed)?;
-            (m, value, (0, 0))
+            (m, value, (0, 0, 0))
         }
     };
     let start = variant.start;
@@ -285,7 +301,7 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
                 "seconds": secs, "threads": threads, "workers": workers, "table_bytes": manifest.total_bytes(),
                 "out": out.to_string(), "phases": phases_json(&progress.phases()), "kernel": kernel.name(),
                 "plies": output.plies(), "plies_bytes": plies_bytes(&manifest), "longest_plies": longest(&manifest),
-                "tiers_resumed": resumed.0,
+                "tiers_resumed": resumed.0, "tiers_imported": resumed.2,
             }),
             &variant,
         ));
@@ -297,7 +313,7 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     line(format_args!(
         "solved {} tiers{}, {slots} positions (largest tier {largest}: {largest_slots}) in {secs:.1}s ({:.2}M positions/s)",
         manifest.tiers.len(),
-        resumed_note(resumed.0),
+        resumed_note(resumed.0, resumed.2),
         (slots - resumed.1) as f64 / secs / 1e6
     ))?;
     line(format_args!("tables: {out} ({} bytes)", manifest.total_bytes()))?;
@@ -345,7 +361,8 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
     let progress = SolveProgress::new(args.json);
     let options =
         LocalOptions { workers: args.workers, threads_per_worker: (threads / args.workers).max(1), kernel, output };
-    let solved = solve_dir(&game, &plan, &out, options, args.resume, &progress)?;
+    let solved = solve_dir(&game, &plan, &out, options, args.resume, &args.tables_from, &progress)?;
+    let solved_imported = solved.imported;
     let (manifest, resumed) = match solved.sealed {
         Some(m) => (m, solved.resumed),
         None => {
@@ -367,7 +384,7 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
         return json(&json!({"game": "baghchal", "variant": game.variant_json(), "phase": b.phase,
             "tiers": tiers, "positions": manifest.tiers.iter().map(used).sum::<u64>(),
             "slots": manifest.total_slots(), "seconds": secs, "out": out.display().to_string(),
-            "plies_files": output.plies(), "tiers_resumed": resumed}));
+            "plies_files": output.plies(), "tiers_resumed": resumed, "tiers_imported": solved_imported}));
     }
     line(format_args!(
         "solved Bagh-Chal ({} goats, capture target {}, {} phase): {} tiers{}, {} positions up to symmetry ({} slots) in {secs:.1}s; tables: {}",
@@ -375,7 +392,7 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
         b.capture_target,
         b.phase,
         manifest.tiers.len(),
-        resumed_note(resumed),
+        resumed_note(resumed, solved_imported),
         manifest.tiers.iter().map(used).sum::<u64>(),
         manifest.total_slots(),
         out.display()
@@ -414,8 +431,8 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
     let progress = SolveProgress::new(args.json);
     let options =
         LocalOptions { workers: args.workers, threads_per_worker: (threads / args.workers).max(1), kernel, output };
-    let solved = solve_dir(&game, &plan, &out, options, args.resume, &progress)?;
-    let resumed = solved.resumed;
+    let solved = solve_dir(&game, &plan, &out, options, args.resume, &args.tables_from, &progress)?;
+    let (resumed, imported) = (solved.resumed, solved.imported);
     let start = foxbase_core::tier::TierGame::initial_position(&game);
     let start_text = foxbase_core::tictactoe::format_ttt(&start);
     let (mut manifest, sealed) = match solved.sealed {
@@ -439,12 +456,12 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
         return json(&json!({"game": "tictactoe", "start": start_text, "value": value.value.name(),
             "plies": value.plies, "tiers": manifest.tiers.len(), "positions": manifest.total_slots(),
             "seconds": secs, "out": out.display().to_string(), "plies_files": output.plies(),
-            "tiers_resumed": resumed}));
+            "tiers_resumed": resumed, "tiers_imported": imported}));
     }
     line(format_args!(
         "solved tic-tac-toe: {} tiers{}, {} positions in {secs:.2}s; tables: {}",
         manifest.tiers.len(),
-        resumed_note(resumed),
+        resumed_note(resumed, imported),
         manifest.total_slots(),
         out.display()
     ))?;
@@ -454,18 +471,25 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
 /// A journaled local solve into the directory `dir` (`solve_local_journaled`):
 /// a new one, or with `resume` the one journaled there. A refusal of what
 /// `dir` holds is bad input.
+///
+/// The `--tables-from` directories are opened and checked before anything is written.
 fn solve_dir<G: SolveTier>(
     game: &G,
     plan: &TierPlan<G>,
     dir: &std::path::Path,
     options: LocalOptions,
     resume: bool,
+    tables_from: &[std::path::PathBuf],
     progress: &SolveProgress,
 ) -> Result<LocalSolve, Failure> {
+    let sources = tables_from
+        .iter()
+        .map(|from| TableSource::open(game, from).map_err(Failure::bad_input))
+        .collect::<Result<Vec<_>, _>>()?;
     if resume && !dir.join(LOCAL_JOURNAL).exists() && tables_in(dir).is_empty() {
         progress.note(&format!("{}: no journal, nothing to resume: a new solve", dir.display()));
     }
-    let solved = solve_local_journaled(game, plan, dir, options, resume, progress).map_err(|e| match e {
+    let solved = solve_local_journaled(game, plan, dir, options, resume, &sources, progress).map_err(|e| match e {
         CoordinatorError::Output(m) => Failure::bad_input(m),
         e => Failure::failed(e),
     })?;
@@ -480,12 +504,20 @@ fn solve_dir<G: SolveTier>(
     Ok(solved)
 }
 
-/// ` (N finished before this run)` after a tier count, when resumed.
-fn resumed_note(resumed: usize) -> String {
-    if resumed == 0 {
+/// ` (N finished before this run, M taken from --tables-from)` after a
+/// tier count, for what of it this run did not solve.
+fn resumed_note(resumed: usize, imported: usize) -> String {
+    let mut parts = Vec::new();
+    if resumed > 0 {
+        parts.push(format!("{resumed} finished before this run"));
+    }
+    if imported > 0 {
+        parts.push(format!("{imported} taken from --tables-from"));
+    }
+    if parts.is_empty() {
         String::new()
     } else {
-        format!(" ({resumed} finished before this run)")
+        format!(" ({})", parts.join(", "))
     }
 }
 

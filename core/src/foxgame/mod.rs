@@ -58,6 +58,13 @@ impl TierGame for FoxGame {
         self.variant.to_json()
     }
 
+    /// The start (its position and first mover) picks which tiers a solve
+    /// plans, not what a tier holds: every tier is solved whole, both
+    /// sides to move, under the rules of the other keys.
+    fn play_only_variant_keys(&self) -> &'static [&'static str] {
+        &["start"]
+    }
+
     fn initial_position(&self) -> Position {
         self.variant.start
     }
