@@ -238,17 +238,46 @@ pub fn solve_local_journaled<G: SolveTier>(
     Ok(LocalSolve { manifest, resumed, resumed_slots, imported: imported_tiers, imported_slots, sealed: None })
 }
 
-/// The run a local solve journals after the game's name: the variant, the
-/// plan (its root, the last tier solved, and its number of tiers) and
-/// whether plies are computed, as one JSON object.
+/// The run a local solve journals after the game's name (its journal's
+/// first line): the variant, the plan (its root, the last tier solved, and
+/// its number of tiers) and whether plies are computed, as one JSON object
+/// in this field order.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct JournalRun<'a> {
+    /// The game's `variant_json`, as written.
+    #[serde(borrow)]
+    variant: &'a serde_json::value::RawValue,
+    root: String,
+    tiers: usize,
+    plies: bool,
+}
+
+impl JournalRun<'_> {
+    /// The plan, in words: `N tiers, root tier R`.
+    fn plan(&self) -> String {
+        format!("{} tiers, root tier {}", self.tiers, if self.root.is_empty() { "none" } else { &self.root })
+    }
+
+    /// The output, in words.
+    fn output(&self) -> &'static str {
+        if self.plies {
+            "values and plies"
+        } else {
+            "values only, --no-distance"
+        }
+    }
+}
+
+/// The [`JournalRun`] of this solve, as its journal's first line holds it.
 fn journal_run<G: TierGame>(game: &G, plan: &TierPlan<G>, plies: bool) -> String {
-    let root = plan.order.last().map(|&t| game.tier_name(t)).unwrap_or_default();
-    format!(
-        "{{\"variant\":{},\"root\":{},\"tiers\":{},\"plies\":{plies}}}",
-        game.variant_json(),
-        serde_json::Value::from(root),
-        plan.order.len()
-    )
+    let variant = game.variant_json();
+    let run = JournalRun {
+        variant: serde_json::from_str(&variant).expect("a game's variant_json is JSON"),
+        root: plan.order.last().map(|&t| game.tier_name(t)).unwrap_or_default(),
+        tiers: plan.order.len(),
+        plies,
+    };
+    serde_json::to_string(&run).expect("a journal run serialises")
 }
 
 /// What of a tablebase `dir` holds (`manifest.json`, `tiers.idx`, `tiers/`
@@ -281,42 +310,28 @@ fn check_journal_run(dir: &Path, path: &Path, game: &str, run: &str) -> Result<(
     if first == expected {
         return Ok(());
     }
-    let parse = |run: &str| serde_json::from_str::<serde_json::Value>(run).ok();
+    let this: JournalRun = serde_json::from_str(run).expect("this solve's run parses");
     let mut differences = Vec::new();
     match first.strip_prefix(crate::journal::MAGIC).and_then(|r| r.strip_prefix(' ')).and_then(|r| r.split_once(' ')) {
         None => differences.push(format!("its first line is not a journal's: '{first}'")),
         Some((found_game, _)) if found_game != game => {
             differences.push(format!("it is a solve of the game {found_game}, this one of {game}"))
         }
-        Some((_, found_run)) => match (parse(found_run), parse(run)) {
-            (Some(found), Some(this)) if found.get("root").is_some() => {
-                let field = |v: &serde_json::Value, key: &str| v.get(key).map_or("none".to_string(), |v| v.to_string());
-                if found.get("variant") != this.get("variant") {
-                    let (was, is) = (journaled_variant(found_run), journaled_variant(run));
-                    let was = was.map_or_else(|| field(&found, "variant"), String::from);
-                    let is = is.map_or_else(|| field(&this, "variant"), String::from);
-                    differences.push(format!("variant {was} (this solve: {is})"));
+        Some((_, found_run)) => match serde_json::from_str::<JournalRun>(found_run) {
+            Ok(found) => {
+                if found.variant.get() != this.variant.get() {
+                    differences.push(format!("variant {} (this solve: {})", found.variant.get(), this.variant.get()));
+                } else if found.root != this.root || found.tiers != this.tiers {
+                    differences.push(format!("plan: {} (this solve: {})", found.plan(), this.plan()));
                 }
-                let same_variant = differences.is_empty();
-                if same_variant && (found.get("root") != this.get("root") || found.get("tiers") != this.get("tiers")) {
-                    let plan = |v: &serde_json::Value| {
-                        let root = v.get("root").and_then(|r| r.as_str()).unwrap_or("none");
-                        format!("{} tiers, root tier {root}", field(v, "tiers"))
-                    };
-                    differences.push(format!("plan: {} (this solve: {})", plan(&found), plan(&this)));
-                }
-                if found.get("plies") != this.get("plies") {
-                    let what = |v: &serde_json::Value| match v.get("plies").and_then(|p| p.as_bool()) {
-                        Some(true) => "values and plies",
-                        _ => "values only, --no-distance",
-                    };
-                    differences.push(format!("output: {} (this solve: {})", what(&found), what(&this)));
+                if found.plies != this.plies {
+                    differences.push(format!("output: {} (this solve: {})", found.output(), this.output()));
                 }
                 if differences.is_empty() {
                     differences.push(format!("'{found_run}' (this solve: '{run}')"));
                 }
             }
-            _ => differences.push(format!(
+            Err(_) => differences.push(format!(
                 "it is not a local solve's journal (a coordinator's?): '{found_run}' (this solve: '{run}')"
             )),
         },
@@ -328,12 +343,6 @@ fn check_journal_run(dir: &Path, path: &Path, game: &str, run: &str) -> Result<(
         path.display(),
         differences.join("; ")
     )))
-}
-
-/// The variant JSON of a local solve's journaled run, as written (in the
-/// key order of the game's `variant_json`).
-fn journaled_variant(run: &str) -> Option<&str> {
-    run.strip_prefix("{\"variant\":").and_then(|r| r.rsplit_once(",\"root\":")).map(|(v, _)| v)
 }
 
 /// The settings of an embedded coordinator's run.
@@ -496,5 +505,30 @@ impl<G: TierGame> Link for LocalLink<'_, '_, G> {
             c.checkpoint(self.store, false).map_err(|e| LinkError::Refused(format!("journal: {e}")))?;
         }
         Ok(Accepted { duplicate: false })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use foxbase_core::foxgame::FoxGame;
+    use foxbase_core::notation::parse_position;
+    use foxbase_core::{Geometry, Side, Variant};
+
+    /// The first line of a journal a solve wrote before [`JournalRun`] was
+    /// typed (run (c) of docs/results.md) is this solve's, byte for byte,
+    /// so that it resumes.
+    #[test]
+    fn the_journal_run_line_keeps_its_bytes() {
+        let start = parse_position("F.F/.../......./.SSSSS./SSSSSSS/SSS/SSS s").unwrap();
+        let variant = Variant::new(Geometry::Classic, 9, start).unwrap().with_sheep_floor(18, Side::Fox).unwrap();
+        let game = FoxGame::new(variant);
+        let plan = TierPlan::new(&game);
+        assert_eq!(
+            journal_run(&game, &plan, false),
+            "{\"variant\":{\"floor_winner\":\"foxes\",\"geometry\":\"classic\",\"pen_target\":9,\"sheep_floor\":18,\
+             \"start\":\"F.F/.../......./.SSSSS./SSSSSSS/SSS/SSS s\"},\"root\":\"f2-3.3.7.5.0.0.0\",\"tiers\":21160,\
+             \"plies\":false}"
+        );
     }
 }

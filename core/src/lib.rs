@@ -3,8 +3,9 @@
 //! One idea a module: [`board`] (the cross, its lines and jumps),
 //! [`position`], [`rules`] (moves, play, end of game), [`notation`],
 //! [`variant`], [`value`], [`perft`], [`reference`](mod@reference) (the oracle solver),
-//! [`tier`] (the game contract the tier solver runs on) and its two games,
-//! [`foxgame`] and [`tictactoe`]; [`error`] holds the error types.
+//! [`tier`] (the game contract the tier solver runs on) and its three
+//! games, [`foxgame`], [`baghchal`] and [`tictactoe`]; [`error`] holds the
+//! error types.
 
 pub mod baghchal;
 pub mod board;

@@ -1,4 +1,5 @@
-//! [`TableDir`]: the one reader of a tablebase, for both layouts.
+//! [`TableDir`]: the Fox Game's tablebase reader, for both layouts (the
+//! other games' tables are read by [`crate::in_memory`] and [`crate::tiered`]).
 //!
 //! It opens the tier index (never the whole manifest), answers single
 //! values by reading one block of one table ([`TableDir::value`]), and

@@ -69,7 +69,7 @@ fn ttt_who_wins(o: Outcome, side: &str) -> String {
 pub fn ttt_probe(dir: &Path, position: &str, json_out: bool) -> CommandResult {
     let pos = ttt_arg(position)?;
     let t = open_ttt(dir)?;
-    let o = t.outcome(&pos).map_err(Failure::bad_input)?;
+    let o = t.outcome(&pos)?;
     let moves = ttt_move_outcomes(&t, &pos)?;
     if json_out {
         let list: Vec<_> = moves
@@ -120,7 +120,7 @@ pub fn ttt_versus(dir: &Path, human: Option<&str>, start: Option<&str>, seed: u6
     let mut input = std::io::stdin().lock().lines();
     let mut ply = 0u32;
     loop {
-        let now = t.outcome(&pos).map_err(Failure::bad_input)?;
+        let now = t.outcome(&pos)?;
         let side = side_name(&pos);
         text(&picture(&pos))?;
         line(format_args!("{}: {} for {side} to move{}", format_ttt(&pos), now.value, ttt_who_wins(now, side)))?;

@@ -57,6 +57,40 @@ impl From<std::io::Error> for Failure {
     }
 }
 
+impl From<foxbase_tables::Error> for Failure {
+    /// The exit status follows what went wrong, not the command: a question
+    /// the tables cannot answer (a position they do not hold, bad survey
+    /// counts, an output that exists) is bad input; a table that cannot be
+    /// read or fails its checks is a failure. (Opening the directory a
+    /// command names is checked apart, as bad input: `location::open_tables`.)
+    fn from(e: foxbase_tables::Error) -> Failure {
+        use foxbase_tables::Error as E;
+        let bad_input = matches!(
+            &e,
+            E::TierNotHeld { .. }
+                | E::TooManyPieces { .. }
+                | E::BelowSheepFloor { .. }
+                | E::NotFoxGame { .. }
+                | E::NotPublishable { .. }
+                | E::OutputExists(_)
+                | E::AlreadyPublished(_)
+                | E::NotADirectoryName(_)
+                | E::Query(_)
+        );
+        if bad_input {
+            Failure::BadInput(e.to_string())
+        } else {
+            Failure::Failed(e.to_string())
+        }
+    }
+}
+
+impl From<foxbase_tables::TableError> for Failure {
+    fn from(e: foxbase_tables::TableError) -> Failure {
+        foxbase_tables::Error::from(e).into()
+    }
+}
+
 /// What a command returns.
 pub type CommandResult = Result<(), Failure>;
 

@@ -88,8 +88,8 @@ pub fn versus(args: VersusArgs) -> CommandResult {
         Some(s) => position_arg(s)?,
         None => tables.game.variant.start,
     };
-    tables.check_position(&pos).map_err(Failure::bad_input)?;
-    tables.outcome(&pos).map_err(Failure::bad_input)?;
+    tables.check_position(&pos)?;
+    tables.outcome(&pos)?;
     let human = side.unwrap_or(Player::Side(pos.side()));
     let rules = tables.game.rules;
     super::tables::bound_line(&tables.game.variant)?;

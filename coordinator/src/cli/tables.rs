@@ -109,7 +109,7 @@ pub fn probe_command(args: ProbeArgs) -> CommandResult {
     }
     let pos = position_arg(&args.position)?;
     let tables = location::open_tables("--tables", &args.tables)?;
-    let p = probe(&tables, &pos).map_err(Failure::bad_input)?;
+    let p = probe(&tables, &pos)?;
     let variant = &tables.game.variant;
     if args.json {
         return json(&with_bound(foxbase_coordinator::views::probe_json(&pos, &p), variant));
@@ -254,7 +254,7 @@ pub fn survey(args: SurveyArgs) -> CommandResult {
         Some(other) => return Err(Failure::bad_input(format!("--side '{other}' is not f or s"))),
     };
     let sheep = args.sheep;
-    let s = foxbase_tables::survey::survey(&tables, sheep, fox_bits, side).map_err(Failure::bad_input)?;
+    let s = foxbase_tables::survey::survey(&tables, sheep, fox_bits, side)?;
     let count = |v: Value| s.by_value.get(&v).map_or(0, |l| l.len());
     let listed = |v: Value| -> Vec<String> {
         s.by_value.get(&v).map_or(vec![], |l| l.iter().take(args.list).map(format_position).collect())
