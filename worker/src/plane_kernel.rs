@@ -51,7 +51,7 @@
 
 use crate::fox_kernel::Target;
 use crate::kernel::{ChildTable, KernelError, Phases, SolvedTier, TierStats};
-use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN};
+use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN, RANK_START, RANK_WIDTH};
 use foxbase_core::foxgame::{bmi2_available, FoxGame, FoxTier, SetRank, TierIndex};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Position, Side, Value};
@@ -539,6 +539,61 @@ struct Ctx<'a> {
     /// A capture into a tier without a table (fewer than F sheep left, or
     /// K) wins for the fox; false below a sheep floor won by the sheep.
     capture_out_wins: bool,
+    /// Where the sheep sets a move leads to are ([`Ctx::target`]).
+    places: Places,
+}
+
+/// Where the sheep sets after a move are, by the ranks the move changes:
+/// worked out once per tier, so that a move's target costs one lookup and
+/// the ranking of its set, instead of the set's tier and a search of the
+/// children for it.
+struct Places {
+    /// `[f][lost][gained]`: with `f` foxes fewer (0 or 1), a sheep gone
+    /// from rank `lost` and one come to rank `gained` (7: none, a capture).
+    by_change: [[[Place; 8]; 7]; 2],
+    /// The rank of each point.
+    rank_of: [u8; 33],
+}
+
+/// [`Target`] without the set's rank.
+#[derive(Clone, Copy)]
+enum Place {
+    InTier,
+    Child(usize),
+    NoTable,
+}
+
+impl Places {
+    /// The places of `tier`'s moves, given its child tiers in order.
+    fn new(tier: FoxTier, children: &[FoxTier]) -> Places {
+        let mut rank_of = [0u8; 33];
+        for (y, (&start, &width)) in RANK_START.iter().zip(&RANK_WIDTH).enumerate() {
+            for p in start..start + width {
+                rank_of[p as usize] = y as u8;
+            }
+        }
+        let mut by_change = [[[Place::NoTable; 8]; 7]; 2];
+        for (fewer, per_fewer) in by_change.iter_mut().enumerate() {
+            let Some(foxes) = tier.foxes().checked_sub(fewer as u32) else { continue };
+            for (lost, per_lost) in per_fewer.iter_mut().enumerate() {
+                for (gained, place) in per_lost.iter_mut().enumerate() {
+                    let mut counts = tier.counts();
+                    let Some(c) = counts[lost].checked_sub(1) else { continue };
+                    counts[lost] = c;
+                    if gained < 7 {
+                        counts[gained] += 1;
+                    }
+                    let Some(t) = FoxTier::new(foxes as u8, counts) else { continue };
+                    *place = if t == tier {
+                        Place::InTier
+                    } else {
+                        children.iter().position(|&c| c == t).map_or(Place::NoTable, Place::Child)
+                    };
+                }
+            }
+        }
+        Places { by_change, rank_of }
+    }
 }
 
 /// Which foxes a sheep step traps ([`Ctx::trapped_rows`]).
@@ -792,10 +847,20 @@ impl<P: Ply> PlyArrays<P> {
 }
 
 impl<'a> Ctx<'a> {
-    /// Where the positions with sheep `sheep` and `foxes` foxes are.
+    /// Where the positions with sheep `sheep` and `foxes` foxes are, after
+    /// a move that took a sheep from `lost` and put one on `gained` (a
+    /// sheep step) or none (a capture). `Target::among` says the same
+    /// (a test checks they agree), from the set alone.
     #[inline]
-    fn target(&self, sheep: Bits, foxes: u32) -> Target {
-        Target::among(self.tier, &self.index, self.children.iter().map(|c| (c.tier, c.index)), sheep, foxes)
+    fn target(&self, sheep: Bits, foxes: u32, lost: u8, gained: Option<u8>) -> Target {
+        let ranks = &self.places.rank_of;
+        let gained = gained.map_or(7, |p| ranks[p as usize] as usize);
+        let fewer = (self.tier.foxes() - foxes) as usize;
+        match self.places.by_change[fewer][ranks[lost as usize] as usize][gained] {
+            Place::InTier => Target::InTier(self.index.set_rank(sheep)),
+            Place::Child(c) => Target::Child(c, self.children[c].index.set_rank(sheep)),
+            Place::NoTable => Target::NoTable,
+        }
     }
 
     /// The foxes the sheep step to `to` traps (it leaves the sheep
@@ -903,8 +968,8 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The sheep-to-move placements of a two-fox block whose step to
-    /// `moved` traps a fox ([`Ctx::trapped_rows`], in `scratch.trapped`):
+    /// The sheep-to-move placements of a two-fox block whose step (`step`:
+    /// from, to) to `moved` traps a fox ([`Ctx::trapped_rows`], in `scratch.trapped`):
     /// marks them in `trap_rows` (their child is not the step's own block)
     /// and sets their planes in `s` from the child with the foxes left: none
     /// (the sheep have won), or one, whose row is read once for the step.
@@ -913,13 +978,14 @@ impl<'a> Ctx<'a> {
         &self,
         view: &SetView,
         moved: Bits,
+        step: (u8, u8),
         trap_rows: &mut Rows,
         s: &mut [u32],
         scratch: &mut Scratch,
     ) -> Result<(), KernelError> {
         let n = self.n;
         let win_plane = if self.plies { CANNOT_LOSE } else { WON };
-        let fewer = self.target(moved, 1);
+        let fewer = self.target(moved, 1, step.0, Some(step.1));
         let (child_won, child_lost) = self.fewer_row::<BMI2>(&fewer, view, moved)?;
         let child_drawn = !(child_won | child_lost);
         // Row i, bit j: the fox on i is trapped (`mine`), the fox on j is (`theirs`).
@@ -968,7 +1034,7 @@ impl<'a> Ctx<'a> {
             return Ok(None);
         }
         let after = view.sheep ^ (1 << o);
-        let target = self.target(after, foxes);
+        let target = self.target(after, foxes, o, None);
         if matches!(target, Target::NoTable) && self.game.rules.too_few_sheep(after.count_ones()).is_none() {
             return Err(KernelError::Inconsistent(format!(
                 "a capture from tier {} leads to a tier without a table that is not over",
@@ -1168,9 +1234,9 @@ impl<'a> Ctx<'a> {
                 }
                 let traps = removes && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps);
                 if traps {
-                    self.trapped_children::<BMI2>(view, moved, &mut trap_rows, s, scratch)?;
+                    self.trapped_children::<BMI2>(view, moved, (from, to), &mut trap_rows, s, scratch)?;
                 }
-                let keep = self.target(moved, 2);
+                let keep = self.target(moved, 2, from, Some(to));
                 let kt = view.index_of(to);
                 match keep {
                     // A sideways step: the sheep phases take it from here.
@@ -1527,7 +1593,7 @@ impl<'a> Ctx<'a> {
                 let kt = view.index_of(to);
                 has_move |= full & !(1 << kt);
                 let ok = full & !(1 << kt) & !trapped;
-                match self.target(moved, 1) {
+                match self.target(moved, 1, from, Some(to)) {
                     // A sideways step: the sheep phases take it from here.
                     Target::InTier(rank) => {
                         self.record_sideways(view, to, &rank, traps.then_some(&scratch.traps), sideways)
@@ -1726,6 +1792,7 @@ impl<'a> Ctx<'a> {
                 .rules
                 .too_few_sheep(tier.sheep().saturating_sub(1))
                 .is_none_or(|(w, _)| w == Side::Fox),
+            places: Places::new(tier, &children.iter().map(|c| c.tier).collect::<Vec<_>>()),
         }
     }
 
@@ -2386,6 +2453,64 @@ fn pack<const BMI2: bool>(ctx: &Ctx, fox_planes: &[u32], sheep_planes: &[u32], s
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A move's place by the ranks it changes is where `Target::among`
+    /// finds its set, for every sheep step and capture of every set of the
+    /// tiers of a small variant (both geometries; with the foxes kept and
+    /// one removed), whatever children a tier has loaded.
+    #[test]
+    fn places_by_rank_change_agree_with_target_among() {
+        use foxbase_core::notation::parse_position;
+        use foxbase_core::{Geometry, Variant};
+        for geometry in [Geometry::Classic, Geometry::Orthogonal] {
+            let start = parse_position("F.F/.../......./......./.SSSS../S.S/.S. f").unwrap();
+            let game = FoxGame::new(Variant::new(geometry, 3, start).unwrap());
+            let board = game.rules.board;
+            let mut checked = 0u64;
+            for tier in game.child_tiers(game.tier_of(&start)).into_iter().chain([game.tier_of(&start)]) {
+                let index = game.tier_index(tier);
+                // All children, and every other one: a missing child is no table.
+                let all = game.child_tiers(tier);
+                let some: Vec<FoxTier> = all.iter().copied().step_by(2).collect();
+                for children in [&all, &some] {
+                    let places = Places::new(tier, children);
+                    let indexes: Vec<TierIndex> = children.iter().map(|&c| game.tier_index(c)).collect();
+                    let kind = |t: Target| match t {
+                        Target::InTier(_) => (0, 0),
+                        Target::Child(c, _) => (1, c),
+                        Target::NoTable => (2, 0),
+                    };
+                    let place = |p: Place| match p {
+                        Place::InTier => (0, 0),
+                        Place::Child(c) => (1, c),
+                        Place::NoTable => (2, 0),
+                    };
+                    for set in 0..index.sheep_sets {
+                        let sheep = index.sheep_set(set);
+                        for foxes in [tier.foxes(), tier.foxes() - 1] {
+                            let among = |after: Bits| {
+                                let kids = children.iter().copied().zip(indexes.iter());
+                                kind(Target::among(tier, &index, kids, after, foxes))
+                            };
+                            let fewer = (tier.foxes() - foxes) as usize;
+                            let rank = |p: u8| places.rank_of[p as usize] as usize;
+                            for from in BitIter(sheep) {
+                                for to in BitIter(board.sheep_steps[from as usize] & !sheep) {
+                                    let moved = sheep ^ (1 << from) ^ (1 << to);
+                                    let by_change = places.by_change[fewer][rank(from)][rank(to)];
+                                    assert_eq!(place(by_change), among(moved), "{tier:?} {from}->{to}");
+                                    checked += 1;
+                                }
+                                let after = sheep ^ (1 << from);
+                                assert_eq!(place(places.by_change[fewer][rank(from)][7]), among(after));
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(checked > 10_000, "{checked}");
+        }
+    }
 
     #[test]
     fn transpose32_matches_the_definition() {
