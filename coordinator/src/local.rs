@@ -201,7 +201,19 @@ pub fn solve_local_journaled<G: SolveTier>(
     } else {
         let plies = options.output.plies();
         let imported =
-            crate::reuse::import(game, plan, sources, dir, &finished, plies, &|n, s| progress.imported(n, s, false))?;
+            crate::reuse::import(game, plan, sources, dir, &finished, plies, &|n, s| progress.imported(n, s, false));
+        let imported = match imported {
+            Ok(imported) => imported,
+            Err(e) => {
+                if !journaled {
+                    // A new run that took nothing leaves nothing behind (the copies are removed already).
+                    drop(journal);
+                    let _ = std::fs::remove_file(&journal_path);
+                    let _ = std::fs::remove_dir(dir.join("tiers"));
+                }
+                return Err(e);
+            }
+        };
         if !imported.is_empty() {
             // The copies are durable before the journal says they are there.
             sync_filesystem(dir).map_err(|source| CoordinatorError::Io { path: dir.display().to_string(), source })?;
