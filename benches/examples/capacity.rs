@@ -8,6 +8,7 @@
 //! ```
 
 use foxbase_coordinator::plan::TierPlan;
+use foxbase_core::board::{BitIter, RANK_MASK_OF_POINT};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::parse_position;
 use foxbase_core::tier::TierGame;
@@ -55,6 +56,32 @@ fn main() {
         "largest load (plane kernel: planes plus child tables or output): {} bytes, tier {}",
         load(worst),
         game.tier_name(*worst)
+    );
+    // The plane kernel's sideways records (docs/design.md), kept for the
+    // whole tier: 4 bytes a sheep set and 12 a sideways sheep step (within
+    // its rank; the 2 bytes of each fox it traps are not counted). They
+    // need every set of a tier unranked, so only the tiers with the 20
+    // largest loads are counted.
+    let sideways = |t: &foxbase_core::foxgame::FoxTier| -> u64 {
+        let index = game.tier_index(*t);
+        let board = game.rules.board;
+        let mut steps = 0u64;
+        for set in 0..index.sheep_sets {
+            let sheep = index.sheep_set(set);
+            for from in BitIter(sheep) {
+                let sideways = board.sheep_steps[from as usize] & !sheep & RANK_MASK_OF_POINT[from as usize];
+                steps += sideways.count_ones() as u64;
+            }
+        }
+        index.sheep_sets * 4 + steps * 12
+    };
+    let mut by_load: Vec<_> = plan.order.iter().map(|t| (load(t), *t)).collect();
+    by_load.sort_by(|a, b| b.cmp(a));
+    let (with, tier) =
+        by_load.iter().take(20).map(|&(l, t)| (l + sideways(&t), t)).max().expect("every variant has a tier");
+    println!(
+        "largest load with the sideways records (of the 20 largest loads above): {with} bytes, tier {}",
+        game.tier_name(tier)
     );
     let mut per_sheep: BTreeMap<u32, (usize, u64, u64, u64)> = BTreeMap::new();
     for &t in &plan.order {
