@@ -149,7 +149,7 @@ fn flags_and_kernels_of_the_other_game_are_refused() {
     assert_eq!(code, Some(2), "{out}");
     assert!(
         out.contains(
-            "the coordinator solves Bagh-Chal: --kernel planes: Bagh-Chal takes forward (the default) or counter"
+            "the coordinator solves Bagh-Chal: --kernel planes: the game baghchal takes forward (the default) or counter"
         ),
         "{out}"
     );
@@ -159,7 +159,7 @@ fn flags_and_kernels_of_the_other_game_are_refused() {
     let (code, out) = w.finish(Duration::from_secs(30));
     assert_eq!(code, Some(2), "{out}");
     assert!(
-        out.contains("the coordinator solves the Fox Game: --kernel forward solves Bagh-Chal's placing tiers"),
+        out.contains("the coordinator solves the Fox Game: --kernel forward: the game fox takes planes (the default), block or counter"),
         "{out}"
     );
     drop(c);

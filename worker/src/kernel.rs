@@ -101,6 +101,29 @@ impl std::str::FromStr for Kernel {
 #[error("unknown kernel '{0}' (planes, block, counter or forward)")]
 pub struct UnknownKernel(pub String);
 
+/// The kernel a solve of `game` for `output` uses: `asked` (`--kernel`) or
+/// the game's default (the first of [`SolveTier::kernels`]). A kernel the
+/// game does not take is refused, naming those it takes, as is a kernel of
+/// values alone (`block`) for a solve with plies.
+pub fn choose_kernel<G: SolveTier>(game: &G, asked: Option<Kernel>, output: Output) -> Result<Kernel, String> {
+    let kernels = game.kernels();
+    let Some(kernel) = asked else { return Ok(kernels[0]) };
+    if !kernels.contains(&kernel) {
+        let mut names: Vec<String> = kernels.iter().map(|k| k.name().to_string()).collect();
+        names[0] += " (the default)";
+        let list = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.join(""),
+        };
+        return Err(format!("--kernel {}: the game {} takes {list}", kernel.name(), game.game_name()));
+    }
+    if kernel == Kernel::Block && output.plies() {
+        let others: Vec<&str> = kernels.iter().filter(|&&k| k != Kernel::Block).map(|k| k.name()).collect();
+        return Err(format!("--kernel block computes values only; add --no-distance, or use {}", others.join(" or ")));
+    }
+    Ok(kernel)
+}
+
 /// What a solve computes: the values alone, or with plies to the end
 /// ([`foxbase_tables::plies`]). Plies come from the plane kernel (the Fox
 /// Game's default) or from the counter kernel with plies
@@ -118,9 +141,15 @@ impl Output {
 }
 
 /// A game the worker can solve, with the kernels it supports: every game
-/// has the counter kernel; a game with a kernel of its own overrides
-/// [`SolveTier::solve_values`].
+/// has the counter kernel; a game with a kernel of its own names it in
+/// [`SolveTier::kernels`] and overrides [`SolveTier::solve_values`].
 pub trait SolveTier: TierGame + Sized {
+    /// The kernels this game's tiers are solved with, its default first:
+    /// all that `--kernel` may name for it ([`choose_kernel`]).
+    fn kernels(&self) -> &'static [Kernel] {
+        &[Kernel::Counter]
+    }
+
     /// Solves `tier` for `output` with `kernel` (for values alone) on the
     /// calling thread's rayon pool. Preconditions as [`solve_tier`]; with
     /// plies, every child table holds plies.
@@ -174,6 +203,10 @@ pub trait SolveTier: TierGame + Sized {
 }
 
 impl SolveTier for foxbase_core::foxgame::FoxGame {
+    fn kernels(&self) -> &'static [Kernel] {
+        &[Kernel::Planes, Kernel::Block, Kernel::Counter]
+    }
+
     fn solve_values(
         &self,
         kernel: Kernel,
@@ -251,6 +284,10 @@ impl SolveTier for foxbase_core::tictactoe::TicTacToe {}
 /// Bagh-Chal: the forward kernel for its placing tiers when asked (the
 /// default of `solve --game baghchal`), the counter kernels otherwise.
 impl SolveTier for foxbase_core::baghchal::BaghChal {
+    fn kernels(&self) -> &'static [Kernel] {
+        &[Kernel::Forward, Kernel::Counter]
+    }
+
     fn solve_with(
         &self,
         kernel: Kernel,

@@ -330,7 +330,7 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
     let options = WorkerOptions {
         name: args.name.unwrap_or_else(default_worker_name),
         threads,
-        // Replaced by the kernel for the coordinator's game (`kernel_for`), once it is known.
+        // Replaced by the kernel for the coordinator's game (`choose_kernel`), once it is known.
         kernel: args.kernel.unwrap_or_default(),
         cache: args.cache,
         give_up_after: Duration::from_secs(args.give_up_after),

@@ -6,7 +6,6 @@ use super::output::{json, line, phases_json, SolveProgress};
 use super::{position_arg, threads_or_all, CommandResult, Failure};
 use clap::Args;
 use foxbase_coordinator::error::CoordinatorError;
-use foxbase_coordinator::grpc::client::kernel_for;
 use foxbase_coordinator::local::{
     solve_local_into, solve_local_journaled, tables_in, LocalOptions, LocalSolve, LOCAL_JOURNAL,
 };
@@ -18,7 +17,7 @@ use foxbase_core::notation::format_position;
 use foxbase_core::{Geometry, Value, Variant};
 use foxbase_objstore::StoreUrl;
 use foxbase_tables::source::Location;
-use foxbase_worker::kernel::{Kernel, Output, SolveTier};
+use foxbase_worker::kernel::{choose_kernel, Kernel, Output, SolveTier};
 use foxbase_worker::store::Store;
 use serde_json::json;
 use std::time::Instant;
@@ -191,25 +190,26 @@ pub struct OutputArgs {
     pub no_distance: bool,
     /// Kernel: `planes` (bit planes per sheep set, the default), `counter` (the generic oracle) or,
     /// with --no-distance only, `block` (per sheep set and position); the tables and plies are the same.
-    /// With --game baghchal: `forward` (the placing tiers in two passes, the default) or `counter`.
+    /// With --game baghchal: `forward` (the placing tiers in two passes, the default) or `counter`;
+    /// with --game tictactoe: `counter`.
     #[arg(long, value_parser = parse_kernel)]
     pub kernel: Option<Kernel>,
 }
 
 impl OutputArgs {
-    /// The kernel and output these flags ask for; a values-only kernel
-    /// without `--no-distance` is refused.
-    pub fn resolve(self) -> Result<(Kernel, Output), Failure> {
+    /// What these flags ask a solve to compute.
+    pub fn output(self) -> Output {
         if self.no_distance {
-            return Ok((self.kernel.unwrap_or(Kernel::Planes), Output::Values));
+            Output::Values
+        } else {
+            Output::ValuesAndPlies
         }
-        match self.kernel {
-            None => Ok((Kernel::Planes, Output::ValuesAndPlies)),
-            Some(Kernel::Block) => Err(Failure::bad_input(
-                "--kernel block computes values only; add --no-distance, or use planes or counter",
-            )),
-            Some(k) => Ok((k, Output::ValuesAndPlies)),
-        }
+    }
+
+    /// The kernel for `game` ([`choose_kernel`]): `--kernel`, or the game's
+    /// default; one the game does not take, or `block` with distances, is bad input.
+    pub fn kernel<G: SolveTier>(self, game: &G) -> Result<Kernel, Failure> {
+        choose_kernel(game, self.kernel, self.output()).map_err(Failure::bad_input)
     }
 }
 
@@ -226,10 +226,11 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
         return solve_baghchal(args, matches);
     }
     refuse_baghchal_flags(matches, "fox")?;
-    kernel_for("fox", args.output.kernel).map_err(Failure::bad_input)?;
     let out_arg = args.out.clone().unwrap_or_else(|| "foxbase-tables".into());
     let out = super::location::parse("--out", &out_arg)?;
     let variant = args.rules.variant(&args.start)?;
+    let game = FoxGame::new(variant);
+    let (kernel, output) = (args.output.kernel(&game)?, args.output.output());
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));
@@ -237,9 +238,7 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     if args.plan_only {
         return print_plan(variant, args.json);
     }
-    let (kernel, output) = args.output.resolve()?;
     let (workers, json_out) = (args.workers, args.json);
-    let game = FoxGame::new(variant);
     let started = Instant::now();
     let plan = TierPlan::new(&game);
     let progress = SolveProgress::new(json_out);
@@ -341,8 +340,7 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
     refuse_fox_flags(matches, "baghchal")?;
     let b = args.baghchal.clone();
     let (game, plan) = b.game_and_plan()?;
-    let (_, output) = args.output.resolve()?;
-    let kernel = kernel_for("baghchal", args.output.kernel).map_err(Failure::bad_input)?;
+    let (kernel, output) = (args.output.kernel(&game)?, args.output.output());
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));
@@ -415,14 +413,13 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
 fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     refuse_fox_flags(matches, "tictactoe")?;
     refuse_baghchal_flags(matches, "tictactoe")?;
-    let (kernel, output) = args.output.resolve()?;
-    kernel_for("tictactoe", Some(kernel)).map_err(Failure::bad_input)?;
+    let game = foxbase_core::tictactoe::TicTacToe;
+    let (kernel, output) = (args.output.kernel(&game)?, args.output.output());
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));
     }
     let out = super::location::local_dir("--out", args.out.as_deref().unwrap_or("tictactoe-tables"))?;
-    let game = foxbase_core::tictactoe::TicTacToe;
     let started = Instant::now();
     let plan = TierPlan::new(&game);
     if args.plan_only {

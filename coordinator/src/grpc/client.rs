@@ -12,7 +12,7 @@ use foxbase_core::Variant;
 use foxbase_proto::v1::coordinator_client::CoordinatorClient;
 use foxbase_proto::v1::{HeartbeatRequest, LeaseRequest, RegisterRequest, ReleaseRequest, StatusRequest};
 use foxbase_proto::{PROTOCOL_HEADER, PROTOCOL_VERSION};
-use foxbase_worker::kernel::{Kernel, SolveTier};
+use foxbase_worker::kernel::{choose_kernel, Kernel, Output, SolveTier};
 use foxbase_worker::lease_loop::{register, run_lease_loop, WorkerOptions, WorkerSummary};
 use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration, RunStatus};
 use foxbase_worker::store::{DirStore, Store};
@@ -165,30 +165,24 @@ impl Link for GrpcLink {
     }
 }
 
-/// The kernel a worker or solve uses for the tiers of `game` (a manifest's
-/// game name): `asked` (`--kernel`), or the game's default: `forward` for
-/// Bagh-Chal (its placing tiers; the moving tiers go to the counter kernel
-/// whatever is asked), `planes` for the others. A kernel the game does not
-/// take is refused: Bagh-Chal takes `forward` or `counter`, and `forward`
-/// is Bagh-Chal's alone.
-pub fn kernel_for(game: &str, asked: Option<Kernel>) -> Result<Kernel, String> {
-    match (game, asked) {
-        ("baghchal", None | Some(Kernel::Forward)) => Ok(Kernel::Forward),
-        ("baghchal", Some(Kernel::Counter)) => Ok(Kernel::Counter),
-        ("baghchal", Some(other)) => {
-            Err(format!("--kernel {}: Bagh-Chal takes forward (the default) or counter", other.name()))
-        }
-        (game, Some(Kernel::Forward)) => Err(format!(
-            "--kernel forward solves Bagh-Chal's placing tiers; the game {game} takes planes, block or counter"
-        )),
-        (_, asked) => Ok(asked.unwrap_or(Kernel::Planes)),
-    }
+/// The kernel a worker solves `game` with for a run with or without
+/// `plies`: `asked` (`--kernel`) or the game's default ([`choose_kernel`]);
+/// refused as the coordinator's `title` ("the Fox Game") says.
+fn worker_kernel<G: SolveTier>(
+    game: &G,
+    asked: Option<Kernel>,
+    plies: bool,
+    title: &str,
+) -> Result<Kernel, CoordinatorError> {
+    let output = if plies { Output::ValuesAndPlies } else { Output::Values };
+    choose_kernel(game, asked, output)
+        .map_err(|e| CoordinatorError::Kernel(format!("the coordinator solves {title}: {e}")))
 }
 
 /// `foxbase worker`: registers with the coordinator behind `link`, builds
 /// the game it solves from the registration (the Fox Game or Bagh-Chal, with
 /// the registration's variant; another game is refused), picks the kernel
-/// for it ([`kernel_for`] with `kernel`, `--kernel`; `options.kernel` is
+/// for it (`worker_kernel` with `kernel`, `--kernel`; `options.kernel` is
 /// replaced by it), opens the store the coordinator names (or `store`, the
 /// same store as mounted here), and runs the lease loop until the solve is
 /// over or `stop` is set. `log` gets one line per event for the operator.
@@ -204,22 +198,21 @@ pub fn run_remote_worker(
     let bad_variant = |e: &dyn std::fmt::Display| {
         CoordinatorError::from(WorkerError::Protocol(format!("the coordinator's variant {}: {e}", me.variant)))
     };
-    let kernel = |title: &str| {
-        kernel_for(&me.game, kernel)
-            .map_err(|e| CoordinatorError::Kernel(format!("the coordinator solves {title}: {e}")))
-    };
     match me.game.as_str() {
         "fox" => {
             let variant = Variant::from_json(&me.variant).map_err(|e| bad_variant(&e))?;
-            let options = WorkerOptions { kernel: kernel("the Fox Game")?, ..options.clone() };
             let game = FoxGame::new(variant);
+            let kernel = worker_kernel(&game, kernel, me.plies, "the Fox Game")?;
+            let options = WorkerOptions { kernel, ..options.clone() };
             lease_game(&game, &variant.to_string(), link, store, &options, me, stop, log)
         }
         "baghchal" => {
             let variant = BaghChalVariant::from_json(&me.variant).map_err(|e| bad_variant(&e))?;
-            let options = WorkerOptions { kernel: kernel("Bagh-Chal")?, ..options.clone() };
+            let game = BaghChal::new(variant);
+            let kernel = worker_kernel(&game, kernel, me.plies, "Bagh-Chal")?;
+            let options = WorkerOptions { kernel, ..options.clone() };
             let about = format!("Bagh-Chal, {} goats, capture target {}", variant.goats(), variant.capture_target());
-            lease_game(&BaghChal::new(variant), &about, link, store, &options, me, stop, log)
+            lease_game(&game, &about, link, store, &options, me, stop, log)
         }
         other => Err(WorkerError::Protocol(format!(
             "the coordinator solves the game '{other}', which this worker cannot (it solves fox and baghchal)"
