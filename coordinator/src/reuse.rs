@@ -62,11 +62,6 @@ impl TableSource {
         }
         Ok(TableSource { dir: dir.to_path_buf(), manifest })
     }
-
-    /// The directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
 }
 
 /// The variant JSON `variant` without the keys no table depends on; `None`
