@@ -2,7 +2,8 @@
 //! leases, workers and journal ([`run`], [`journal`]), serves them over
 //! gRPC and connects workers to them ([`grpc`]), and runs the local solve
 //! ([`local`]: the same run state and worker loop in one process, without
-//! the network), taking tables another solve holds ([`reuse`]). The `foxbase` binary is a thin command-line layer over this
+//! the network), taking tables another solve holds ([`reuse`]). The
+//! `foxbase` command line (crate `foxbase`, in `cli/`) is a layer over this
 //! library, `foxbase-tables` and `foxbase-worker`.
 
 pub mod error;
@@ -13,7 +14,5 @@ pub mod metrics;
 pub mod plan;
 pub mod reuse;
 pub mod run;
-pub mod serve;
-pub mod views;
 
 pub use error::CoordinatorError;

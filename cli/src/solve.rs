@@ -2,8 +2,8 @@
 //! (manifest, tier index, start value), report. `--plan-only` prints the
 //! size of the work without doing it.
 
-use super::output::{json, line, phases_json, SolveProgress};
-use super::{position_arg, threads_or_all, CommandResult, Failure};
+use crate::command::{position_arg, threads_or_all, CommandResult, Failure};
+use crate::output::{json, line, phases_json, SolveProgress};
 use clap::Args;
 use foxbase_coordinator::error::CoordinatorError;
 use foxbase_coordinator::local::{
@@ -30,14 +30,14 @@ pub const DEFAULT_SOLVE_PEN_TARGET: u32 = 7;
 #[derive(Args, Clone, Copy)]
 pub struct SolveRuleArgs {
     /// Board lines: `classic` (orthogonal lines plus the alternating diagonals) or `orthogonal` (no diagonals).
-    #[arg(long, default_value = "classic", value_parser = super::rules::parse_geometry)]
+    #[arg(long, default_value = "classic", value_parser = crate::rules::parse_geometry)]
     pub geometry: Geometry,
     /// Pen target K (1..=9): K sheep in the pen win for the sheep, fewer than K sheep left win for the foxes.
     /// Default 7 here, to go with the default start; use 9 for the full rules.
     #[arg(long, default_value_t = DEFAULT_SOLVE_PEN_TARGET, value_parser = clap::value_parser!(u32).range(1..=9))]
     pub pen_target: u32,
     #[command(flatten)]
-    pub floor: super::rules::FloorArgs,
+    pub floor: crate::rules::FloorArgs,
 }
 
 impl SolveRuleArgs {
@@ -227,7 +227,7 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     }
     refuse_baghchal_flags(matches, "fox")?;
     let out_arg = args.out.clone().unwrap_or_else(|| "foxbase-tables".into());
-    let out = super::location::parse("--out", &out_arg)?;
+    let out = crate::location::parse("--out", &out_arg)?;
     let variant = args.rules.variant(&args.start)?;
     let game = FoxGame::new(variant);
     let (kernel, output) = (args.output.kernel(&game)?, args.output.output());
@@ -273,9 +273,9 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
         }
         StoreUrl::Bucket { bucket, prefix } => {
             // Checked before anything is solved or written.
-            let bucket = super::location::bucket("--out", bucket, prefix)?;
+            let bucket = crate::location::bucket("--out", bucket, prefix)?;
             bucket.check_access().map_err(|e| Failure::failed(format!("--out: {e}")))?;
-            let cache = super::location::Scratch::new("solve-cache")?;
+            let cache = crate::location::Scratch::new("solve-cache")?;
             let manifest =
                 solve_local_into(&game, &plan, &bucket, &cache.0, options, &progress).map_err(Failure::failed)?;
             progress.finish();
@@ -292,7 +292,7 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     let slots = manifest.total_slots();
     let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
     if json_out {
-        return json(&foxbase_coordinator::views::with_bound(
+        return json(&crate::views::with_bound(
             json!({
                 "variant": variant.to_json_value(), "start": format_position(&start), "value": value.name(),
                 "side_to_move": start.side().name(), "tiers": manifest.tiers.len(), "positions": slots,
@@ -345,7 +345,7 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));
     }
-    let out = super::location::local_dir("--out", args.out.as_deref().unwrap_or("baghchal-tables"))?;
+    let out = crate::location::local_dir("--out", args.out.as_deref().unwrap_or("baghchal-tables"))?;
     let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
     if args.plan_only {
         return line(format_args!(
@@ -419,7 +419,7 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));
     }
-    let out = super::location::local_dir("--out", args.out.as_deref().unwrap_or("tictactoe-tables"))?;
+    let out = crate::location::local_dir("--out", args.out.as_deref().unwrap_or("tictactoe-tables"))?;
     let started = Instant::now();
     let plan = TierPlan::new(&game);
     if args.plan_only {

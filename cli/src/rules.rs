@@ -3,8 +3,8 @@
 //! `--game baghchal` for Bagh-Chal ([`foxbase_core::baghchal`]); each game
 //! refuses the other's rule flags.
 
-use super::output::{json, line, text};
-use super::{position_arg, CommandResult, Failure};
+use crate::command::{position_arg, CommandResult, Failure};
+use crate::output::{json, line, text};
 use clap::Args;
 use foxbase_core::baghchal as bc;
 use foxbase_core::notation::{board_picture, format_position, parse_move};
@@ -313,7 +313,7 @@ pub fn moves(args: MovesArgs) -> CommandResult {
     let rules = args.game.fox.floor.apply_to_rules(rules, pos.sheep_count())?;
     let moves = rules.moves(&pos);
     if args.json {
-        return json(&foxbase_coordinator::views::moves_json(&rules, &pos));
+        return json(&crate::views::moves_json(&rules, &pos));
     }
     line(format_args!("{} ({} legal moves; {})", format_position(&pos), moves.len(), status_text(&rules, &pos)))?;
     for m in moves {

@@ -3,7 +3,7 @@
 //! verifying and publishing, which read every byte anyway, work on a local
 //! copy (downloaded, or staged and then uploaded with `manifest.json` last).
 
-use super::Failure;
+use crate::command::Failure;
 use foxbase_objstore::{Bucket, StoreUrl};
 use foxbase_tables::dir::TableDir;
 use foxbase_tables::index::INDEX_FILE;

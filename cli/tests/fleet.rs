@@ -8,7 +8,7 @@
 //! nothing refused, within a time bound; the test prints leases per second
 //! and each call's latency percentiles (figures in docs/results.md).
 //!
-//! `cargo test --release -p foxbase-coordinator --test fleet -- --nocapture`
+//! `cargo test --release -p foxbase --test fleet -- --nocapture`
 
 mod common;
 

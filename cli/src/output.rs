@@ -3,7 +3,7 @@
 //! of a panic), and progress on standard error: a bar on a terminal, plain
 //! lines otherwise, nothing with `--json`.
 
-use super::Failure;
+use crate::command::Failure;
 use foxbase_worker::job::TierReport;
 use foxbase_worker::kernel::Phases;
 use indicatif::{ProgressBar, ProgressStyle};

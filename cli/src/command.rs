@@ -1,20 +1,6 @@
-//! The `foxbase` commands, one module per group: [`rules`] (show, moves,
-//! play, perft, probe-ref), [`solve`], [`tables`] (probe, verify, publish,
-//! survey, stats), [`perfect`] (versus, puzzles), [`games`] (tic-tac-toe
-//! tables, and export), [`baghchal`] (Bagh-Chal tables: probe, verify,
-//! stats) and [`cluster`] (coordinator, worker, status). Each module owns
-//! its commands' argument structs and runs them; [`output`] is where text,
-//! JSON and progress reach the terminal. `main` only dispatches.
-
-pub mod baghchal;
-pub mod cluster;
-pub mod games;
-pub mod location;
-pub mod output;
-pub mod perfect;
-pub mod rules;
-pub mod solve;
-pub mod tables;
+//! What every command shares: its result ([`Failure`], [`CommandResult`])
+//! with the exit statuses it maps to, and the parsing of a position argument
+//! and a thread count.
 
 use foxbase_core::notation::parse_position;
 use foxbase_core::Position;

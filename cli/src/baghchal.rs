@@ -7,8 +7,8 @@
 //! total, and canonicalised before lookup; positions with the capture
 //! target's goats captured (whose tiers have no table) are over.
 
-use super::output::{json, line};
-use super::{CommandResult, Failure};
+use crate::command::{CommandResult, Failure};
+use crate::output::{json, line};
 use foxbase_core::baghchal::{
     format_position, parse_position_with_goats, BaghChal, BaghChalVariant, Move, ParseError, Position, Rules, Side,
     Status, MAX_CAPTURE_TARGET,

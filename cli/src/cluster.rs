@@ -1,9 +1,9 @@
 //! `foxbase coordinator`, `foxbase worker` and `foxbase status`: flags,
 //! credentials and output around the distributed solve's libraries.
 
-use super::output::{json, line, phases_json};
-use super::solve::{refuse_baghchal_flags, refuse_fox_flags, BaghChalArgs, SolveRuleArgs, DEFAULT_SOLVE_START};
-use super::{threads_or_all, CommandResult, Failure};
+use crate::command::{threads_or_all, CommandResult, Failure};
+use crate::output::{json, line, phases_json};
+use crate::solve::{refuse_baghchal_flags, refuse_fox_flags, BaghChalArgs, SolveRuleArgs, DEFAULT_SOLVE_START};
 use clap::Args;
 use foxbase_coordinator::error::CoordinatorError;
 use foxbase_coordinator::grpc::client::{run_remote_worker, ClientTls, Credentials, GrpcLink};
@@ -139,7 +139,7 @@ pub struct WorkerArgs {
     /// it solves like `counter`) or `counter` (the generic oracle). Bagh-Chal: `forward` (the
     /// placing tiers in two passes, the default) or `counter`; its moving tiers are solved by the
     /// counter kernel either way. The files are the same whichever solves them.
-    #[arg(long, value_parser = super::solve::parse_kernel)]
+    #[arg(long, value_parser = crate::solve::parse_kernel)]
     kernel: Option<foxbase_worker::kernel::Kernel>,
 }
 

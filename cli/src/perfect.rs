@@ -2,9 +2,9 @@
 //! moves read from standard input so that it can be scripted) and
 //! `puzzles` (positions with exactly one good move).
 
-use super::output::{json, line, text};
-use super::tables::who_wins;
-use super::{position_arg, CommandResult, Failure};
+use crate::command::{position_arg, CommandResult, Failure};
+use crate::output::{json, line, text};
+use crate::tables::who_wins;
 use clap::Args;
 use foxbase_core::notation::{board_picture, format_position, parse_move};
 use foxbase_core::tier::TierGame;
@@ -65,8 +65,8 @@ pub struct VersusArgs {
 /// illegal one is reported and asked for again. Ends when the game does,
 /// after `--max-plies`, or (with an error) when standard input ends first.
 pub fn versus(args: VersusArgs) -> CommandResult {
-    if super::games::game_of(&args.tables)? == "tictactoe" {
-        return super::games::ttt_versus(
+    if crate::games::game_of(&args.tables)? == "tictactoe" {
+        return crate::games::ttt_versus(
             &args.tables,
             args.side.as_deref(),
             args.start.as_deref(),
@@ -92,7 +92,7 @@ pub fn versus(args: VersusArgs) -> CommandResult {
     tables.outcome(&pos)?;
     let human = side.unwrap_or(Player::Side(pos.side()));
     let rules = tables.game.rules;
-    super::tables::bound_line(&tables.game.variant)?;
+    crate::tables::bound_line(&tables.game.variant)?;
     let mut input = std::io::stdin().lock().lines();
     let mut ply = 0u32;
     loop {
@@ -183,14 +183,14 @@ pub fn puzzles(args: PuzzlesArgs) -> CommandResult {
     let found = find_puzzles(&tables, &options).map_err(Failure::failed)?;
     let variant = &tables.game.variant;
     if !args.json {
-        super::tables::bound_line(variant)?;
+        crate::tables::bound_line(variant)?;
     }
     for p in &found {
         let solution: Vec<String> = p.solution.iter().map(|m| m.to_string()).collect();
         if args.json {
             let view = json!({"position": format_position(&p.position), "side": p.position.side().name(),
                 "kind": p.kind.name(), "value": p.value.name(), "plies": p.plies, "solution": solution});
-            json(&foxbase_coordinator::views::with_bound(view, variant))?;
+            json(&crate::views::with_bound(view, variant))?;
         } else {
             let goal = match p.plies {
                 Some(n) => format!("{} to {} in {n} plies", p.position.side(), p.kind.goal()),

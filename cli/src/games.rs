@@ -3,8 +3,8 @@
 //! tablebase's manifest. Tic-tac-toe tablebases are read whole into memory
 //! ([`InMemory`]). `export` (the dataset of optimal moves) for both games.
 
-use super::output::{json, line, text};
-use super::{CommandResult, Failure};
+use crate::command::{CommandResult, Failure};
+use crate::output::{json, line, text};
 use clap::Args;
 use foxbase_core::notation::format_position;
 use foxbase_core::tictactoe::{format_ttt, parse_square, parse_ttt, square_name, ttt_moves, TicTacToe, TttPosition};
@@ -324,7 +324,7 @@ fn write_export(args: &ExportArgs, game: &str, out: &mut dyn Write) -> CommandRe
                     ));
                 }
                 let line = export_line(format_position(&pos), o, &named);
-                writeln!(out, "{}", foxbase_coordinator::views::with_bound(line, &tables.game.variant))?;
+                writeln!(out, "{}", crate::views::with_bound(line, &tables.game.variant))?;
                 Ok(())
             };
             for_fox_positions(&tables, &manifest, args.sample, args.seed, &mut each)

@@ -1,11 +1,11 @@
 //! The tablebase commands: `probe`, `verify`, `publish` and `survey`, thin
 //! layers over `foxbase-tables`.
 
-use super::location::{self, local_dir};
-use super::output::{json, line, TierBar};
-use super::{position_arg, CommandResult, Failure};
+use crate::command::{position_arg, CommandResult, Failure};
+use crate::location::{self, local_dir};
+use crate::output::{json, line, TierBar};
+use crate::views::with_bound;
 use clap::Args;
-use foxbase_coordinator::views::with_bound;
 use foxbase_core::notation::format_position;
 use foxbase_core::{Outcome, Point, Side, Value};
 use foxbase_objstore::StoreUrl;
@@ -99,11 +99,11 @@ pub struct SurveyArgs {
 pub fn probe_command(args: ProbeArgs) -> CommandResult {
     match location::game_of("--tables", &args.tables)?.as_str() {
         "tictactoe" => {
-            return super::games::ttt_probe(&local_dir("--tables", &args.tables)?, &args.position, args.json);
+            return crate::games::ttt_probe(&local_dir("--tables", &args.tables)?, &args.position, args.json);
         }
         "baghchal" => {
             let at = location::open_location("--tables", &args.tables)?;
-            return super::baghchal::probe_command(at, &args.position, args.json);
+            return crate::baghchal::probe_command(at, &args.position, args.json);
         }
         _ => {}
     }
@@ -112,7 +112,7 @@ pub fn probe_command(args: ProbeArgs) -> CommandResult {
     let p = probe(&tables, &pos)?;
     let variant = &tables.game.variant;
     if args.json {
-        return json(&with_bound(foxbase_coordinator::views::probe_json(&pos, &p), variant));
+        return json(&with_bound(crate::views::probe_json(&pos, &p), variant));
     }
     bound_line(variant)?;
     line(format_args!(
@@ -158,7 +158,7 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     let variant =
         manifest.as_ref().filter(|m| m.game == "fox").and_then(|m| foxbase_core::Variant::from_json(&m.variant).ok());
     let result = match game.as_str() {
-        "baghchal" => super::baghchal::verify(&dir, &on_tier),
+        "baghchal" => crate::baghchal::verify(&dir, &on_tier),
         "tictactoe" => {
             let format = foxbase_core::tictactoe::format_ttt;
             foxbase_tables::verify::verify_game(foxbase_core::tictactoe::TicTacToe, &dir, &on_tier, &format)
@@ -300,9 +300,9 @@ pub struct StatsArgs {
 
 /// `foxbase stats`: counts of the whole tablebase (see `foxbase_tables::stats`).
 pub fn stats(args: StatsArgs) -> CommandResult {
-    match super::games::game_of(&args.tables)?.as_str() {
-        "tictactoe" => return super::games::ttt_stats(&args.tables, args.json),
-        "baghchal" => return super::baghchal::stats(&args.tables, args.json),
+    match crate::games::game_of(&args.tables)?.as_str() {
+        "tictactoe" => return crate::games::ttt_stats(&args.tables, args.json),
+        "baghchal" => return crate::baghchal::stats(&args.tables, args.json),
         _ => {}
     }
     let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
@@ -369,13 +369,13 @@ pub struct ServeArgs {
     listen: std::net::SocketAddr,
 }
 
-/// `foxbase serve`: the board in a browser ([`foxbase_coordinator::serve`]).
+/// `foxbase serve`: the board in a browser ([`crate::serve`]).
 pub fn serve(args: ServeArgs) -> CommandResult {
     if location::game_of("--tables", &args.tables)? != "fox" {
         return Err(Failure::bad_input(format!("--tables {}: the board shows Fox Game tables only", args.tables)));
     }
     let tables = location::open_tables("--tables", &args.tables)?;
     let log = |l: &str| eprintln!("foxbase serve: {l}");
-    foxbase_coordinator::serve::serve(tables, args.listen, &log)
+    crate::serve::serve(tables, args.listen, &log)
         .map_err(|e| Failure::failed(format!("--listen {}: {e}", args.listen)))
 }

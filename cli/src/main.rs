@@ -1,10 +1,29 @@
 //! `foxbase`: the command-line tool. Parses the command line and dispatches
-//! to the command modules under `cli/`, which own their flags and output.
+//! to the command modules, one per group, each owning its commands'
+//! argument structs and running them: [`rules`] (show, moves, play, perft,
+//! probe-ref), [`solve`], [`tables`] (probe, verify, publish, survey,
+//! stats, serve), [`perfect`] (versus, puzzles), [`games`] (tic-tac-toe's
+//! tables, and export), [`baghchal`] (Bagh-Chal's tables) and [`cluster`]
+//! (coordinator, worker, status). [`output`] is where text, JSON and
+//! progress reach the terminal; [`serve`] and [`views`] are the board in a
+//! browser and the JSON views it shares with the commands; [`command`] is
+//! what every command returns.
 
-mod cli;
+mod baghchal;
+mod cluster;
+mod command;
+mod games;
+mod location;
+mod output;
+mod perfect;
+mod rules;
+mod serve;
+mod solve;
+mod tables;
+mod views;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use cli::{cluster, games, perfect, rules, solve, tables, Failure, EXIT_BAD_INPUT, EXIT_FAILED};
+use command::{Failure, EXIT_BAD_INPUT, EXIT_FAILED};
 use std::process::ExitCode;
 
 #[derive(Parser)]
