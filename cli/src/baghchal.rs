@@ -13,6 +13,7 @@ use foxbase_core::baghchal::{
     format_position, parse_position_with_goats, BaghChal, BaghChalVariant, Move, ParseError, Position, Rules, Side,
     Status, MAX_CAPTURE_TARGET,
 };
+use foxbase_core::game::GameKind;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Outcome, Value};
 use foxbase_tables::engine::preference;
@@ -269,8 +270,10 @@ pub fn stats(dir: &Path, json_out: bool) -> CommandResult {
         let start_json = start_outcome
             .map(|o| json!({"position": format_position(&start), "value": o.value.name(), "plies": o.plies}));
         let longest = longest.map(|(p, pos)| json!({"plies": p, "position": format_position(&pos)}));
-        return json(&json!({"game": "baghchal", "goats": v.goats(), "capture_target": v.capture_target(),
-            "positions": positions, "start": start_json, "tiers": tiers, "longest_win": longest}));
+        return json(
+            &json!({"game": GameKind::BaghChal.name(), "goats": v.goats(), "capture_target": v.capture_target(),
+            "positions": positions, "start": start_json, "tiers": tiers, "longest_win": longest}),
+        );
     }
     line(format_args!(
         "Bagh-Chal, {} goats, capture target {}: {} tiers, {positions} positions up to symmetry",

@@ -11,6 +11,8 @@ use foxbase_coordinator::grpc::server::{serve_coordinator, CoordinatorConfig, Fi
 use foxbase_coordinator::metrics::{serve_metrics, MeteredLink, WorkerMetrics};
 use foxbase_coordinator::plan::TierPlan;
 use foxbase_core::foxgame::FoxGame;
+use foxbase_core::game::GameKind;
+use foxbase_core::tictactoe::TicTacToe;
 use foxbase_core::tier::TierGame;
 use foxbase_worker::lease_loop::WorkerOptions;
 use serde_json::json;
@@ -49,10 +51,10 @@ pub struct ClientAuthArgs {
 
 #[derive(Args)]
 pub struct CoordinatorArgs {
-    /// The game: `fox` (the Fox Game: --start, --geometry, --pen-target) or `baghchal` (tigers
-    /// and goats: --goats, --capture-target, --phase), with the same flags as `solve`.
-    #[arg(long, default_value = "fox", value_parser = ["fox", "baghchal"])]
-    game: String,
+    /// The game: `fox` (the Fox Game: --start, --geometry, --pen-target), `baghchal` (tigers
+    /// and goats: --goats, --capture-target, --phase) or `tictactoe`, with the same flags as `solve`.
+    #[arg(long, default_value_t = GameKind::Fox, value_parser = crate::command::parse_game)]
+    game: GameKind,
     /// Start position in RULES.md notation (as for `solve`).
     #[arg(long, default_value = DEFAULT_SOLVE_START)]
     start: String,
@@ -204,31 +206,40 @@ fn log_line(role: &'static str) -> impl Fn(&str) + Sync {
 
 pub fn coordinator(args: CoordinatorArgs, matches: &clap::ArgMatches) -> CommandResult {
     init_logging(&args.ops.log_format);
-    if args.game == "baghchal" {
-        refuse_fox_flags(matches, "baghchal")?;
-        let (game, plan) = args.baghchal.game_and_plan()?;
-        let config = coordinator_config(&args)?;
-        let v = game.variant();
-        let about = format!(
-            "Bagh-Chal, {} goats, capture target {}, {} phase",
-            v.goats(),
-            v.capture_target(),
-            args.baghchal.phase()
-        );
-        let facts = json!({"game": "baghchal", "variant": game.variant_json(), "phase": args.baghchal.phase()});
-        let started = std::time::Instant::now();
-        let done = serve(game, plan, &config)?;
-        return report(&args, &config, &about, facts, &done, started);
+    match args.game {
+        GameKind::BaghChal => {
+            refuse_fox_flags(matches, args.game)?;
+            let (game, plan) = args.baghchal.game_and_plan()?;
+            let config = coordinator_config(&args)?;
+            let about = format!("{}, {} phase", game.about(), args.baghchal.phase());
+            let facts =
+                json!({"game": game.game_name(), "variant": game.variant_json(), "phase": args.baghchal.phase()});
+            let started = std::time::Instant::now();
+            let done = serve(game, plan, &config)?;
+            report(&args, &config, &about, facts, &done, started)
+        }
+        GameKind::TicTacToe => {
+            refuse_fox_flags(matches, args.game)?;
+            refuse_baghchal_flags(matches, args.game)?;
+            let config = coordinator_config(&args)?;
+            let (facts, about) =
+                (json!({"game": TicTacToe.game_name(), "variant": TicTacToe.variant_json()}), TicTacToe.about());
+            let started = std::time::Instant::now();
+            let done = serve(TicTacToe, TierPlan::new(&TicTacToe), &config)?;
+            report(&args, &config, &about, facts, &done, started)
+        }
+        GameKind::Fox => {
+            refuse_baghchal_flags(matches, args.game)?;
+            let variant = args.rules.variant(&args.start)?;
+            let config = coordinator_config(&args)?;
+            let started = std::time::Instant::now();
+            let game = FoxGame::new(variant);
+            let facts = json!({"game": game.game_name(), "variant": variant.to_json_value()});
+            let plan = TierPlan::new(&game);
+            let done = serve(game, plan, &config)?;
+            report(&args, &config, &variant.to_string(), facts, &done, started)
+        }
     }
-    refuse_baghchal_flags(matches, "fox")?;
-    let variant = args.rules.variant(&args.start)?;
-    let config = coordinator_config(&args)?;
-    let started = std::time::Instant::now();
-    let game = FoxGame::new(variant);
-    let plan = TierPlan::new(&game);
-    let done = serve(game, plan, &config)?;
-    let facts = json!({"game": "fox", "variant": variant.to_json_value()});
-    report(&args, &config, &variant.to_string(), facts, &done, started)
 }
 
 /// Serves `game`'s tiers in `plan` until they are all solved.

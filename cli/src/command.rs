@@ -2,6 +2,7 @@
 //! with the exit statuses it maps to, and the parsing of a position argument
 //! and a thread count.
 
+use foxbase_core::game::GameKind;
 use foxbase_core::notation::parse_position;
 use foxbase_core::Position;
 
@@ -83,6 +84,11 @@ pub type CommandResult = Result<(), Failure>;
 /// Parses a position argument; the error names the text and what is wrong.
 pub fn position_arg(text: &str) -> Result<Position, Failure> {
     parse_position(text).map_err(|e| Failure::bad_input(format!("bad position '{text}': {e}")))
+}
+
+/// `--game`'s parser: a name of the registry ([`GameKind`]).
+pub fn parse_game(s: &str) -> Result<GameKind, foxbase_core::game::UnknownGame> {
+    s.parse()
 }
 
 /// The thread count to use: the flag, else every core.

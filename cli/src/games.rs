@@ -6,6 +6,7 @@
 use crate::command::{CommandResult, Failure};
 use crate::output::{json, line, text};
 use clap::Args;
+use foxbase_core::game::GameKind;
 use foxbase_core::notation::format_position;
 use foxbase_core::tictactoe::{format_ttt, parse_square, parse_ttt, square_name, ttt_moves, TicTacToe, TttPosition};
 use foxbase_core::tier::TierGame;
@@ -19,9 +20,10 @@ use std::collections::{HashSet, VecDeque};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-/// The game a tablebase holds, from its manifest ("fox", "tictactoe").
-pub fn game_of(dir: &Path) -> Result<String, Failure> {
-    Ok(Manifest::read(dir).map_err(Failure::bad_input)?.game)
+/// The game a tablebase holds, from its manifest.
+pub fn game_of(dir: &Path) -> Result<GameKind, Failure> {
+    let manifest = Manifest::read(dir).map_err(Failure::bad_input)?;
+    manifest.game.parse().map_err(|e| Failure::bad_input(format!("{}: {e}", dir.display())))
 }
 
 fn open_ttt(dir: &Path) -> Result<InMemory<TicTacToe>, Failure> {
@@ -265,7 +267,7 @@ pub fn export(args: ExportArgs) -> CommandResult {
         None => Box::new(std::io::stdout().lock()),
     };
     let mut out = std::io::BufWriter::new(sink);
-    let result = write_export(&args, &game, &mut out);
+    let result = write_export(&args, game, &mut out);
     let result = result.and_then(|()| out.flush().map_err(Failure::from));
     drop(out);
     match (&temp, &args.out) {
@@ -284,9 +286,9 @@ pub fn export(args: ExportArgs) -> CommandResult {
 }
 
 /// The lines of `export`, written to `out` as they are made.
-fn write_export(args: &ExportArgs, game: &str, out: &mut dyn Write) -> CommandResult {
+fn write_export(args: &ExportArgs, game: GameKind, out: &mut dyn Write) -> CommandResult {
     match game {
-        "tictactoe" => {
+        GameKind::TicTacToe => {
             if args.sample.is_some() {
                 return Err(Failure::bad_input("--sample applies to the Fox Game; tic-tac-toe exports everything"));
             }
@@ -309,7 +311,7 @@ fn write_export(args: &ExportArgs, game: &str, out: &mut dyn Write) -> CommandRe
             }
             Ok(())
         }
-        "fox" => {
+        GameKind::Fox => {
             let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
             let manifest = Manifest::read(&args.tables).map_err(Failure::bad_input)?;
             let rules = tables.game.rules;
@@ -329,7 +331,11 @@ fn write_export(args: &ExportArgs, game: &str, out: &mut dyn Write) -> CommandRe
             };
             for_fox_positions(&tables, &manifest, args.sample, args.seed, &mut each)
         }
-        other => Err(Failure::bad_input(format!("tables of game '{other}': export knows fox and tictactoe"))),
+        GameKind::BaghChal => Err(Failure::bad_input(format!(
+            "{}: tables of {}: export takes the Fox Game's and tic-tac-toe's",
+            args.tables.display(),
+            game.title()
+        ))),
     }
 }
 

@@ -4,6 +4,7 @@
 //! copy (downloaded, or staged and then uploaded with `manifest.json` last).
 
 use crate::command::Failure;
+use foxbase_core::game::GameKind;
 use foxbase_objstore::{Bucket, StoreUrl};
 use foxbase_tables::dir::TableDir;
 use foxbase_tables::index::INDEX_FILE;
@@ -60,15 +61,16 @@ pub fn open_location(flag: &str, arg: &str) -> Result<Box<dyn Location>, Failure
 }
 
 /// The game of the tablebase at `arg` (from its manifest).
-pub fn game_of(flag: &str, arg: &str) -> Result<String, Failure> {
-    match parse(flag, arg)? {
-        StoreUrl::Dir(dir) => Ok(Manifest::read(&dir).map_err(Failure::bad_input)?.game),
+pub fn game_of(flag: &str, arg: &str) -> Result<GameKind, Failure> {
+    let name = match parse(flag, arg)? {
+        StoreUrl::Dir(dir) => Manifest::read(&dir).map_err(Failure::bad_input)?.game,
         StoreUrl::Bucket { bucket: b, prefix } => {
             let b = bucket(flag, &b, &prefix)?;
             require_manifest(flag, &b)?;
-            Ok(Manifest::read_from(&b).map_err(Failure::bad_input)?.game)
+            Manifest::read_from(&b).map_err(Failure::bad_input)?.game
         }
-    }
+    };
+    name.parse().map_err(|e| Failure::bad_input(format!("{flag} {arg}: {e}")))
 }
 
 /// Fails with a clear message when a bucket holds no `manifest.json`: the

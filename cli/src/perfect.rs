@@ -6,6 +6,7 @@ use crate::command::{position_arg, CommandResult, Failure};
 use crate::output::{json, line, text};
 use crate::tables::who_wins;
 use clap::Args;
+use foxbase_core::game::GameKind;
 use foxbase_core::notation::{board_picture, format_position, parse_move};
 use foxbase_core::tier::TierGame;
 use foxbase_core::Side;
@@ -27,17 +28,14 @@ pub enum Player {
 /// `--side`: fox, sheep or none (tic-tac-toe tables: x, o or none).
 fn parse_player(s: &str) -> Result<String, String> {
     match s {
-        "fox" | "sheep" | "none" | "x" | "o" => Ok(s.to_string()),
+        "none" | "x" | "o" => Ok(s.to_string()),
+        _ if Side::from_name(s).is_some() => Ok(s.to_string()),
         _ => Err(format!("'{s}' is not a side: fox, sheep or none (x, o or none for tic-tac-toe)")),
     }
 }
 
 fn parse_side(s: &str) -> Result<Side, String> {
-    match s {
-        "fox" => Ok(Side::Fox),
-        "sheep" => Ok(Side::Sheep),
-        _ => Err(format!("'{s}' is not a side: fox or sheep")),
-    }
+    Side::from_name(s).ok_or_else(|| format!("'{s}' is not a side: fox or sheep"))
 }
 
 #[derive(Args)]
@@ -65,7 +63,7 @@ pub struct VersusArgs {
 /// illegal one is reported and asked for again. Ends when the game does,
 /// after `--max-plies`, or (with an error) when standard input ends first.
 pub fn versus(args: VersusArgs) -> CommandResult {
-    if crate::games::game_of(&args.tables)? == "tictactoe" {
+    if crate::games::game_of(&args.tables)? == GameKind::TicTacToe {
         return crate::games::ttt_versus(
             &args.tables,
             args.side.as_deref(),
@@ -76,12 +74,11 @@ pub fn versus(args: VersusArgs) -> CommandResult {
     }
     let side = match args.side.as_deref() {
         None => None,
-        Some("fox") => Some(Player::Side(Side::Fox)),
-        Some("sheep") => Some(Player::Side(Side::Sheep)),
         Some("none") => Some(Player::None),
-        Some(other) => {
-            return Err(Failure::bad_input(format!("--side {other}: a Fox Game side is fox, sheep or none")))
-        }
+        Some(name) => match Side::from_name(name) {
+            Some(side) => Some(Player::Side(side)),
+            None => return Err(Failure::bad_input(format!("--side {name}: a Fox Game side is fox, sheep or none"))),
+        },
     };
     let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
     let mut pos = match &args.start {

@@ -7,6 +7,7 @@ use crate::command::{position_arg, CommandResult, Failure};
 use crate::output::{json, line, text};
 use clap::Args;
 use foxbase_core::baghchal as bc;
+use foxbase_core::game::GameKind;
 use foxbase_core::notation::{board_picture, format_position, parse_move};
 use foxbase_core::perft::{divide, perft};
 use foxbase_core::reference::ReferenceSolution;
@@ -109,29 +110,14 @@ impl RuleArgs {
     }
 }
 
-/// The games `show`, `moves`, `play` and `perft` take.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RulesGame {
-    Fox,
-    BaghChal,
-}
-
-fn parse_rules_game(s: &str) -> Result<RulesGame, String> {
-    match s {
-        "fox" => Ok(RulesGame::Fox),
-        "baghchal" => Ok(RulesGame::BaghChal),
-        _ => Err(format!("unknown game '{s}' (fox or baghchal)")),
-    }
-}
-
 /// `--game` and the rule switches of both games.
 #[derive(Args, Clone, Copy)]
 pub struct GameArgs {
     /// The game: `fox` (the Fox Game, positions as in RULES.md) or `baghchal` (Bagh-Chal: 4 tigers against
     /// 20 goats on the 5x5 board; positions like 'T...T/...../...../...../T...T g 20 0': ranks 5 down to 1,
     /// the side to move g or t, the goats still to place, the goats captured).
-    #[arg(long, default_value = "fox", value_parser = parse_rules_game)]
-    game: RulesGame,
+    #[arg(long, default_value_t = GameKind::Fox, value_parser = crate::command::parse_game)]
+    game: GameKind,
     #[command(flatten)]
     fox: RuleArgs,
     /// Bagh-Chal: the tigers win on capturing this many goats, 4 or 5 (default 5).
@@ -149,13 +135,16 @@ impl GameArgs {
     /// The game's rules; a rule flag of the other game is bad input.
     fn resolve(&self) -> Result<GameRules, Failure> {
         match self.game {
-            RulesGame::Fox => {
+            GameKind::TicTacToe => Err(Failure::bad_input(
+                "--game tictactoe: show, moves, play and perft take the Fox Game and Bagh-Chal; probe a tic-tac-toe tablebase instead",
+            )),
+            GameKind::Fox => {
                 if self.capture_target.is_some() {
                     return Err(Failure::bad_input("--capture-target is a Bagh-Chal flag; add --game baghchal"));
                 }
                 Ok(GameRules::Fox(self.fox.rules()))
             }
-            RulesGame::BaghChal => {
+            GameKind::BaghChal => {
                 let given = [
                     ("--geometry", self.fox.geometry.is_some()),
                     ("--pen-target", self.fox.pen_target.is_some()),
@@ -164,7 +153,7 @@ impl GameArgs {
                 ];
                 if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
                     return Err(Failure::bad_input(format!(
-                        "{flag} is a Fox Game flag; --game baghchal takes --capture-target only"
+                        "{flag} is a Fox Game flag; --game {} takes --capture-target only", self.game
                     )));
                 }
                 let target = self.capture_target.unwrap_or(bc::DEFAULT_CAPTURE_TARGET);
@@ -336,7 +325,7 @@ fn bc_moves(rules: &bc::Rules, args: &MovesArgs) -> CommandResult {
                     "status": bc_status_json(rules, &child)})
             })
             .collect();
-        return json(&json!({"game": "baghchal", "position": bc::format_position(&pos),
+        return json(&json!({"game": GameKind::BaghChal.name(), "position": bc::format_position(&pos),
             "capture_target": rules.capture_target(), "status": bc_status_json(rules, &pos), "moves": list}));
     }
     line(format_args!("{} ({} legal moves; {})", bc::format_position(&pos), moves.len(), bc_status_text(rules, &pos)))?;
@@ -414,7 +403,7 @@ fn bc_perft(rules: &bc::Rules, args: &PerftArgs) -> CommandResult {
     };
     let layer = args.distinct.then(|| *bc::distinct_positions(rules, &pos, depth).last().expect("layer 0 at least"));
     if args.json {
-        let mut out = json!({"game": "baghchal", "depth": depth, "nodes": nodes,
+        let mut out = json!({"game": GameKind::BaghChal.name(), "depth": depth, "nodes": nodes,
             "position": bc::format_position(&pos), "capture_target": rules.capture_target()});
         if args.divide {
             out["divide"] = parts.iter().map(|(m, n)| json!({"move": m.to_string(), "nodes": n})).collect();
@@ -502,7 +491,7 @@ mod tests {
         );
         assert_eq!(refused(&["--capture-target", "5"]), "--capture-target is a Bagh-Chal flag; add --game baghchal");
         assert!(refused(&["--game", "baghchal", "--capture-target", "3"]).contains("3 is not in 4..=5"));
-        assert!(refused(&["--game", "chess"]).contains("unknown game 'chess' (fox or baghchal)"));
+        assert!(refused(&["--game", "chess"]).contains("unknown game 'chess' (the games: fox, baghchal, tictactoe)"));
     }
 
     #[test]

@@ -13,9 +13,12 @@ use foxbase_coordinator::plan::TierPlan;
 use foxbase_coordinator::reuse::TableSource;
 use foxbase_core::baghchal::{BaghChal, BaghChalVariant, BaghTier};
 use foxbase_core::foxgame::FoxGame;
+use foxbase_core::game::GameKind;
 use foxbase_core::notation::format_position;
-use foxbase_core::{Geometry, Value, Variant};
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Geometry, Side, Value, Variant};
 use foxbase_objstore::StoreUrl;
+use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::Location;
 use foxbase_worker::kernel::{choose_kernel, Kernel, Output, SolveTier};
 use foxbase_worker::store::Store;
@@ -49,29 +52,12 @@ impl SolveRuleArgs {
     }
 }
 
-/// The games `solve --game` takes: the names manifests record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameName {
-    Fox,
-    TicTacToe,
-    BaghChal,
-}
-
-fn parse_game(s: &str) -> Result<GameName, String> {
-    match s {
-        "fox" => Ok(GameName::Fox),
-        "tictactoe" => Ok(GameName::TicTacToe),
-        "baghchal" => Ok(GameName::BaghChal),
-        _ => Err(format!("unknown game '{s}' (fox, tictactoe or baghchal)")),
-    }
-}
-
 #[derive(Args)]
 pub struct SolveArgs {
     /// The game: `fox` (the Fox Game), `tictactoe` (the second game of the tier engine, tiny) or
     /// `baghchal` (tigers and goats; see --goats, --capture-target, --phase).
-    #[arg(long, default_value = "fox", value_parser = parse_game)]
-    game: GameName,
+    #[arg(long, default_value_t = GameKind::Fox, value_parser = crate::command::parse_game)]
+    game: GameKind,
     /// Start position in RULES.md notation; its side to move moves first. The default (with
     /// --pen-target 7) is the README's main job: one fox on d7 against 8 sheep on rank 3 and d2.
     #[arg(long, default_value = DEFAULT_SOLVE_START)]
@@ -156,8 +142,8 @@ impl BaghChalArgs {
     }
 }
 
-/// Refuses the Fox Game's rule flags for another game (`game`, as `--game` names it).
-pub fn refuse_fox_flags(matches: &clap::ArgMatches, game: &str) -> Result<(), Failure> {
+/// Refuses the Fox Game's rule flags for another game.
+pub fn refuse_fox_flags(matches: &clap::ArgMatches, game: GameKind) -> Result<(), Failure> {
     refuse_flags(
         matches,
         &["start", "geometry", "pen_target", "sheep_floor", "floor_winner"],
@@ -165,8 +151,8 @@ pub fn refuse_fox_flags(matches: &clap::ArgMatches, game: &str) -> Result<(), Fa
     )
 }
 
-/// Refuses Bagh-Chal's flags for another game (`game`, as `--game` names it).
-pub fn refuse_baghchal_flags(matches: &clap::ArgMatches, game: &str) -> Result<(), Failure> {
+/// Refuses Bagh-Chal's flags for another game.
+pub fn refuse_baghchal_flags(matches: &clap::ArgMatches, game: GameKind) -> Result<(), Failure> {
     refuse_flags(matches, &["goats", "capture_target", "phase"], &format!("a Bagh-Chal flag; --game {game} takes none"))
 }
 
@@ -219,13 +205,11 @@ pub fn parse_kernel(s: &str) -> Result<Kernel, foxbase_worker::kernel::UnknownKe
 }
 
 pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
-    if args.game == GameName::TicTacToe {
-        return solve_tictactoe(args, matches);
+    match args.game {
+        GameKind::TicTacToe => return solve_tictactoe(args, matches),
+        GameKind::BaghChal => return solve_baghchal(args, matches),
+        GameKind::Fox => refuse_baghchal_flags(matches, GameKind::Fox)?,
     }
-    if args.game == GameName::BaghChal {
-        return solve_baghchal(args, matches);
-    }
-    refuse_baghchal_flags(matches, "fox")?;
     let out_arg = args.out.clone().unwrap_or_else(|| "foxbase-tables".into());
     let out = crate::location::parse("--out", &out_arg)?;
     let variant = args.rules.variant(&args.start)?;
@@ -324,8 +308,8 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
         ))?;
     }
     let winner = match value {
-        Value::Win => format!("the {} win", plural(start.side().name())),
-        Value::Loss => format!("the {} win", plural(start.side().other().name())),
+        Value::Win => format!("the {} win", plural(start.side())),
+        Value::Loss => format!("the {} win", plural(start.side().other())),
         Value::Draw => "neither side can force a win: a draw".to_string(),
     };
     line(format_args!("start {}: {value} for the {} to move, so {winner}", format_position(&start), start.side()))
@@ -336,8 +320,7 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
 /// with the forward kernel (or `--kernel counter`), the moving tiers with
 /// the counter kernel. The Fox Game's rule flags are refused.
 fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
-    use foxbase_core::tier::TierGame;
-    refuse_fox_flags(matches, "baghchal")?;
+    refuse_fox_flags(matches, GameKind::BaghChal)?;
     let b = args.baghchal.clone();
     let (game, plan) = b.game_and_plan()?;
     let (kernel, output) = (args.output.kernel(&game)?, args.output.output());
@@ -379,7 +362,7 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
         })
         .collect();
     if args.json {
-        return json(&json!({"game": "baghchal", "variant": game.variant_json(), "phase": b.phase,
+        return json(&json!({"game": game.game_name(), "variant": game.variant_json(), "phase": b.phase,
             "tiers": tiers, "positions": manifest.tiers.iter().map(used).sum::<u64>(),
             "slots": manifest.total_slots(), "seconds": secs, "out": out.display().to_string(),
             "plies_files": output.plies(), "tiers_resumed": resumed, "tiers_imported": solved_imported}));
@@ -411,8 +394,8 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
 /// `solve --game tictactoe`: every tier of tic-tac-toe, into
 /// `tictactoe-tables/` by default. The Fox Game's rule flags are refused.
 fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
-    refuse_fox_flags(matches, "tictactoe")?;
-    refuse_baghchal_flags(matches, "tictactoe")?;
+    refuse_fox_flags(matches, GameKind::TicTacToe)?;
+    refuse_baghchal_flags(matches, GameKind::TicTacToe)?;
     let game = foxbase_core::tictactoe::TicTacToe;
     let (kernel, output) = (args.output.kernel(&game)?, args.output.output());
     let threads = threads_or_all(args.threads);
@@ -430,27 +413,25 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
         LocalOptions { workers: args.workers, threads_per_worker: (threads / args.workers).max(1), kernel, output };
     let solved = solve_dir(&game, &plan, &out, options, args.resume, &args.tables_from, &progress)?;
     let (resumed, imported) = (solved.resumed, solved.imported);
-    let start = foxbase_core::tier::TierGame::initial_position(&game);
-    let start_text = foxbase_core::tictactoe::format_ttt(&start);
-    let (mut manifest, sealed) = match solved.sealed {
-        Some(m) if m.start.is_some() => (m, true),
-        _ => (solved.manifest, false),
+    let manifest = match solved.sealed {
+        Some(m) => m,
+        None => {
+            let put = |key: &str, bytes: &[u8]| {
+                let path = out.join(key);
+                foxbase_tables::durable::write(&path, bytes)
+                    .map_err(foxbase_tables::error::io_error(path.display().to_string()))
+            };
+            let location = Box::new(foxbase_tables::source::DirLocation::new(&out));
+            game.seal_run(location, &put, solved.manifest).map_err(Failure::failed)?
+        }
     };
-    if !sealed {
-        manifest.write(&out).map_err(Failure::failed)?;
-    }
-    let tables = foxbase_tables::in_memory::InMemory::open(game, &out).map_err(Failure::failed)?;
+    let start = game.initial_position();
+    let start_text = foxbase_core::tictactoe::format_ttt(&start);
+    let tables = foxbase_tables::tiered::TierTables::open(game, &out).map_err(Failure::failed)?;
     let value = tables.outcome(&start).map_err(Failure::failed)?;
-    if !sealed {
-        manifest.start = Some(foxbase_tables::manifest::StartValue {
-            position: start_text.clone(),
-            value: value.value.name().into(),
-        });
-        manifest.write(&out).map_err(Failure::failed)?;
-    }
     let secs = started.elapsed().as_secs_f64();
     if args.json {
-        return json(&json!({"game": "tictactoe", "start": start_text, "value": value.value.name(),
+        return json(&json!({"game": GameKind::TicTacToe.name(), "start": start_text, "value": value.value.name(),
             "plies": value.plies, "tiers": manifest.tiers.len(), "positions": manifest.total_slots(),
             "seconds": secs, "out": out.display().to_string(), "plies_files": output.plies(),
             "tiers_resumed": resumed, "tiers_imported": imported}));
@@ -533,11 +514,10 @@ fn longest(manifest: &foxbase_tables::manifest::Manifest) -> u32 {
     manifest.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.longest).max().unwrap_or(0)
 }
 
-fn plural(side: &str) -> &'static str {
-    if side == "fox" {
-        "foxes"
-    } else {
-        "sheep"
+fn plural(side: Side) -> &'static str {
+    match side {
+        Side::Fox => "foxes",
+        Side::Sheep => "sheep",
     }
 }
 

@@ -6,6 +6,7 @@ use crate::location::{self, local_dir};
 use crate::output::{json, line, TierBar};
 use crate::views::with_bound;
 use clap::Args;
+use foxbase_core::game::GameKind;
 use foxbase_core::notation::format_position;
 use foxbase_core::{Outcome, Point, Side, Value};
 use foxbase_objstore::StoreUrl;
@@ -97,15 +98,15 @@ pub struct SurveyArgs {
 }
 
 pub fn probe_command(args: ProbeArgs) -> CommandResult {
-    match location::game_of("--tables", &args.tables)?.as_str() {
-        "tictactoe" => {
+    match location::game_of("--tables", &args.tables)? {
+        GameKind::TicTacToe => {
             return crate::games::ttt_probe(&local_dir("--tables", &args.tables)?, &args.position, args.json);
         }
-        "baghchal" => {
+        GameKind::BaghChal => {
             let at = location::open_location("--tables", &args.tables)?;
             return crate::baghchal::probe_command(at, &args.position, args.json);
         }
-        _ => {}
+        GameKind::Fox => {}
     }
     let pos = position_arg(&args.position)?;
     let tables = location::open_tables("--tables", &args.tables)?;
@@ -153,17 +154,19 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     // Other games than the Fox Game are checked one position at a time through the tier contract
     // (a missing or unreadable manifest is reported by the Fox Game's check, as a problem).
     let manifest = foxbase_tables::manifest::Manifest::read(&dir).ok();
-    let game = manifest.as_ref().map(|m| m.game.clone()).unwrap_or_default();
+    let game = manifest.as_ref().and_then(|m| m.game.parse::<GameKind>().ok());
     // Fox Game tables solved under a sheep floor say so.
-    let variant =
-        manifest.as_ref().filter(|m| m.game == "fox").and_then(|m| foxbase_core::Variant::from_json(&m.variant).ok());
-    let result = match game.as_str() {
-        "baghchal" => crate::baghchal::verify(&dir, &on_tier),
-        "tictactoe" => {
+    let variant = manifest
+        .as_ref()
+        .filter(|_| game == Some(GameKind::Fox))
+        .and_then(|m| foxbase_core::Variant::from_json(&m.variant).ok());
+    let result = match game {
+        Some(GameKind::BaghChal) => crate::baghchal::verify(&dir, &on_tier),
+        Some(GameKind::TicTacToe) => {
             let format = foxbase_core::tictactoe::format_ttt;
             foxbase_tables::verify::verify_game(foxbase_core::tictactoe::TicTacToe, &dir, &on_tier, &format)
         }
-        _ => foxbase_tables::verify::verify_with(&dir, &on_tier, check),
+        Some(GameKind::Fox) | None => foxbase_tables::verify::verify_with(&dir, &on_tier, check),
     };
     bar.finish();
     match result {
@@ -300,10 +303,10 @@ pub struct StatsArgs {
 
 /// `foxbase stats`: counts of the whole tablebase (see `foxbase_tables::stats`).
 pub fn stats(args: StatsArgs) -> CommandResult {
-    match crate::games::game_of(&args.tables)?.as_str() {
-        "tictactoe" => return crate::games::ttt_stats(&args.tables, args.json),
-        "baghchal" => return crate::baghchal::stats(&args.tables, args.json),
-        _ => {}
+    match crate::games::game_of(&args.tables)? {
+        GameKind::TicTacToe => return crate::games::ttt_stats(&args.tables, args.json),
+        GameKind::BaghChal => return crate::baghchal::stats(&args.tables, args.json),
+        GameKind::Fox => {}
     }
     let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
     let location = foxbase_tables::source::DirLocation::new(&args.tables);
@@ -371,7 +374,7 @@ pub struct ServeArgs {
 
 /// `foxbase serve`: the board in a browser ([`crate::serve`]).
 pub fn serve(args: ServeArgs) -> CommandResult {
-    if location::game_of("--tables", &args.tables)? != "fox" {
+    if location::game_of("--tables", &args.tables)? != GameKind::Fox {
         return Err(Failure::bad_input(format!("--tables {}: the board shows Fox Game tables only", args.tables)));
     }
     let tables = location::open_tables("--tables", &args.tables)?;

@@ -2,6 +2,7 @@
 //! answers with, written once for both.
 
 use foxbase_core::board::{Board, Point, PEN};
+use foxbase_core::game::GameKind;
 use foxbase_core::notation::format_position;
 use foxbase_core::rules::{Rules, Status};
 use foxbase_core::variant::floor_winner_name;
@@ -84,7 +85,7 @@ pub fn variant_json(variant: &Variant) -> Json {
     }
     let pen: Vec<_> = Point::iter(PEN).map(|p| p.to_string()).collect();
     json!({
-        "game": "fox",
+        "game": GameKind::Fox.name(),
         "geometry": variant.geometry.name(),
         "pen_target": variant.pen_target,
         "sheep_floor": variant.sheep_floor,

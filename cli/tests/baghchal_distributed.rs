@@ -131,7 +131,8 @@ fn flags_and_kernels_of_the_other_game_are_refused() {
         (vec!["--game", "baghchal", "--start", "T...T/...../...../...../T...T g 2 0"], "--start is a Fox Game flag"),
         (vec!["--goats", "3"], "--goats is a Bagh-Chal flag; --game fox takes none"),
         (vec!["--game", "baghchal", "--goats", "2", "--capture-target", "3"], "--goats 2 --capture-target 3"),
-        (vec!["--game", "tictactoe"], "--game"),
+        (vec!["--game", "chess"], "unknown game 'chess' (the games: fox, baghchal, tictactoe)"),
+        (vec!["--game", "tictactoe", "--goats", "3"], "--goats is a Bagh-Chal flag; --game tictactoe takes none"),
     ] {
         let mut all = vec!["coordinator", "--listen", "127.0.0.1:0", "--store", store_arg];
         all.extend(&args);
@@ -247,9 +248,13 @@ fn a_worker_refuses_a_game_or_variant_it_does_not_know() {
         (
             "chess",
             "{}",
-            "the coordinator solves the game 'chess', which this worker cannot (it solves fox and baghchal)",
+            "the coordinator solves a game this worker cannot: unknown game 'chess' (the games: fox, baghchal, tictactoe)",
         ),
-        ("baghchal", "{\"goats\":2}", "the coordinator's variant {\"goats\":2}: no field 'capture_target'"),
+        (
+            "baghchal",
+            "{\"goats\":2}",
+            "the coordinator's variant: Bagh-Chal variant {\"goats\":2}: no field 'capture_target'",
+        ),
         ("fox", "{\"goats\":2,\"capture_target\":2}", "the coordinator's variant"),
     ] {
         let link = OtherGame { game, variant };

@@ -4,13 +4,14 @@
 //! [`position`], [`rules`] (moves, play, end of game), [`notation`],
 //! [`variant`], [`value`], [`perft`], [`reference`](mod@reference) (the oracle solver),
 //! [`tier`] (the game contract the tier solver runs on) and its three
-//! games, [`foxgame`], [`baghchal`] and [`tictactoe`]; [`error`] holds the
-//! error types.
+//! games, [`foxgame`], [`baghchal`] and [`tictactoe`], listed in the registry
+//! [`game`]; [`error`] holds the error types.
 
 pub mod baghchal;
 pub mod board;
 pub mod error;
 pub mod foxgame;
+pub mod game;
 pub mod notation;
 pub mod perft;
 pub mod position;

@@ -33,6 +33,11 @@ impl Side {
             Side::Sheep => "sheep",
         }
     }
+
+    /// The side whose [`Side::name`] is `name`.
+    pub fn from_name(name: &str) -> Option<Side> {
+        [Side::Fox, Side::Sheep].into_iter().find(|s| s.name() == name)
+    }
 }
 
 impl fmt::Display for Side {

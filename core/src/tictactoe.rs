@@ -195,8 +195,8 @@ impl TierGame for TicTacToe {
     type Position = TttPosition;
     type Index = TttIndex;
 
-    fn game_name(&self) -> &'static str {
-        "tictactoe"
+    fn game_kind(&self) -> crate::game::GameKind {
+        crate::game::GameKind::TicTacToe
     }
 
     fn variant_json(&self) -> String {

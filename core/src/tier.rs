@@ -18,6 +18,7 @@
 //! tic-tac-toe ([`crate::tictactoe::TicTacToe`]) is a second, tiny one that
 //! keeps the contract honest.
 
+use crate::game::GameKind;
 use crate::value::Value;
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -29,8 +30,18 @@ pub trait TierGame: Sync + Send {
     /// A position, including the side to move.
     type Position: Copy + Eq + Debug + Send + Sync;
 
-    /// A short name of the game, recorded in every table ("fox", "tictactoe").
-    fn game_name(&self) -> &'static str;
+    /// Which game this is, in the registry ([`crate::game::GameKind`]).
+    fn game_kind(&self) -> GameKind;
+
+    /// The game's name, recorded in every table: [`GameKind::name`].
+    fn game_name(&self) -> &'static str {
+        self.game_kind().name()
+    }
+
+    /// The game and its variant in words, for people (logs, messages).
+    fn about(&self) -> String {
+        self.game_kind().title().to_string()
+    }
 
     /// The variant as JSON text, recorded in every table; equal text means equal rules.
     fn variant_json(&self) -> String;

@@ -18,6 +18,7 @@ use crate::table::{Contents, Layout, TableFile};
 use crate::tier_files::{key_of_name, plies_key_of_name, table_header};
 use foxbase_core::board::Bits;
 use foxbase_core::foxgame::{FoxGame, FoxTier, SetRank, TierIndex as RankIndex};
+use foxbase_core::game::GameKind;
 use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
 pub use foxbase_core::Outcome;
@@ -276,7 +277,7 @@ impl TableDir {
     pub fn open_at(location: Box<dyn Location>) -> Result<TableDir, Error> {
         let index = TierIndex::open(location.as_ref())?;
         let summary = index.summary.clone();
-        if summary.game != "fox" {
+        if summary.game != GameKind::Fox.name() {
             return Err(Error::NotFoxGame { dir: location.describe(), game: summary.game });
         }
         let variant = Variant::from_json(&summary.variant)

@@ -19,6 +19,7 @@ use crate::tier_files::table_header;
 use crate::verify::{check_index, check_tier, check_tier_files, OnTier};
 use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
 use foxbase_core::foxgame::FoxGame;
+use foxbase_core::game::GameKind;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Value, Variant};
 use rayon::prelude::*;
@@ -53,16 +54,18 @@ pub fn publish(src: &Path, out: &Path, level: i32, on_tier: OnTier) -> Result<Pu
         return Err(Error::AlreadyPublished(src.display().to_string()));
     }
     let bad_variant = |message: String| Error::Variant { dir: src.display().to_string(), message };
-    match manifest.game.as_str() {
-        "fox" => {
+    match manifest.game.parse::<GameKind>() {
+        Ok(GameKind::Fox) => {
             let variant = Variant::from_json(&manifest.variant).map_err(|e| bad_variant(e.to_string()))?;
             publish_game(&FoxGame::new(variant), src, out, &manifest, level, on_tier)
         }
-        "baghchal" => {
+        Ok(GameKind::BaghChal) => {
             let variant = BaghChalVariant::from_json(&manifest.variant).map_err(|e| bad_variant(e.to_string()))?;
             publish_game(&BaghChal::new(variant), src, out, &manifest, level, on_tier)
         }
-        _ => Err(Error::NotPublishable { dir: src.display().to_string(), game: manifest.game }),
+        Ok(GameKind::TicTacToe) | Err(_) => {
+            Err(Error::NotPublishable { dir: src.display().to_string(), game: manifest.game })
+        }
     }
 }
 

@@ -9,10 +9,10 @@
 //! ([`seal_at`]: a bucket).
 //!
 //! [`SealRun`] is the same last step for a run of any game, as the
-//! distributed coordinator takes it: the Fox Game's is [`seal_at`]; a game
-//! whose start is not valued here (Bagh-Chal, whose plan may hold only the
-//! moving tiers) gets the manifest and tier index without a start value,
-//! as `foxbase solve --game baghchal` writes them.
+//! distributed coordinator and the local solve take it: the Fox Game's is
+//! [`seal_at`], tic-tac-toe's values its start the same way; a game whose
+//! start is not valued here (Bagh-Chal, whose plan may hold only the
+//! moving tiers) gets the manifest and tier index without a start value.
 
 use crate::dir::TableDir;
 use crate::error::Error;
@@ -84,3 +84,22 @@ impl SealRun for foxbase_core::foxgame::FoxGame {
 }
 
 impl SealRun for foxbase_core::baghchal::BaghChal {}
+
+impl SealRun for foxbase_core::tictactoe::TicTacToe {
+    /// The manifest and tier index, then the start valued from the tables
+    /// just written and the manifest again, as [`seal_at`] does for the Fox Game.
+    fn seal_run(&self, location: Box<dyn Location>, put: PutObject, mut manifest: Manifest) -> Result<Manifest, Error> {
+        use foxbase_core::tictactoe::{format_ttt, TicTacToe};
+        manifest.start = None;
+        for (name, bytes) in manifest.files()? {
+            put(name, &bytes)?;
+        }
+        let start = TicTacToe.initial_position();
+        let value = crate::tiered::TierTables::open_at(TicTacToe, location)?.outcome(&start)?.value;
+        manifest.start = Some(StartValue { position: format_ttt(&start), value: value.name().into() });
+        for (name, bytes) in manifest.files()? {
+            put(name, &bytes)?;
+        }
+        Ok(manifest)
+    }
+}

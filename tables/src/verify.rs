@@ -30,6 +30,7 @@ use crate::source::DirLocation;
 use crate::table::TableFile;
 use crate::tier_files::table_header;
 use foxbase_core::foxgame::{FoxGame, FoxTier};
+use foxbase_core::game::GameKind;
 use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Side, Value, Variant};
@@ -107,7 +108,7 @@ fn dir_problem(file: &str, e: Error) -> Problem {
 /// not kept.
 pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
     let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
-    if manifest.game != "fox" {
+    if manifest.game != GameKind::Fox.name() {
         return Err(problem(None, format!("{}: tables of game '{}', not the Fox Game", dir.display(), manifest.game)));
     }
     let variant = Variant::from_json(&manifest.variant)

@@ -4,13 +4,15 @@
 //! [`forward_kernel`], Bagh-Chal's placing tiers in two passes), the
 //! one-tier job that loads child tables, solves and writes ([`job`]), the
 //! store tables are shared through ([`store`]), and the worker's lease loop
-//! ([`lease_loop`]) over the protocol's plain types ([`protocol`]). No
+//! ([`lease_loop`]) over the protocol's plain types ([`protocol`]), and
+//! any game of the registry as a type for generic code ([`games`]). No
 //! network code: the gRPC transport lives in the coordinator crate, and
 //! table files in `foxbase-tables`.
 
 pub mod error;
 pub mod forward_kernel;
 pub mod fox_kernel;
+pub mod games;
 pub mod job;
 pub mod kernel;
 pub mod lease_loop;

@@ -12,7 +12,7 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Registration {
     pub worker_id: String,
-    /// The game ("fox", "baghchal") and its variant as JSON text (its `variant_json`).
+    /// The game (its registry name, `GameKind::name`) and its variant as JSON text (its `variant_json`).
     pub game: String,
     pub variant: String,
     /// A lease lasts this long unless a heartbeat extends it.

@@ -6,12 +6,12 @@
 //! from the protocol's plain types at this edge.
 
 use crate::error::CoordinatorError;
-use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
-use foxbase_core::foxgame::FoxGame;
-use foxbase_core::Variant;
+use foxbase_core::game::GameKind;
 use foxbase_proto::v1::coordinator_client::CoordinatorClient;
 use foxbase_proto::v1::{HeartbeatRequest, LeaseRequest, RegisterRequest, ReleaseRequest, StatusRequest};
 use foxbase_proto::{PROTOCOL_HEADER, PROTOCOL_VERSION};
+use foxbase_tables::seal::SealRun;
+use foxbase_worker::games::{with_game, GameVisitor};
 use foxbase_worker::kernel::{choose_kernel, Kernel, Output, SolveTier};
 use foxbase_worker::lease_loop::{register, run_lease_loop, WorkerOptions, WorkerSummary};
 use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration, RunStatus};
@@ -168,20 +168,15 @@ impl Link for GrpcLink {
 /// The kernel a worker solves `game` with for a run with or without
 /// `plies`: `asked` (`--kernel`) or the game's default ([`choose_kernel`]);
 /// refused as the coordinator's `title` ("the Fox Game") says.
-fn worker_kernel<G: SolveTier>(
-    game: &G,
-    asked: Option<Kernel>,
-    plies: bool,
-    title: &str,
-) -> Result<Kernel, CoordinatorError> {
+fn worker_kernel<G: SolveTier>(game: &G, asked: Option<Kernel>, plies: bool) -> Result<Kernel, CoordinatorError> {
     let output = if plies { Output::ValuesAndPlies } else { Output::Values };
     choose_kernel(game, asked, output)
-        .map_err(|e| CoordinatorError::Kernel(format!("the coordinator solves {title}: {e}")))
+        .map_err(|e| CoordinatorError::Kernel(format!("the coordinator solves {}: {e}", game.game_kind().title())))
 }
 
 /// `foxbase worker`: registers with the coordinator behind `link`, builds
-/// the game it solves from the registration (the Fox Game or Bagh-Chal, with
-/// the registration's variant; another game is refused), picks the kernel
+/// the game it solves from the registration (any game of the registry,
+/// [`with_game`], with the registration's variant), picks the kernel
 /// for it (`worker_kernel` with `kernel`, `--kernel`; `options.kernel` is
 /// replaced by it), opens the store the coordinator names (or `store`, the
 /// same store as mounted here), and runs the lease loop until the solve is
@@ -195,29 +190,33 @@ pub fn run_remote_worker(
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<WorkerSummary, CoordinatorError> {
     let me = register(link, options, log)?;
-    let bad_variant = |e: &dyn std::fmt::Display| {
-        CoordinatorError::from(WorkerError::Protocol(format!("the coordinator's variant {}: {e}", me.variant)))
-    };
-    match me.game.as_str() {
-        "fox" => {
-            let variant = Variant::from_json(&me.variant).map_err(|e| bad_variant(&e))?;
-            let game = FoxGame::new(variant);
-            let kernel = worker_kernel(&game, kernel, me.plies, "the Fox Game")?;
-            let options = WorkerOptions { kernel, ..options.clone() };
-            lease_game(&game, &variant.to_string(), link, store, &options, me, stop, log)
-        }
-        "baghchal" => {
-            let variant = BaghChalVariant::from_json(&me.variant).map_err(|e| bad_variant(&e))?;
-            let game = BaghChal::new(variant);
-            let kernel = worker_kernel(&game, kernel, me.plies, "Bagh-Chal")?;
-            let options = WorkerOptions { kernel, ..options.clone() };
-            let about = format!("Bagh-Chal, {} goats, capture target {}", variant.goats(), variant.capture_target());
-            lease_game(&game, &about, link, store, &options, me, stop, log)
-        }
-        other => Err(WorkerError::Protocol(format!(
-            "the coordinator solves the game '{other}', which this worker cannot (it solves fox and baghchal)"
-        ))
-        .into()),
+    let kind = me.game.parse::<GameKind>().map_err(|e| {
+        CoordinatorError::from(WorkerError::Protocol(format!("the coordinator solves a game this worker cannot: {e}")))
+    })?;
+    let variant = me.variant.clone();
+    let leasing = Leasing { link, store, options, kernel, me, stop, log };
+    with_game(kind, &variant, leasing)
+        .map_err(|e| CoordinatorError::from(WorkerError::Protocol(format!("the coordinator's variant: {e}"))))?
+}
+
+/// [`run_remote_worker`]'s work once the game is a type.
+struct Leasing<'a> {
+    link: &'a dyn Link,
+    store: Option<PathBuf>,
+    options: &'a WorkerOptions,
+    kernel: Option<Kernel>,
+    me: Registration,
+    stop: &'a AtomicBool,
+    log: &'a (dyn Fn(&str) + Sync),
+}
+
+impl GameVisitor for Leasing<'_> {
+    type Output = Result<WorkerSummary, CoordinatorError>;
+
+    fn visit<G: SolveTier + SealRun + 'static>(self, game: G) -> Self::Output {
+        let kernel = worker_kernel(&game, self.kernel, self.me.plies)?;
+        let options = WorkerOptions { kernel, ..self.options.clone() };
+        lease_game(&game, &game.about(), self.link, self.store, &options, self.me, self.stop, self.log)
     }
 }
 

@@ -295,8 +295,12 @@ impl TierGame for BaghChal {
     type Position = Position;
     type Index = BaghIndex;
 
-    fn game_name(&self) -> &'static str {
-        "baghchal"
+    fn game_kind(&self) -> crate::game::GameKind {
+        crate::game::GameKind::BaghChal
+    }
+
+    fn about(&self) -> String {
+        format!("Bagh-Chal, {} goats, capture target {}", self.variant.goats(), self.variant.capture_target())
     }
 
     fn variant_json(&self) -> String {

@@ -50,8 +50,13 @@ impl TierGame for FoxGame {
     type Tier = FoxTier;
     type Position = Position;
 
-    fn game_name(&self) -> &'static str {
-        "fox"
+    fn game_kind(&self) -> crate::game::GameKind {
+        crate::game::GameKind::Fox
+    }
+
+    /// The variant's text form (`geometry=classic;pen_target=9;start=...`).
+    fn about(&self) -> String {
+        self.variant.to_string()
     }
 
     fn variant_json(&self) -> String {
