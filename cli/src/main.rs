@@ -3,7 +3,8 @@
 //! argument structs and running them: [`rules`] (show, moves, play, perft,
 //! probe-ref), [`solve`], [`tables`] (probe, verify, publish, survey,
 //! stats, serve), [`perfect`] (versus, puzzles), [`games`] (tic-tac-toe's
-//! tables, and export), [`baghchal`] (Bagh-Chal's tables) and [`cluster`]
+//! tables, and export), [`strategy`] (check-strategy), [`baghchal`]
+//! (Bagh-Chal's tables) and [`cluster`]
 //! (coordinator, worker, status). [`output`] is where text, JSON and
 //! progress reach the terminal; [`serve`] and [`views`] are the board in a
 //! browser and the JSON views it shares with the commands; [`command`] is
@@ -19,6 +20,7 @@ mod perfect;
 mod rules;
 mod serve;
 mod solve;
+mod strategy;
 mod tables;
 mod views;
 
@@ -77,6 +79,9 @@ enum Command {
     Puzzles(perfect::PuzzlesArgs),
     /// The dataset of optimal moves: JSON Lines, one per position with a move (value, plies, optimal moves).
     Export(games::ExportArgs),
+    /// Check a strategy against tic-tac-toe tables: every move (from a file, or a program's
+    /// answers) that gives up a win or a draw, with the moves that keep it.
+    CheckStrategy(strategy::CheckStrategyArgs),
     /// Counts of a tablebase: values by material and side, the longest win, values per fox square.
     Stats(tables::StatsArgs),
     /// Solve a small variant with the simple reference solver and print the value of a position.
@@ -111,6 +116,7 @@ fn main() -> ExitCode {
         Command::Puzzles(a) => perfect::puzzles(a),
         Command::Stats(a) => tables::stats(a),
         Command::Export(a) => games::export(a),
+        Command::CheckStrategy(a) => strategy::check_strategy(a),
         Command::Coordinator(a) => cluster::coordinator(a, &sub("coordinator")),
         Command::Worker(a) => cluster::worker(a),
         Command::Status(a) => cluster::status(a),

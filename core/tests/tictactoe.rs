@@ -227,3 +227,26 @@ fn tier_name_parse_accepts_only_the_canonical_spelling() {
         assert_eq!(TicTacToe.parse_tier_name(bad), None, "{bad:?} is not the name of a tier");
     }
 }
+
+/// The write-up's counts of the positions a person plays without thinking:
+/// of the 4,520 positions with a move, 222 have one legal move, 2,216 more
+/// a win in one, 1,444 more a block (936 against one threat, 508 against
+/// two), and 638 are left.
+#[test]
+fn obvious_positions_are_222_one_move_2216_wins_in_one_1444_blocks_leaving_638() {
+    use foxbase_core::tictactoe::{obvious, parse_ttt, Obvious};
+    let with_a_move: Vec<TttPosition> = reachable().into_iter().filter(|p| TicTacToe.primitive(p).is_none()).collect();
+    assert_eq!(with_a_move.len(), 4520);
+    let count = |kind: Option<Obvious>| with_a_move.iter().filter(|p| obvious(p) == kind).count();
+    assert_eq!(count(Some(Obvious::OneMove)), 222);
+    assert_eq!(count(Some(Obvious::WinInOne)), 2216);
+    assert_eq!(count(Some(Obvious::Block)), 1444);
+    assert_eq!(count(None), 638);
+    // One of each, by hand.
+    let of = |text: &str| obvious(&parse_ttt(text).unwrap());
+    assert_eq!(of("XOX/XOO/OX. x"), Some(Obvious::OneMove));
+    assert_eq!(of("XX./OO./... x"), Some(Obvious::WinInOne), "a win beats a block");
+    assert_eq!(of("XX./O../... o"), Some(Obvious::Block));
+    assert_eq!(of("X../.O./... x"), None);
+    assert_eq!(of("XXX/OO./... o"), None, "a finished game is not a position to play");
+}
