@@ -114,21 +114,27 @@ impl RuleArgs {
 #[derive(Args, Clone, Copy)]
 pub struct GameArgs {
     /// The game: `fox` (the Fox Game, positions as in RULES.md) or `baghchal` (Bagh-Chal: 4 tigers against
-    /// 20 goats on the 5x5 board; positions like 'T...T/...../...../...../T...T g 20 0': ranks 5 down to 1,
-    /// the side to move g or t, the goats still to place, the goats captured).
+    /// 20 goats, or --goats, on the 5x5 board; positions like 'T...T/...../...../...../T...T g 20 0': ranks 5
+    /// down to 1, the side to move g or t, the goats still to place, the goats captured).
     #[arg(long, default_value_t = GameKind::Fox, value_parser = crate::command::parse_game)]
     game: GameKind,
     #[command(flatten)]
     fox: RuleArgs,
-    /// Bagh-Chal: the tigers win on capturing this many goats, 4 or 5 (default 5).
-    #[arg(long, value_parser = clap::value_parser!(u8).range(4..=5))]
+    /// Bagh-Chal: the goats in the game, 1..=20 (default 20; fewer make the small variants `solve
+    /// --game baghchal --goats N` solves). A position's goats on the board, to place and captured add up to it.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=20))]
+    goats: Option<u8>,
+    /// Bagh-Chal: the tigers win on capturing this many goats, 1..=5 and at most --goats (default 5,
+    /// or --goats when fewer).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
     capture_target: Option<u8>,
 }
 
 /// The rules of the game a command plays.
 enum GameRules {
     Fox(Rules),
-    BaghChal(bc::Rules),
+    /// The rules and the goats in the game.
+    BaghChal(bc::Rules, u8),
 }
 
 impl GameArgs {
@@ -139,8 +145,10 @@ impl GameArgs {
                 "--game tictactoe: show, moves, play and perft take the Fox Game and Bagh-Chal; probe a tic-tac-toe tablebase instead",
             )),
             GameKind::Fox => {
-                if self.capture_target.is_some() {
-                    return Err(Failure::bad_input("--capture-target is a Bagh-Chal flag; add --game baghchal"));
+                for (flag, given) in [("--goats", self.goats.is_some()), ("--capture-target", self.capture_target.is_some())] {
+                    if given {
+                        return Err(Failure::bad_input(format!("{flag} is a Bagh-Chal flag; add --game baghchal")));
+                    }
                 }
                 Ok(GameRules::Fox(self.fox.rules()))
             }
@@ -153,11 +161,15 @@ impl GameArgs {
                 ];
                 if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
                     return Err(Failure::bad_input(format!(
-                        "{flag} is a Fox Game flag; --game {} takes --capture-target only", self.game
+                        "{flag} is a Fox Game flag; --game {} takes --goats and --capture-target", self.game
                     )));
                 }
-                let target = self.capture_target.unwrap_or(bc::DEFAULT_CAPTURE_TARGET);
-                Ok(GameRules::BaghChal(bc::Rules::new(target).map_err(Failure::bad_input)?))
+                let goats = self.goats.unwrap_or(bc::TOTAL_GOATS);
+                let target = self.capture_target.unwrap_or(bc::DEFAULT_CAPTURE_TARGET.min(goats));
+                let variant = bc::BaghChalVariant::new(goats, target)
+                    .map_err(|e| Failure::bad_input(format!("--goats {goats} --capture-target {target}: {e}")))?;
+                let rules = bc::Rules::new(variant.capture_target()).map_err(Failure::bad_input)?;
+                Ok(GameRules::BaghChal(rules, goats))
             }
         }
     }
@@ -173,9 +185,9 @@ fn fox_position_arg(text: &str) -> Result<Position, Failure> {
 }
 
 /// Parses a Bagh-Chal position argument and checks it against the capture target.
-fn bc_position_arg(rules: &bc::Rules, text: &str) -> Result<bc::Position, Failure> {
+fn bc_position_arg(rules: &bc::Rules, goats: u8, text: &str) -> Result<bc::Position, Failure> {
     let bad = |e: &dyn std::fmt::Display| Failure::bad_input(format!("bad position '{text}': {e}"));
-    let pos = bc::parse_position(text).map_err(|e| bad(&e))?;
+    let pos = bc::parse_position_with_goats(text, goats).map_err(|e| bad(&e))?;
     rules.check_position(&pos).map_err(|e| bad(&e))?;
     Ok(pos)
 }
@@ -238,7 +250,7 @@ pub struct PerftArgs {
     #[arg(long)]
     depth: u32,
     /// Start position (default: the game's start; for the Fox Game the default start, foxes to move, for
-    /// Bagh-Chal 'T...T/...../...../...../T...T g 20 0').
+    /// Bagh-Chal 'T...T/...../...../...../T...T g 20 0', with --goats N '... g N 0').
     #[arg(long, visible_alias = "start")]
     position: Option<String>,
     /// Also print the count below each first move.
@@ -281,8 +293,8 @@ fn status_text(rules: &Rules, pos: &Position) -> String {
 pub fn show(args: ShowArgs) -> CommandResult {
     let rules = match args.game.resolve()? {
         GameRules::Fox(rules) => rules,
-        GameRules::BaghChal(rules) => {
-            let pos = bc_position_arg(&rules, &args.position)?;
+        GameRules::BaghChal(rules, goats) => {
+            let pos = bc_position_arg(&rules, goats, &args.position)?;
             text(&bc::board_picture(&pos))?;
             return line(bc_status_text(&rules, &pos));
         }
@@ -296,7 +308,7 @@ pub fn show(args: ShowArgs) -> CommandResult {
 pub fn moves(args: MovesArgs) -> CommandResult {
     let rules = match args.game.resolve()? {
         GameRules::Fox(rules) => rules,
-        GameRules::BaghChal(rules) => return bc_moves(&rules, &args),
+        GameRules::BaghChal(rules, goats) => return bc_moves(&rules, goats, &args),
     };
     let pos = fox_position_arg(&args.position)?;
     let rules = args.game.fox.floor.apply_to_rules(rules, pos.sheep_count())?;
@@ -313,8 +325,8 @@ pub fn moves(args: MovesArgs) -> CommandResult {
 }
 
 /// `moves --game baghchal`.
-fn bc_moves(rules: &bc::Rules, args: &MovesArgs) -> CommandResult {
-    let pos = bc_position_arg(rules, &args.position)?;
+fn bc_moves(rules: &bc::Rules, goats: u8, args: &MovesArgs) -> CommandResult {
+    let pos = bc_position_arg(rules, goats, &args.position)?;
     let moves = rules.moves(&pos);
     if args.json {
         let list: Vec<_> = moves
@@ -339,8 +351,8 @@ fn bc_moves(rules: &bc::Rules, args: &MovesArgs) -> CommandResult {
 pub fn play(args: PlayArgs) -> CommandResult {
     let rules = match args.game.resolve()? {
         GameRules::Fox(rules) => rules,
-        GameRules::BaghChal(rules) => {
-            let mut pos = bc_position_arg(&rules, &args.position)?;
+        GameRules::BaghChal(rules, goats) => {
+            let mut pos = bc_position_arg(&rules, goats, &args.position)?;
             for text in &args.moves {
                 let m = bc::parse_move(&rules, &pos, text).map_err(|e| Failure::bad_input(format!("bad move: {e}")))?;
                 pos = rules.play(&pos, m);
@@ -362,7 +374,7 @@ pub fn play(args: PlayArgs) -> CommandResult {
 pub fn perft_command(args: PerftArgs) -> CommandResult {
     let r = match args.game.resolve()? {
         GameRules::Fox(rules) => rules,
-        GameRules::BaghChal(rules) => return bc_perft(&rules, &args),
+        GameRules::BaghChal(rules, goats) => return bc_perft(&rules, goats, &args),
     };
     if args.distinct {
         return Err(Failure::bad_input("--distinct is for --game baghchal only"));
@@ -391,9 +403,12 @@ pub fn perft_command(args: PerftArgs) -> CommandResult {
 }
 
 /// `perft --game baghchal`: from the start unless --position (or --start) says otherwise.
-fn bc_perft(rules: &bc::Rules, args: &PerftArgs) -> CommandResult {
-    let start = args.position.clone().unwrap_or_else(|| bc::format_position(&bc::Position::START));
-    let pos = bc_position_arg(rules, &start)?;
+fn bc_perft(rules: &bc::Rules, goats: u8, args: &PerftArgs) -> CommandResult {
+    let variant = bc::BaghChalVariant::new(goats, rules.capture_target()).expect("checked by GameArgs::resolve");
+    let start = args.position.clone().unwrap_or_else(|| {
+        bc::format_position(&foxbase_core::tier::TierGame::initial_position(&bc::BaghChal::new(variant)))
+    });
+    let pos = bc_position_arg(rules, goats, &start)?;
     let depth = args.depth;
     let (nodes, parts) = if args.divide && depth > 0 {
         let parts = bc::divide(rules, &pos, depth);
@@ -477,20 +492,27 @@ mod tests {
     fn each_game_takes_its_own_rule_flags() {
         assert!(matches!(resolve(&[]), Ok(GameRules::Fox(r)) if r.pen_target == 9));
         assert!(matches!(resolve(&["--pen-target", "7"]), Ok(GameRules::Fox(r)) if r.pen_target == 7));
-        assert!(matches!(resolve(&["--game", "baghchal"]), Ok(GameRules::BaghChal(r)) if r.capture_target() == 5));
+        assert!(matches!(resolve(&["--game", "baghchal"]), Ok(GameRules::BaghChal(r, 20)) if r.capture_target() == 5));
         let four = resolve(&["--game", "baghchal", "--capture-target", "4"]);
-        assert!(matches!(four, Ok(GameRules::BaghChal(r)) if r.capture_target() == 4));
+        assert!(matches!(four, Ok(GameRules::BaghChal(r, 20)) if r.capture_target() == 4));
+        let small = resolve(&["--game", "baghchal", "--goats", "2"]);
+        assert!(matches!(small, Ok(GameRules::BaghChal(r, 2)) if r.capture_target() == 2), "at most the goats");
+        let small = resolve(&["--game", "baghchal", "--goats", "3", "--capture-target", "1"]);
+        assert!(matches!(small, Ok(GameRules::BaghChal(r, 3)) if r.capture_target() == 1));
         let refused = |flags: &[&str]| resolve(flags).err().unwrap_or_else(|| panic!("{flags:?} accepted"));
         assert_eq!(
             refused(&["--game", "baghchal", "--geometry", "classic"]),
-            "--geometry is a Fox Game flag; --game baghchal takes --capture-target only"
+            "--geometry is a Fox Game flag; --game baghchal takes --goats and --capture-target"
         );
         assert_eq!(
             refused(&["--game", "baghchal", "--pen-target", "9"]),
-            "--pen-target is a Fox Game flag; --game baghchal takes --capture-target only"
+            "--pen-target is a Fox Game flag; --game baghchal takes --goats and --capture-target"
         );
         assert_eq!(refused(&["--capture-target", "5"]), "--capture-target is a Bagh-Chal flag; add --game baghchal");
-        assert!(refused(&["--game", "baghchal", "--capture-target", "3"]).contains("3 is not in 4..=5"));
+        assert_eq!(refused(&["--goats", "5"]), "--goats is a Bagh-Chal flag; add --game baghchal");
+        assert!(refused(&["--game", "baghchal", "--capture-target", "6"]).contains("6 is not in 1..=5"));
+        assert!(refused(&["--game", "baghchal", "--goats", "2", "--capture-target", "3"])
+            .starts_with("--goats 2 --capture-target 3: "));
         assert!(refused(&["--game", "chess"]).contains("unknown game 'chess' (the games: fox, baghchal, tictactoe)"));
     }
 
@@ -499,7 +521,7 @@ mod tests {
         let Err(Failure::BadInput(m)) = fox_position_arg("T...T/...../...../...../T...T g 20 0") else { panic!() };
         assert!(m.ends_with("(a Bagh-Chal position: add --game baghchal)"), "{m}");
         let rules = bc::Rules::new(4).unwrap();
-        let Err(Failure::BadInput(m)) = bc_position_arg(&rules, "T...T/...../...../...../T...T g 15 5") else {
+        let Err(Failure::BadInput(m)) = bc_position_arg(&rules, 20, "T...T/...../...../...../T...T g 15 5") else {
             panic!()
         };
         assert_eq!(

@@ -519,3 +519,44 @@ fn a_published_tablebase_keeps_every_slot_and_answers_as_the_solved_one() {
     assert!(stderr.contains("the tables to publish fail their check: tiers/p0-c0.fxp"), "{stderr}");
     assert!(!nowhere.exists() && !dir.0.join(".from-damaged.partial").exists());
 }
+
+/// `show`, `moves`, `play` and `perft` take the small variants: `--goats N`
+/// sets the goat total a position adds up to, and capture targets below 4
+/// end the game as the solve's variant does.
+#[test]
+fn the_rule_commands_take_every_goat_count_and_capture_target() {
+    let small = ["--game", "baghchal", "--goats", "2"];
+    let start = "T...T/...../...../...../T...T g 2 0";
+    // From the 2-goat start (the default of perft with --goats 2): 21 placements.
+    let perft = |args: &[&str]| {
+        let mut all = vec!["perft"];
+        all.extend(small);
+        all.extend(args);
+        run(&all)
+    };
+    let (code, stdout, stderr) = perft(&["--depth", "1"]);
+    assert_eq!((code, stdout.as_str()), (Some(0), "perft(1) = 21\n"), "{stderr}");
+    let (_, from_start, _) = perft(&["--depth", "3", "--position", start]);
+    let (_, default, _) = perft(&["--depth", "3"]);
+    assert_eq!(from_start, default);
+    let mut moves = vec!["moves", start, "--json"];
+    moves.extend(small);
+    let (code, stdout, stderr) = run(&moves);
+    assert_eq!(code, Some(0), "{stderr}");
+    let j: Json = serde_json::from_str(&stdout).unwrap();
+    assert_eq!((j["moves"].as_array().unwrap().len(), j["capture_target"].as_u64()), (21, Some(2)), "{j}");
+    // One goat, capture target 1: the first capture ends the game.
+    let (code, stdout, stderr) =
+        run(&["play", "T...T/...../...../...../T...T g 1 0", "b1", "a1xc1", "--game", "baghchal", "--goats", "1"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        stdout,
+        "T...T/...../...../...../..T.T g 0 1\ngame over: the tigers won (the tigers captured enough goats)\n"
+    );
+    // A position whose goats do not add up to --goats is refused, naming the counts.
+    let mut show = vec!["show", "T...T/...../...../...../T...T g 20 0"];
+    show.extend(small);
+    let (code, _, stderr) = run(&show);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("make 20, not 2"), "{stderr}");
+}

@@ -217,13 +217,14 @@ fn a_side_with_no_move_loses() {
 }
 
 #[test]
-fn the_rules_take_capture_target_4_or_5() {
+fn the_rules_take_capture_targets_1_to_5() {
     assert_eq!(Rules::new(5), Ok(Rules::default()));
     assert_eq!(Rules::new(4).unwrap().capture_target(), 4);
-    for bad in [0, 3, 6, 20] {
+    assert_eq!(Rules::new(1).unwrap().capture_target(), 1);
+    for bad in [0, 6, 20] {
         assert_eq!(Rules::new(bad), Err(RulesError::CaptureTarget { target: bad }));
     }
-    assert_eq!(Rules::new(6).unwrap_err().to_string(), "capture target 6 is not 4 or 5");
+    assert_eq!(Rules::new(6).unwrap_err().to_string(), "capture target 6 is not in 1..=5");
 }
 
 // ---------------------------------------------------------------------------

@@ -122,8 +122,8 @@ pub enum IllegalMove {
 /// A rule switch out of range, or a position that the rules cannot reach.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Error)]
 pub enum RulesError {
-    /// The capture target is neither 4 nor 5.
-    #[error("capture target {target} is not 4 or 5")]
+    /// The capture target is not in 1..=5.
+    #[error("capture target {target} is not in 1..=5")]
     CaptureTarget { target: u8 },
     /// A position with more goats captured than the capture target: the game ended before.
     #[error("{captured} goats captured, but the tigers win on capturing {target}: no game gets there")]

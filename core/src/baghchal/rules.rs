@@ -100,10 +100,12 @@ impl Default for Rules {
 }
 
 impl Rules {
-    /// The rules with this capture target; [`RulesError::CaptureTarget`] unless it is 4 or 5.
+    /// The rules with this capture target; [`RulesError::CaptureTarget`]
+    /// unless it is 1..=5. The real game's is 5 or 4 (docs/perft.md);
+    /// smaller ones go with the small variants (fewer goats).
     pub fn new(capture_target: u8) -> Result<Rules, RulesError> {
         match capture_target {
-            4..=MAX_CAPTURE_TARGET => Ok(Rules { capture_target }),
+            1..=MAX_CAPTURE_TARGET => Ok(Rules { capture_target }),
             target => Err(RulesError::CaptureTarget { target }),
         }
     }
