@@ -16,7 +16,7 @@ use foxbase_core::baghchal::{
 use foxbase_core::game::GameKind;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Outcome, Value};
-use foxbase_tables::engine::preference;
+use foxbase_tables::engine::best_first;
 use foxbase_tables::manifest::Manifest;
 use foxbase_tables::source::Location;
 use foxbase_tables::tiered::TierTables;
@@ -145,7 +145,7 @@ pub fn probe(tables: &TierTables<BaghChal>, pos: &Position) -> Result<Probed, Ba
         for m in rules.moves(pos) {
             moves.push((m, tables.move_outcome(&rules.play(pos, m)).map_err(BaghError::Read)?));
         }
-        moves.sort_by_key(|(_, o)| std::cmp::Reverse(preference(o)));
+        best_first(&mut moves);
     }
     Ok(Probed { outcome, over, moves })
 }

@@ -74,7 +74,8 @@ pub fn ttt_probe(dir: &Path, position: &str, json_out: bool) -> CommandResult {
     let pos = ttt_arg(position)?;
     let t = open_ttt(dir)?;
     let o = t.outcome(&pos)?;
-    let moves = ttt_move_outcomes(&t, &pos)?;
+    let mut moves = ttt_move_outcomes(&t, &pos)?;
+    foxbase_tables::engine::best_first(&mut moves);
     if json_out {
         let list: Vec<_> = moves
             .iter()

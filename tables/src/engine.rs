@@ -45,6 +45,14 @@ pub fn choose<M: Copy>(moves: &[(M, Outcome)], seed: u64) -> Option<(M, Outcome)
     Some(*ties[pick])
 }
 
+/// Orders moves with their outcomes for the mover best first, the order
+/// `probe` lists them in for every game: wins by fewest plies, then draws,
+/// then losses by most plies ([`preference`]); equal moves keep the order
+/// they came in (the game's move generation order).
+pub fn best_first<M>(moves: &mut [(M, Outcome)]) {
+    moves.sort_by_key(|(_, o)| std::cmp::Reverse(preference(o)));
+}
+
 /// How much the mover likes an outcome (greater is better): a win over a
 /// draw over a loss; a quicker win, a slower loss. A missing plies count
 /// ranks a win or loss by its value alone.

@@ -12,7 +12,8 @@ pub struct Probe {
     /// For the side to move, with its plies to the end.
     pub outcome: Outcome,
     /// Every legal move with its outcome for the player making it, plies
-    /// counted from the probed position.
+    /// counted from the probed position, best first
+    /// ([`crate::engine::best_first`]).
     pub moves: Vec<(Move, Outcome)>,
 }
 
@@ -21,5 +22,7 @@ pub struct Probe {
 /// that cannot be read.
 pub fn probe(tables: &TableDir, pos: &Position) -> Result<Probe, Error> {
     tables.check_position(pos)?;
-    Ok(Probe { position: *pos, outcome: tables.outcome(pos)?, moves: tables.move_outcomes(pos)? })
+    let mut moves = tables.move_outcomes(pos)?;
+    crate::engine::best_first(&mut moves);
+    Ok(Probe { position: *pos, outcome: tables.outcome(pos)?, moves })
 }
