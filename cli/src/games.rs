@@ -22,10 +22,9 @@ use std::collections::{HashSet, VecDeque};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-/// The game a tablebase holds, from its manifest.
+/// The game the tablebase in `dir` holds ([`crate::location::game_in`]).
 pub fn game_of(dir: &Path) -> Result<GameKind, Failure> {
-    let manifest = Manifest::read(dir).map_err(Failure::bad_input)?;
-    manifest.game.parse().map_err(|e| Failure::bad_input(format!("{}: {e}", dir.display())))
+    crate::location::game_in("--tables", &foxbase_tables::source::DirLocation::new(dir))
 }
 
 pub fn open_ttt(dir: &Path) -> Result<InMemory<TicTacToe>, Failure> {

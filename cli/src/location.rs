@@ -7,7 +7,7 @@ use crate::command::Failure;
 use foxbase_core::game::GameKind;
 use foxbase_objstore::{Bucket, StoreUrl};
 use foxbase_tables::dir::TableDir;
-use foxbase_tables::index::INDEX_FILE;
+use foxbase_tables::index::{TierIndex, INDEX_FILE};
 use foxbase_tables::manifest::{Manifest, MANIFEST_FILE};
 use foxbase_tables::source::Location;
 use foxbase_worker::store::Store;
@@ -62,15 +62,31 @@ pub fn open_location(flag: &str, arg: &str) -> Result<Box<dyn Location>, Failure
 
 /// The game of the tablebase at `arg` (from its manifest).
 pub fn game_of(flag: &str, arg: &str) -> Result<GameKind, Failure> {
-    let name = match parse(flag, arg)? {
-        StoreUrl::Dir(dir) => Manifest::read(&dir).map_err(Failure::bad_input)?.game,
+    let location: Box<dyn Location> = match parse(flag, arg)? {
+        StoreUrl::Dir(dir) => Box::new(foxbase_tables::source::DirLocation::new(&dir)),
         StoreUrl::Bucket { bucket: b, prefix } => {
             let b = bucket(flag, &b, &prefix)?;
             require_manifest(flag, &b)?;
-            Manifest::read_from(&b).map_err(Failure::bad_input)?.game
+            Box::new(b)
         }
     };
-    name.parse().map_err(|e| Failure::bad_input(format!("{flag} {arg}: {e}")))
+    game_in(flag, location.as_ref())
+}
+
+/// The game of the tablebase at `location`, from its tier index's summary
+/// (a few hundred bytes, where the manifest of the full game is tens of
+/// MB); from the manifest where there is no tier index (a tablebase
+/// written before tier indexes).
+pub fn game_in(flag: &str, location: &dyn Location) -> Result<GameKind, Failure> {
+    use foxbase_tables::error::ErrorKind;
+    let name = match TierIndex::open(location) {
+        Ok(index) => index.summary.game,
+        Err(e) if matches!(&e.kind, ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound) => {
+            Manifest::read_from(location).map_err(Failure::bad_input)?.game
+        }
+        Err(e) => return Err(Failure::bad_input(e)),
+    };
+    name.parse().map_err(|e| Failure::bad_input(format!("{flag} {}: {e}", location.describe())))
 }
 
 /// Fails with a clear message when a bucket holds no `manifest.json`: the

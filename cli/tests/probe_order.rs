@@ -1,6 +1,7 @@
 //! `probe` lists a position's moves best first for every game, the same in
 //! text and in JSON: wins by fewest plies, then draws, then losses by most
-//! plies; equal moves in the game's move generation order.
+//! plies; equal moves in the game's move generation order. The game comes
+//! from the tier index, not the manifest.
 
 mod common;
 
@@ -67,6 +68,10 @@ fn probe_lists_moves_best_first_for_every_game() {
     assert!(text.lines().nth(1).unwrap().starts_with("  d4xd2   win for the fox: the foxes win in 27 plies"), "{text}");
     assert!(text.trim_end().ends_with("d4-d5   win for the fox: the foxes win in 33 plies"), "{text}");
     assert!(probed(&fox, ".F./.../......./..F..../..SSS../.../... s").iter().all(|v| v == "loss"));
+    // The game comes from the tier index: the Fox Game's probe reads no manifest.json (tens of
+    // MB for the full game).
+    std::fs::write(dir.0.join("fox/manifest.json"), "not a manifest").unwrap();
+    assert_eq!(ok(&["probe", ".F./.../......./...F.../..SSS../.../... f", "--tables", &fox]), text);
     // Tic-tac-toe: after X in a corner, the centre draws and the other 7 lose, in cell order.
     let j: Json = serde_json::from_str(&ok(&["probe", "X../.../... o", "--tables", &ttt, "--json"])).unwrap();
     let order: Vec<&str> = j["moves"].as_array().unwrap().iter().map(|m| m["move"].as_str().unwrap()).collect();
