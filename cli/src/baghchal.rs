@@ -14,6 +14,7 @@ use foxbase_core::baghchal::{
     Status, MAX_CAPTURE_TARGET,
 };
 use foxbase_core::game::GameKind;
+use foxbase_core::notation::count;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Outcome, Value};
 use foxbase_tables::engine::best_first;
@@ -32,7 +33,7 @@ pub enum BaghError {
     #[error("{dir}: the manifest's variant '{variant}': {problem}")]
     Variant { dir: String, variant: String, problem: String },
     /// The position text is malformed, or its goats do not add up to the variant's.
-    #[error("bad position '{text}' (these tables: {goats} goats, capture target {target}): {error}")]
+    #[error("bad position '{text}' (these tables: {}, capture target {target}): {error}", count(*goats, "goat", "goats"))]
     Position {
         text: String,
         goats: u8,
@@ -41,7 +42,7 @@ pub enum BaghError {
         error: ParseError,
     },
     /// More goats captured than the variant's capture target: no game gets there.
-    #[error("{position}: {captured} goats captured, but in these tables the tigers win on capturing {target}")]
+    #[error("{position}: {} captured, but in these tables the tigers win on capturing {target}", count(*captured, "goat", "goats"))]
     BeyondTarget { position: String, captured: u8, target: u8 },
     /// A position that is not over, in a tier the tablebase does not hold.
     #[error("{position} is in tier {tier}, which these tables do not hold (they hold {held})")]
@@ -159,8 +160,7 @@ pub fn who_wins(o: Outcome, side: Side) -> String {
         Value::Draw => return String::new(),
     };
     match o.plies {
-        Some(1) => format!(": the {} win in 1 ply", winner.plural()),
-        Some(n) => format!(": the {} win in {n} plies", winner.plural()),
+        Some(n) => format!(": the {} win in {}", winner.plural(), count(n, "ply", "plies")),
         None => String::new(),
     }
 }
@@ -168,7 +168,7 @@ pub fn who_wins(o: Outcome, side: Side) -> String {
 /// Why a position that is over is over, under the variant's capture target.
 fn end_reason(variant: BaghChalVariant, pos: &Position) -> String {
     if pos.captured() >= variant.capture_target() {
-        return format!("the tigers captured {} goats", pos.captured());
+        return format!("the tigers captured {}", count(pos.captured(), "goat", "goats"));
     }
     match rules().status(pos) {
         Status::Over { reason, .. } => reason.describe().to_string(),
@@ -314,7 +314,9 @@ pub fn stats(dir: &Path, json_out: bool) -> CommandResult {
         ))?;
     }
     match longest {
-        Some((p, pos)) => line(format_args!("longest win: {p} plies, e.g. {}", format_position(&pos))),
+        Some((p, pos)) => {
+            line(format_args!("longest win: {}, e.g. {}", count(p, "ply", "plies"), format_position(&pos)))
+        }
         None if tables.has_plies() => line(format_args!("longest win: none (no position is won)")),
         None => line(format_args!("longest win: no plies in these tables (solved with --no-distance)")),
     }

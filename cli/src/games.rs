@@ -7,6 +7,7 @@ use crate::command::{CommandResult, Failure};
 use crate::output::{json, line, text};
 use clap::Args;
 use foxbase_core::game::GameKind;
+use foxbase_core::notation::count;
 use foxbase_core::notation::format_position;
 use foxbase_core::tictactoe::{
     format_ttt, obvious, parse_square, parse_ttt, square_name, ttt_moves, TicTacToe, TttPosition,
@@ -62,8 +63,7 @@ fn ttt_who_wins(o: Outcome, side: &str) -> String {
         Value::Draw => return String::new(),
     };
     match o.plies {
-        Some(1) => format!(": {winner} wins in 1 ply"),
-        Some(n) => format!(": {winner} wins in {n} plies"),
+        Some(n) => format!(": {winner} wins in {}", count(n, "ply", "plies")),
         None => String::new(),
     }
 }
@@ -134,7 +134,7 @@ pub fn ttt_versus(dir: &Path, human: Option<&str>, start: Option<&str>, seed: u6
                 Value::Win => format!("{side} wins"),
                 Value::Loss => format!("{} wins", if side == "x" { "o" } else { "x" }),
             };
-            return line(format_args!("game over after {ply} plies: {result}"));
+            return line(format_args!("game over after {}: {result}", count(ply, "ply", "plies")));
         }
         if ply >= max_plies {
             return line(format_args!("stopped after {ply} plies (--max-plies)"));
@@ -217,7 +217,7 @@ pub fn ttt_stats(dir: &Path, json_out: bool) -> CommandResult {
         line(format_args!("{m:>5} {s:>4} {w:>6} {d:>6} {l:>6}"))?;
     }
     match longest {
-        Some((p, pos)) => line(format_args!("longest win: {p} plies, e.g. {}", format_ttt(&pos))),
+        Some((p, pos)) => line(format_args!("longest win: {}, e.g. {}", count(p, "ply", "plies"), format_ttt(&pos))),
         None => line(format_args!("longest win: no plies in these tables")),
     }
 }

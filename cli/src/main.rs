@@ -32,12 +32,23 @@ use std::process::ExitCode;
 #[command(
     name = "foxbase",
     version,
-    about = "Strongly solve the Fox Game (halatafl) by retrograde analysis, and probe the results"
+    about = "Strongly solve the Fox Game (halatafl), Bagh-Chal and tic-tac-toe by retrograde analysis, and probe the results"
 )]
-#[command(long_about = "Strongly solve the Fox Game (halatafl) by retrograde analysis, and probe the results.\n\n\
-Positions are written as in RULES.md: ranks 7 down to 1 separated by '/', each rank's points left to right as \
-F (fox), S (sheep) or . (empty), then a space and the side to move (f or s). Quote them in the shell, e.g.\n  \
-foxbase show 'F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS f'\n\nBad input exits with status 2 and a message naming the problem.")]
+#[command(long_about = "Strongly solve the Fox Game (halatafl), Bagh-Chal and tic-tac-toe by retrograde analysis, \
+and probe the results. The game is --game fox (the default), baghchal or tictactoe; commands that read tables take \
+the game from them.\n\n\
+Positions, one argument each (quote them in the shell):\n  \
+the Fox Game, as in RULES.md: ranks 7 down to 1 separated by '/', each rank's points left to right as F (fox), \
+S (sheep) or . (empty), then the side to move, f or s:\n    \
+foxbase show 'F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS f'\n  \
+Bagh-Chal: ranks 5 down to 1, T (tiger), G (goat) or . (empty), then the side to move (g or t), the goats still \
+to place and the goats captured, which add up with the goats on the board to --goats (20 by default):\n    \
+foxbase show --game baghchal 'T...T/...../...../...../T...T g 20 0'\n  \
+tic-tac-toe: rows top to bottom, X, O or . (empty), then the side to move, x or o; squares are a..c from the \
+left and 1..3 from the bottom (b2 is the centre):\n    \
+foxbase probe 'X../.O./... x' --tables tictactoe-tables\n\n\
+Bad input exits with status 2 and a message naming the problem; a command that fails (a table that does not \
+read or check, the network) exits with status 1.")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

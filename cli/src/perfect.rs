@@ -7,7 +7,7 @@ use crate::output::{json, line, text};
 use crate::tables::who_wins;
 use clap::Args;
 use foxbase_core::game::GameKind;
-use foxbase_core::notation::{board_picture, format_position, parse_move};
+use foxbase_core::notation::{board_picture, count, format_position, parse_move};
 use foxbase_core::tier::TierGame;
 use foxbase_core::Side;
 use foxbase_tables::engine::engine_move;
@@ -104,7 +104,7 @@ pub fn versus(args: VersusArgs) -> CommandResult {
         ))?;
         if tables.game.primitive(&pos).is_some() {
             let winner = if now.value == foxbase_core::Value::Win { pos.side() } else { pos.side().other() };
-            return line(format_args!("game over after {ply} plies: the {} win", plural(winner)));
+            return line(format_args!("game over after {}: the {} win", count(ply, "ply", "plies"), plural(winner)));
         }
         if ply >= args.max_plies {
             return line(format_args!("stopped after {ply} plies (--max-plies)"));
@@ -190,7 +190,7 @@ pub fn puzzles(args: PuzzlesArgs) -> CommandResult {
             json(&crate::views::with_bound(view, variant))?;
         } else {
             let goal = match p.plies {
-                Some(n) => format!("{} to {} in {n} plies", p.position.side(), p.kind.goal()),
+                Some(n) => format!("{} to {} in {}", p.position.side(), p.kind.goal(), count(n, "ply", "plies")),
                 None => format!("{} to {}", p.position.side(), p.kind.goal()),
             };
             line(format_args!("{}  ({goal}; only {} does)", format_position(&p.position), p.solution[0]))?;

@@ -7,6 +7,7 @@ use crate::output::{json, line, TierBar};
 use crate::views::with_bound;
 use clap::Args;
 use foxbase_core::game::GameKind;
+use foxbase_core::notation::count;
 use foxbase_core::notation::format_position;
 use foxbase_core::{Outcome, Point, Side, Value};
 use foxbase_objstore::StoreUrl;
@@ -139,8 +140,7 @@ pub fn who_wins(o: Outcome, side: Side) -> String {
     };
     let name = if winner == Side::Fox { "foxes" } else { "sheep" };
     match o.plies {
-        Some(1) => format!(": the {name} win in 1 ply"),
-        Some(n) => format!(": the {name} win in {n} plies"),
+        Some(n) => format!(": the {name} win in {}", count(n, "ply", "plies")),
         None => String::new(),
     }
 }
@@ -340,7 +340,9 @@ pub fn stats(args: StatsArgs) -> CommandResult {
         line(format_args!("{f:>5} {n:>5} {:>5} {:>14} {:>14} {:>14}", side.name(), w.wins, w.draws, w.losses))?;
     }
     match s.longest_win {
-        Some((p, pos)) => line(format_args!("longest win: {p} plies, e.g. {}", format_position(&pos)))?,
+        Some((p, pos)) => {
+            line(format_args!("longest win: {}, e.g. {}", count(p, "ply", "plies"), format_position(&pos)))?
+        }
         None => line(format_args!("longest win: no plies in these tables (solved with --no-distance)"))?,
     }
     line(format_args!(

@@ -61,7 +61,7 @@ fn show_prints_the_board_and_the_status() {
 2      S S S    
 1      S S S    
    a b c d e f g
-fox to move; 2 fox(es), 20 sheep, 0 in the pen ('+' marks empty pen points)
+fox to move; 2 foxes, 20 sheep, 0 in the pen ('+' marks empty pen points)
 game goes on
 ";
     assert_eq!(ok(&["show", START]), expected);
@@ -72,7 +72,7 @@ fn show_reports_a_finished_game() {
     let out = ok(&["show", NO_FOXES, "--geometry", "orthogonal"]);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "7      + S +    ");
-    assert_eq!(lines[8], "fox to move; 0 fox(es), 11 sheep, 5 in the pen ('+' marks empty pen points)");
+    assert_eq!(lines[8], "fox to move; 0 foxes, 11 sheep, 5 in the pen ('+' marks empty pen points)");
     assert_eq!(lines[9], "game over: sheep won (no fox remains)");
     assert_eq!(lines.len(), 10);
 }

@@ -132,11 +132,25 @@ pub fn board_picture(pos: &Position) -> String {
     }
     s.push_str("   a b c d e f g\n");
     s.push_str(&format!(
-        "{} to move; {} fox(es), {} sheep, {} in the pen ('+' marks empty pen points)\n",
+        "{} to move; {}, {} sheep, {} in the pen ('+' marks empty pen points)\n",
         pos.side(),
-        pos.fox_count(),
+        count(pos.fox_count(), "fox", "foxes"),
         pos.sheep_count(),
         (pos.sheep() & crate::board::PEN).count_ones()
     ));
     s
+}
+
+/// `n` and the noun that goes with it: `count(1, "goat", "goats")` is
+/// "1 goat", `count(0, "goat", "goats")` "0 goats". Every count the
+/// program writes in a sentence goes through it.
+///
+/// ```
+/// use foxbase_core::notation::count;
+/// assert_eq!(count(1u32, "ply", "plies"), "1 ply");
+/// assert_eq!(count(37u64, "ply", "plies"), "37 plies");
+/// ```
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }

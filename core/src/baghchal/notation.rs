@@ -178,9 +178,9 @@ pub fn board_picture(pos: &Position) -> String {
     }
     s.push_str("   a   b   c   d   e\n");
     s.push_str(&format!(
-        "{} to move; {} goats to place, {} on the board, {} captured\n",
+        "{} to move; {} to place, {} on the board, {} captured\n",
         pos.side().plural(),
-        pos.to_place(),
+        crate::notation::count(pos.to_place(), "goat", "goats"),
         pos.goats_on_board(),
         pos.captured()
     ));

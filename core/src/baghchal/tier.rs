@@ -300,7 +300,8 @@ impl TierGame for BaghChal {
     }
 
     fn about(&self) -> String {
-        format!("Bagh-Chal, {} goats, capture target {}", self.variant.goats(), self.variant.capture_target())
+        let goats = crate::notation::count(self.variant.goats(), "goat", "goats");
+        format!("Bagh-Chal, {goats}, capture target {}", self.variant.capture_target())
     }
 
     fn variant_json(&self) -> String {
