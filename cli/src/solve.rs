@@ -14,12 +14,14 @@ use foxbase_coordinator::reuse::TableSource;
 use foxbase_core::baghchal::{BaghChal, BaghChalVariant, BaghTier};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::game::GameKind;
-use foxbase_core::notation::format_position;
+use foxbase_core::notation::{count, format_position};
+use foxbase_core::tictactoe::{format_ttt, TicTacToe};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Side, Value, Variant};
 use foxbase_objstore::StoreUrl;
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::Location;
+use foxbase_tables::tiered::TierTables;
 use foxbase_worker::kernel::{choose_kernel, Kernel, Output, SolveTier};
 use foxbase_worker::store::Store;
 use serde_json::json;
@@ -206,44 +208,82 @@ pub fn parse_kernel(s: &str) -> Result<Kernel, foxbase_worker::kernel::UnknownKe
 
 pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     match args.game {
-        GameKind::TicTacToe => return solve_tictactoe(args, matches),
-        GameKind::BaghChal => return solve_baghchal(args, matches),
-        GameKind::Fox => refuse_baghchal_flags(matches, GameKind::Fox)?,
+        GameKind::Fox => solve_fox(args, matches),
+        GameKind::BaghChal => solve_baghchal(args, matches),
+        GameKind::TicTacToe => solve_tictactoe(args, matches),
     }
-    let out_arg = args.out.clone().unwrap_or_else(|| "foxbase-tables".into());
-    let out = crate::location::parse("--out", &out_arg)?;
-    let variant = args.rules.variant(&args.start)?;
-    let game = FoxGame::new(variant);
-    let (kernel, output) = (args.output.kernel(&game)?, args.output.output());
+}
+
+/// The checked settings of a solve of `game`: its kernel (`--kernel` or the
+/// game's default), what it computes, and the kernel threads.
+fn settings<G: SolveTier>(game: &G, args: &SolveArgs) -> Result<(Kernel, Output, usize), Failure> {
+    let (kernel, output) = (args.output.kernel(game)?, args.output.output());
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));
     }
-    if args.plan_only {
-        return print_plan(variant, args.json);
+    Ok((kernel, output, threads))
+}
+
+/// A finished solve, for its game's report.
+struct Solved {
+    /// The manifest as sealed (with the start's value where the game values it).
+    manifest: foxbase_tables::manifest::Manifest,
+    /// Where the tables are: `--out`, and a reader of it.
+    out: StoreUrl,
+    location: Box<dyn Location>,
+    /// Tiers this run did not solve: finished before it, taken from `--tables-from`; and their slots.
+    resumed: usize,
+    imported: usize,
+    not_solved_slots: u64,
+    seconds: f64,
+    threads: usize,
+    kernel: Kernel,
+    output: Output,
+}
+
+impl Solved {
+    /// Slots per second of the tiers this run solved.
+    fn rate(&self) -> f64 {
+        (self.manifest.total_slots() - self.not_solved_slots) as f64 / self.seconds
     }
-    let (workers, json_out) = (args.workers, args.json);
+}
+
+/// The solve of every game, written once: `plan` of `game` into `--out`
+/// (default `default_out`), a directory (journaled: `--resume`,
+/// `--tables-from`) or a bucket, sealed by the game's [`SealRun`].
+fn run<G: SolveTier + SealRun>(
+    game: &G,
+    plan: &TierPlan<G>,
+    args: &SolveArgs,
+    default_out: &str,
+    progress: &SolveProgress,
+) -> Result<Solved, Failure> {
+    let (kernel, output, threads) = settings(game, args)?;
+    let out = crate::location::parse("--out", args.out.as_deref().unwrap_or(default_out))?;
     let started = Instant::now();
-    let plan = TierPlan::new(&game);
-    let progress = SolveProgress::new(json_out);
-    let options = LocalOptions { workers, threads_per_worker: (threads / workers).max(1), kernel, output };
-    let (manifest, value, resumed) = match &out {
+    let options =
+        LocalOptions { workers: args.workers, threads_per_worker: (threads / args.workers).max(1), kernel, output };
+    let (manifest, location, resumed, imported, not_solved_slots): (_, Box<dyn Location>, _, _, _) = match &out {
         StoreUrl::Dir(dir) => {
-            let solved = solve_dir(&game, &plan, dir, options, args.resume, &args.tables_from, &progress)?;
-            // Tiers not solved by this run, and their slots (left out of its rate).
-            let resumed = (solved.resumed, solved.resumed_slots + solved.imported_slots, solved.imported);
-            match solved.sealed {
-                Some(m) if m.start.is_some() => {
-                    let value = m.start.as_ref().and_then(|s| value_named(&s.value));
-                    let value =
-                        value.ok_or_else(|| Failure::failed(format!("{}: a bad start value", dir.display())))?;
-                    (m, value, resumed)
+            let solved = solve_dir(game, plan, dir, options, args.resume, &args.tables_from, progress)?;
+            let location = Box::new(foxbase_tables::source::DirLocation::new(dir));
+            let manifest = match solved.sealed {
+                Some(m) if m.start.is_some() => m,
+                // Finished, but not sealed (or by a game that values no start): sealed (again).
+                sealed => {
+                    let put = |key: &str, bytes: &[u8]| {
+                        let path = dir.join(key);
+                        foxbase_tables::durable::write(&path, bytes)
+                            .map_err(foxbase_tables::error::io_error(path.display().to_string()))
+                    };
+                    let manifest = sealed.unwrap_or(solved.manifest);
+                    game.seal_run(Box::new(foxbase_tables::source::DirLocation::new(dir)), &put, manifest)
+                        .map_err(Failure::failed)?
                 }
-                _ => {
-                    let (m, value) = foxbase_tables::seal::seal(dir, solved.manifest).map_err(Failure::failed)?;
-                    (m, value, resumed)
-                }
-            }
+            };
+            let not_solved = solved.resumed_slots + solved.imported_slots;
+            (manifest, location, solved.resumed, solved.imported, not_solved)
         }
         StoreUrl::Bucket { .. } if !args.tables_from.is_empty() => {
             return Err(Failure::bad_input(format!(
@@ -261,30 +301,47 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
             bucket.check_access().map_err(|e| Failure::failed(format!("--out: {e}")))?;
             let cache = crate::location::Scratch::new("solve-cache")?;
             let manifest =
-                solve_local_into(&game, &plan, &bucket, &cache.0, options, &progress).map_err(Failure::failed)?;
+                solve_local_into(game, plan, &bucket, &cache.0, options, progress).map_err(Failure::failed)?;
             progress.finish();
             let put = |key: &str, bytes: &[u8]| {
                 bucket.put_bytes(key, bytes).map_err(foxbase_tables::error::io_error(bucket.name_of(key)))
             };
-            let (m, value) =
-                foxbase_tables::seal::seal_at(Box::new(bucket.clone()), &put, manifest).map_err(Failure::failed)?;
-            (m, value, (0, 0, 0))
+            let manifest = game.seal_run(Box::new(bucket.clone()), &put, manifest).map_err(Failure::failed)?;
+            (manifest, Box::new(bucket), 0, 0, 0)
         }
     };
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(Solved { manifest, out, location, resumed, imported, not_solved_slots, seconds, threads, kernel, output })
+}
+
+/// `solve` (`--game fox`, the default): the variant's tiers, the start valued.
+fn solve_fox(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
+    refuse_baghchal_flags(matches, GameKind::Fox)?;
+    let variant = args.rules.variant(&args.start)?;
+    let game = FoxGame::new(variant);
+    settings(&game, &args)?;
+    if args.plan_only {
+        return print_plan(variant, args.json);
+    }
+    let plan = TierPlan::new(&game);
+    let progress = SolveProgress::new(args.json);
+    let s = run(&game, &plan, &args, "foxbase-tables", &progress)?;
+    let manifest = &s.manifest;
+    let value = manifest.start.as_ref().and_then(|start| value_named(&start.value));
+    let value = value.ok_or_else(|| Failure::failed(format!("{}: a bad start value", s.out)))?;
     let start = variant.start;
-    let secs = started.elapsed().as_secs_f64();
     let slots = manifest.total_slots();
     let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
-    if json_out {
+    if args.json {
         return json(&crate::views::with_bound(
             json!({
                 "variant": variant.to_json_value(), "start": format_position(&start), "value": value.name(),
                 "side_to_move": start.side().name(), "tiers": manifest.tiers.len(), "positions": slots,
                 "largest_tier": {"name": largest.name(), "positions": largest_slots},
-                "seconds": secs, "threads": threads, "workers": workers, "table_bytes": manifest.total_bytes(),
-                "out": out.to_string(), "phases": phases_json(&progress.phases()), "kernel": kernel.name(),
-                "plies": output.plies(), "plies_bytes": plies_bytes(&manifest), "longest_plies": longest(&manifest),
-                "tiers_resumed": resumed.0, "tiers_imported": resumed.2,
+                "seconds": s.seconds, "threads": s.threads, "workers": args.workers, "table_bytes": manifest.total_bytes(),
+                "out": s.out.to_string(), "phases": phases_json(&progress.phases()), "kernel": s.kernel.name(),
+                "plies": s.output.plies(), "plies_bytes": plies_bytes(manifest), "longest_plies": longest(manifest),
+                "tiers_resumed": s.resumed, "tiers_imported": s.imported,
             }),
             &variant,
         ));
@@ -294,17 +351,18 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
         line(format_args!("bound: {note}"))?;
     }
     line(format_args!(
-        "solved {} tiers{}, {slots} positions (largest tier {largest}: {largest_slots}) in {secs:.1}s ({:.2}M positions/s)",
+        "solved {} tiers{}, {slots} positions (largest tier {largest}: {largest_slots}) in {:.1}s ({:.2}M positions/s)",
         manifest.tiers.len(),
-        resumed_note(resumed.0, resumed.2),
-        (slots - resumed.1) as f64 / secs / 1e6
+        resumed_note(s.resumed, s.imported),
+        s.seconds,
+        s.rate() / 1e6
     ))?;
-    line(format_args!("tables: {out} ({} bytes)", manifest.total_bytes()))?;
-    if output.plies() {
+    line(format_args!("tables: {} ({} bytes)", s.out, manifest.total_bytes()))?;
+    if s.output.plies() {
         line(format_args!(
-            "plies files: {} bytes; longest win or loss: {} plies",
-            plies_bytes(&manifest),
-            longest(&manifest)
+            "plies files: {} bytes; longest win or loss: {}",
+            plies_bytes(manifest),
+            count(longest(manifest), "ply", "plies")
         ))?;
     }
     let winner = match value {
@@ -323,14 +381,9 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
     refuse_fox_flags(matches, GameKind::BaghChal)?;
     let b = args.baghchal.clone();
     let (game, plan) = b.game_and_plan()?;
-    let (kernel, output) = (args.output.kernel(&game)?, args.output.output());
-    let threads = threads_or_all(args.threads);
-    if threads == 0 || args.workers == 0 {
-        return Err(Failure::bad_input("--threads and --workers must be at least 1"));
-    }
-    let out = crate::location::local_dir("--out", args.out.as_deref().unwrap_or("baghchal-tables"))?;
-    let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
+    settings(&game, &args)?;
     if args.plan_only {
+        let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
         return line(format_args!(
             "{} tiers, {} positions; largest tier {}: {largest_slots} positions",
             plan.order.len(),
@@ -338,20 +391,9 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
             game.tier_name(largest)
         ));
     }
-    let started = Instant::now();
     let progress = SolveProgress::new(args.json);
-    let options =
-        LocalOptions { workers: args.workers, threads_per_worker: (threads / args.workers).max(1), kernel, output };
-    let solved = solve_dir(&game, &plan, &out, options, args.resume, &args.tables_from, &progress)?;
-    let solved_imported = solved.imported;
-    let (manifest, resumed) = match solved.sealed {
-        Some(m) => (m, solved.resumed),
-        None => {
-            solved.manifest.write(&out).map_err(Failure::failed)?;
-            (solved.manifest, solved.resumed)
-        }
-    };
-    let secs = started.elapsed().as_secs_f64();
+    let s = run(&game, &plan, &args, "baghchal-tables", &progress)?;
+    let manifest = &s.manifest;
     let used = |t: &foxbase_tables::manifest::TierEntry| t.slots - t.unused;
     let tiers: Vec<_> = manifest
         .tiers
@@ -364,19 +406,19 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
     if args.json {
         return json(&json!({"game": game.game_name(), "variant": game.variant_json(), "phase": b.phase,
             "tiers": tiers, "positions": manifest.tiers.iter().map(used).sum::<u64>(),
-            "slots": manifest.total_slots(), "seconds": secs, "out": out.display().to_string(),
-            "plies_files": output.plies(), "tiers_resumed": resumed, "tiers_imported": solved_imported}));
+            "slots": manifest.total_slots(), "seconds": s.seconds, "out": s.out.to_string(),
+            "plies_files": s.output.plies(), "tiers_resumed": s.resumed, "tiers_imported": s.imported}));
     }
     line(format_args!(
-        "solved Bagh-Chal ({} goats, capture target {}, {} phase): {} tiers{}, {} positions up to symmetry ({} slots) in {secs:.1}s; tables: {}",
-        b.goats,
-        b.capture_target,
+        "solved {}, {} phase: {} tiers{}, {} positions up to symmetry ({} slots) in {:.1}s; tables: {}",
+        game.about(),
         b.phase,
         manifest.tiers.len(),
-        resumed_note(resumed, solved_imported),
+        resumed_note(s.resumed, s.imported),
         manifest.tiers.iter().map(used).sum::<u64>(),
         manifest.total_slots(),
-        out.display()
+        s.seconds,
+        s.out
     ))?;
     for t in &manifest.tiers {
         line(format_args!(
@@ -392,56 +434,36 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
 }
 
 /// `solve --game tictactoe`: every tier of tic-tac-toe, into
-/// `tictactoe-tables/` by default. The Fox Game's rule flags are refused.
+/// `tictactoe-tables/` by default, the start valued. The Fox Game's and
+/// Bagh-Chal's flags are refused.
 fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     refuse_fox_flags(matches, GameKind::TicTacToe)?;
     refuse_baghchal_flags(matches, GameKind::TicTacToe)?;
-    let game = foxbase_core::tictactoe::TicTacToe;
-    let (kernel, output) = (args.output.kernel(&game)?, args.output.output());
-    let threads = threads_or_all(args.threads);
-    if threads == 0 || args.workers == 0 {
-        return Err(Failure::bad_input("--threads and --workers must be at least 1"));
-    }
-    let out = crate::location::local_dir("--out", args.out.as_deref().unwrap_or("tictactoe-tables"))?;
-    let started = Instant::now();
+    let game = TicTacToe;
+    settings(&game, &args)?;
     let plan = TierPlan::new(&game);
     if args.plan_only {
         return line(format_args!("{} tiers, {} positions", plan.order.len(), plan.total_slots()));
     }
     let progress = SolveProgress::new(args.json);
-    let options =
-        LocalOptions { workers: args.workers, threads_per_worker: (threads / args.workers).max(1), kernel, output };
-    let solved = solve_dir(&game, &plan, &out, options, args.resume, &args.tables_from, &progress)?;
-    let (resumed, imported) = (solved.resumed, solved.imported);
-    let manifest = match solved.sealed {
-        Some(m) => m,
-        None => {
-            let put = |key: &str, bytes: &[u8]| {
-                let path = out.join(key);
-                foxbase_tables::durable::write(&path, bytes)
-                    .map_err(foxbase_tables::error::io_error(path.display().to_string()))
-            };
-            let location = Box::new(foxbase_tables::source::DirLocation::new(&out));
-            game.seal_run(location, &put, solved.manifest).map_err(Failure::failed)?
-        }
-    };
+    let s = run(&game, &plan, &args, "tictactoe-tables", &progress)?;
     let start = game.initial_position();
-    let start_text = foxbase_core::tictactoe::format_ttt(&start);
-    let tables = foxbase_tables::tiered::TierTables::open(game, &out).map_err(Failure::failed)?;
-    let value = tables.outcome(&start).map_err(Failure::failed)?;
-    let secs = started.elapsed().as_secs_f64();
+    let start_text = format_ttt(&start);
+    let value = TierTables::open_at(TicTacToe, s.location).and_then(|t| t.outcome(&start)).map_err(Failure::failed)?;
+    let manifest = &s.manifest;
     if args.json {
-        return json(&json!({"game": GameKind::TicTacToe.name(), "start": start_text, "value": value.value.name(),
+        return json(&json!({"game": game.game_name(), "start": start_text, "value": value.value.name(),
             "plies": value.plies, "tiers": manifest.tiers.len(), "positions": manifest.total_slots(),
-            "seconds": secs, "out": out.display().to_string(), "plies_files": output.plies(),
-            "tiers_resumed": resumed, "tiers_imported": imported}));
+            "seconds": s.seconds, "out": s.out.to_string(), "plies_files": s.output.plies(),
+            "tiers_resumed": s.resumed, "tiers_imported": s.imported}));
     }
     line(format_args!(
-        "solved tic-tac-toe: {} tiers{}, {} positions in {secs:.2}s; tables: {}",
+        "solved tic-tac-toe: {} tiers{}, {} positions in {:.2}s; tables: {}",
         manifest.tiers.len(),
-        resumed_note(resumed, imported),
+        resumed_note(s.resumed, s.imported),
         manifest.total_slots(),
-        out.display()
+        s.seconds,
+        s.out
     ))?;
     line(format_args!("start {start_text}: {} for x to move", value.value))
 }
