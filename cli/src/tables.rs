@@ -274,8 +274,8 @@ pub fn survey(args: SurveyArgs) -> CommandResult {
     }
     bound_line(variant)?;
     line(format_args!(
-        "{} arrangements of {sheep} sheep, {} to move: {} win, {} draw, {} loss (for the {} to move)",
-        s.arrangements,
+        "{} of {sheep} sheep, {} to move: {} win, {} draw, {} loss (for the {} to move)",
+        foxbase_core::notation::count(s.arrangements, "arrangement", "arrangements"),
         side,
         count(Win),
         count(Draw),
