@@ -256,10 +256,10 @@ fn run<G: SolveTier + SealRun>(
     game: &G,
     plan: &TierPlan<G>,
     args: &SolveArgs,
+    (kernel, output, threads): (Kernel, Output, usize),
     default_out: &str,
     progress: &SolveProgress,
 ) -> Result<Solved, Failure> {
-    let (kernel, output, threads) = settings(game, args)?;
     let out = crate::location::parse("--out", args.out.as_deref().unwrap_or(default_out))?;
     let started = Instant::now();
     let options =
@@ -267,7 +267,6 @@ fn run<G: SolveTier + SealRun>(
     let (manifest, location, resumed, imported, not_solved_slots): (_, Box<dyn Location>, _, _, _) = match &out {
         StoreUrl::Dir(dir) => {
             let solved = solve_dir(game, plan, dir, options, args.resume, &args.tables_from, progress)?;
-            let location = Box::new(foxbase_tables::source::DirLocation::new(dir));
             let manifest = match solved.sealed {
                 Some(m) if m.start.is_some() => m,
                 // Finished, but not sealed (or by a game that values no start): sealed (again).
@@ -283,6 +282,7 @@ fn run<G: SolveTier + SealRun>(
                 }
             };
             let not_solved = solved.resumed_slots + solved.imported_slots;
+            let location = Box::new(foxbase_tables::source::DirLocation::new(dir));
             (manifest, location, solved.resumed, solved.imported, not_solved)
         }
         StoreUrl::Bucket { .. } if !args.tables_from.is_empty() => {
@@ -319,13 +319,13 @@ fn solve_fox(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     refuse_baghchal_flags(matches, GameKind::Fox)?;
     let variant = args.rules.variant(&args.start)?;
     let game = FoxGame::new(variant);
-    settings(&game, &args)?;
+    let settings = settings(&game, &args)?;
     if args.plan_only {
         return print_plan(variant, args.json);
     }
     let plan = TierPlan::new(&game);
     let progress = SolveProgress::new(args.json);
-    let s = run(&game, &plan, &args, "foxbase-tables", &progress)?;
+    let s = run(&game, &plan, &args, settings, "foxbase-tables", &progress)?;
     let manifest = &s.manifest;
     let value = manifest.start.as_ref().and_then(|start| value_named(&start.value));
     let value = value.ok_or_else(|| Failure::failed(format!("{}: a bad start value", s.out)))?;
@@ -381,7 +381,7 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
     refuse_fox_flags(matches, GameKind::BaghChal)?;
     let b = args.baghchal.clone();
     let (game, plan) = b.game_and_plan()?;
-    settings(&game, &args)?;
+    let settings = settings(&game, &args)?;
     if args.plan_only {
         let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
         return line(format_args!(
@@ -392,7 +392,7 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
         ));
     }
     let progress = SolveProgress::new(args.json);
-    let s = run(&game, &plan, &args, "baghchal-tables", &progress)?;
+    let s = run(&game, &plan, &args, settings, "baghchal-tables", &progress)?;
     let manifest = &s.manifest;
     let used = |t: &foxbase_tables::manifest::TierEntry| t.slots - t.unused;
     let tiers: Vec<_> = manifest
@@ -440,13 +440,13 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
     refuse_fox_flags(matches, GameKind::TicTacToe)?;
     refuse_baghchal_flags(matches, GameKind::TicTacToe)?;
     let game = TicTacToe;
-    settings(&game, &args)?;
+    let settings = settings(&game, &args)?;
     let plan = TierPlan::new(&game);
     if args.plan_only {
         return line(format_args!("{} tiers, {} positions", plan.order.len(), plan.total_slots()));
     }
     let progress = SolveProgress::new(args.json);
-    let s = run(&game, &plan, &args, "tictactoe-tables", &progress)?;
+    let s = run(&game, &plan, &args, settings, "tictactoe-tables", &progress)?;
     let start = game.initial_position();
     let start_text = format_ttt(&start);
     let value = TierTables::open_at(TicTacToe, s.location).and_then(|t| t.outcome(&start)).map_err(Failure::failed)?;

@@ -13,6 +13,7 @@ use clap::Args;
 use foxbase_core::game::GameKind;
 use foxbase_core::tictactoe::{format_ttt, parse_square, square_name, TttPosition};
 use foxbase_core::{Outcome, Value};
+use foxbase_tables::engine::preference;
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -52,14 +53,6 @@ struct Mistake {
     keep: Vec<String>,
 }
 
-fn rank(v: Value) -> u8 {
-    match v {
-        Value::Loss => 0,
-        Value::Draw => 1,
-        Value::Win => 2,
-    }
-}
-
 pub fn check_strategy(args: CheckStrategyArgs) -> CommandResult {
     let game = crate::games::game_of(&args.tables)?;
     if game != GameKind::TicTacToe {
@@ -89,7 +82,8 @@ pub fn check_strategy(args: CheckStrategyArgs) -> CommandResult {
         })?;
         let value = tables.outcome(position)?;
         let after = moves.iter().find(|(m, _)| *m == cell).expect("checked above").1;
-        if rank(after.value) < rank(value.value) {
+        // The value alone (the first part of the engine's preference): a slower win is no mistake.
+        if preference(&after).0 < preference(&value).0 {
             let keep = moves.iter().filter(|(_, o)| o.value == value.value).map(|(m, _)| square_name(*m)).collect();
             mistakes.push(Mistake { position: *position, played: square_name(cell), value, after, keep });
         }
