@@ -1,23 +1,16 @@
-//! Bagh-Chal tablebases through the commands that read tables: `probe`,
-//! `verify` and `stats` (the game comes from the manifest, "baghchal";
-//! the variant from its JSON, `{"goats":N,"capture_target":K}`). Tables
-//! are read through the tier contract ([`TierTables`]): single values by
-//! one block, whole tiers for `stats` and `verify`. Positions are written
-//! as in [`foxbase_core::baghchal::notation`], with the variant's goat
-//! total, and canonicalised before lookup; positions with the capture
-//! target's goats captured (whose tiers have no table) are over.
+//! Bagh-Chal tablebases through `verify` and `stats` (the game comes from
+//! the manifest; the variant from its JSON, `{"goats":N,"capture_target":K}`).
+//! Tables are read through the tier contract ([`TierTables`]), whole tiers
+//! at a time. (`probe`, `versus`, `puzzles` and `export` are written once
+//! for every game.)
 
 use crate::command::{CommandResult, Failure};
 use crate::output::{json, line};
-use foxbase_core::baghchal::{
-    format_position, parse_position_with_goats, BaghChal, BaghChalVariant, Move, ParseError, Position, Rules, Side,
-    Status, MAX_CAPTURE_TARGET,
-};
+use foxbase_core::baghchal::{format_position, BaghChal, BaghChalVariant, Position};
 use foxbase_core::game::GameKind;
 use foxbase_core::notation::count;
+use foxbase_core::play::WithRules;
 use foxbase_core::tier::TierGame;
-use foxbase_core::{Outcome, Value};
-use foxbase_tables::engine::best_first;
 use foxbase_tables::manifest::Manifest;
 use foxbase_tables::source::Location;
 use foxbase_tables::tiered::TierTables;
@@ -32,21 +25,6 @@ pub enum BaghError {
     /// The manifest's variant is not `{"goats": N, "capture_target": K}` of a playable variant.
     #[error("{dir}: the manifest's variant '{variant}': {problem}")]
     Variant { dir: String, variant: String, problem: String },
-    /// The position text is malformed, or its goats do not add up to the variant's.
-    #[error("bad position '{text}' (these tables: {}, capture target {target}): {error}", count(*goats, "goat", "goats"))]
-    Position {
-        text: String,
-        goats: u8,
-        target: u8,
-        #[source]
-        error: ParseError,
-    },
-    /// More goats captured than the variant's capture target: no game gets there.
-    #[error("{position}: {} captured, but in these tables the tigers win on capturing {target}", count(*captured, "goat", "goats"))]
-    BeyondTarget { position: String, captured: u8, target: u8 },
-    /// A position that is not over, in a tier the tablebase does not hold.
-    #[error("{position} is in tier {tier}, which these tables do not hold (they hold {held})")]
-    TierNotHeld { position: String, tier: String, held: String },
     /// The tablebase could not be opened (no manifest, another game, a bad tier).
     #[error("{0}")]
     Open(foxbase_tables::Error),
@@ -79,132 +57,6 @@ pub fn open(location: Box<dyn Location>) -> Result<TierTables<BaghChal>, BaghErr
     let manifest = Manifest::read_from(location.as_ref()).map_err(|e| BaghError::Open(e.into()))?;
     let variant = variant_of(&manifest, &location.describe())?;
     TierTables::open_at(BaghChal::new(variant), location).map_err(BaghError::Open)
-}
-
-/// Move generation: the largest capture target (the variant's is applied by
-/// [`TierGame::primitive`], which is asked first).
-fn rules() -> Rules {
-    Rules::new(MAX_CAPTURE_TARGET).expect("the largest capture target is a reading")
-}
-
-/// Parses `text` as a position of `tables`' variant and checks that the
-/// tables can value it: its captures within the target, and its tier held
-/// unless it is over.
-pub fn position_in(tables: &TierTables<BaghChal>, text: &str) -> Result<Position, BaghError> {
-    let v = tables.game.variant();
-    let pos = parse_position_with_goats(text, v.goats()).map_err(|error| BaghError::Position {
-        text: text.to_string(),
-        goats: v.goats(),
-        target: v.capture_target(),
-        error,
-    })?;
-    if pos.captured() > v.capture_target() {
-        return Err(BaghError::BeyondTarget {
-            position: format_position(&pos),
-            captured: pos.captured(),
-            target: v.capture_target(),
-        });
-    }
-    let tier = tables.game.tier_of(&pos);
-    if tables.game_over(&pos).is_none() && !tables.holds(tier) {
-        return Err(BaghError::TierNotHeld {
-            position: format_position(&pos),
-            tier: tables.game.tier_name(tier),
-            held: held_tiers(tables),
-        });
-    }
-    Ok(pos)
-}
-
-/// The held tiers, for messages: "p0-c0, p0-c1" (the first ten, then how many more).
-fn held_tiers(tables: &TierTables<BaghChal>) -> String {
-    let names: Vec<&str> = tables.manifest.tiers.iter().map(|t| t.name.as_str()).collect();
-    match names.len() {
-        0 => "no tier".to_string(),
-        n if n <= 10 => format!("tiers {}", names.join(", ")),
-        n => format!("tiers {} and {} more", names[..10].join(", "), n - 10),
-    }
-}
-
-/// A probed position: its outcome for the side to move, and every legal
-/// move with its outcome for the mover (plies counted from the position),
-/// best first: the fastest wins, the draws, the slowest losses (ties in
-/// move generation order). A position that is over has no moves.
-pub struct Probed {
-    pub outcome: Outcome,
-    pub over: bool,
-    pub moves: Vec<(Move, Outcome)>,
-}
-
-/// Probes `pos` (checked by [`position_in`]) in `tables`.
-pub fn probe(tables: &TierTables<BaghChal>, pos: &Position) -> Result<Probed, BaghError> {
-    let outcome = tables.outcome(pos).map_err(BaghError::Read)?;
-    let over = tables.game_over(pos).is_some();
-    let mut moves = Vec::new();
-    if !over {
-        let rules = rules();
-        for m in rules.moves(pos) {
-            moves.push((m, tables.move_outcome(&rules.play(pos, m)).map_err(BaghError::Read)?));
-        }
-        best_first(&mut moves);
-    }
-    Ok(Probed { outcome, over, moves })
-}
-
-/// ": the tigers win in 12 plies" for an outcome of `side` (to move, or
-/// making a move); nothing for a draw or without plies.
-pub fn who_wins(o: Outcome, side: Side) -> String {
-    let winner = match o.value {
-        Value::Win => side,
-        Value::Loss => side.other(),
-        Value::Draw => return String::new(),
-    };
-    match o.plies {
-        Some(n) => format!(": the {} win in {}", winner.plural(), count(n, "ply", "plies")),
-        None => String::new(),
-    }
-}
-
-/// Why a position that is over is over, under the variant's capture target.
-fn end_reason(variant: BaghChalVariant, pos: &Position) -> String {
-    if pos.captured() >= variant.capture_target() {
-        return format!("the tigers captured {}", count(pos.captured(), "goat", "goats"));
-    }
-    match rules().status(pos) {
-        Status::Over { reason, .. } => reason.describe().to_string(),
-        Status::Ongoing => "over".to_string(),
-    }
-}
-
-/// `foxbase probe` on a Bagh-Chal tablebase at `location`.
-pub fn probe_command(location: Box<dyn Location>, text: &str, json_out: bool) -> CommandResult {
-    let tables = open(location)?;
-    let pos = position_in(&tables, text)?;
-    let p = probe(&tables, &pos)?;
-    if json_out {
-        let list: Vec<_> = p
-            .moves
-            .iter()
-            .map(|(m, o)| json!({"move": m.to_string(), "value": o.value.name(), "plies": o.plies}))
-            .collect();
-        return json(&json!({"position": format_position(&pos), "value": p.outcome.value.name(),
-            "plies": p.outcome.plies, "moves": list}));
-    }
-    let side = pos.side();
-    line(format_args!(
-        "{}: {} for the {} to move{}",
-        format_position(&pos),
-        p.outcome.value,
-        side.plural(),
-        who_wins(p.outcome, side)
-    ))?;
-    if p.over {
-        return line(format_args!("  the game is over: {}", end_reason(tables.game.variant(), &pos)));
-    }
-    for (m, o) in p.moves {
-        line(format_args!("  {:7} {} for the {}{}", m.to_string(), o.value, side.plural(), who_wins(o, side)))?;
-    }
-    Ok(())
 }
 
 /// `foxbase verify` on the Bagh-Chal tablebase in `dir`: files and
@@ -283,16 +135,16 @@ pub fn stats(dir: &Path, json_out: bool) -> CommandResult {
     ))?;
     match start_outcome {
         Some(o) => line(format_args!(
-            "start {}: {} for the {} to move{}",
+            "start {}: {} for {} to move{}",
             format_position(&start),
             o.value,
-            start.side().plural(),
-            who_wins(o, start.side())
+            start.side().player().team,
+            crate::tables::who_wins(game.rules(), &start, o)
         ))?,
         None => line(format_args!(
             "start {}: not in these tables (they hold {})",
             format_position(&start),
-            held_tiers(&tables)
+            tables.held_names()
         ))?,
     }
     line(format_args!("positions by tier (one per symmetry class), values for the side to move:"))?;

@@ -55,6 +55,7 @@ impl From<foxbase_tables::Error> for Failure {
         let bad_input = matches!(
             &e,
             E::TierNotHeld { .. }
+                | E::TierNotAmong { .. }
                 | E::TooManyPieces { .. }
                 | E::BelowSheepFloor { .. }
                 | E::NotFoxGame { .. }

@@ -3,13 +3,19 @@
 //! verifying and publishing, which read every byte anyway, work on a local
 //! copy (downloaded, or staged and then uploaded with `manifest.json` last).
 
-use crate::command::Failure;
+use crate::command::{CommandResult, Failure};
 use foxbase_core::game::GameKind;
+use foxbase_core::play::WithRules;
 use foxbase_objstore::{Bucket, StoreUrl};
 use foxbase_tables::dir::TableDir;
 use foxbase_tables::index::{TierIndex, INDEX_FILE};
 use foxbase_tables::manifest::{Manifest, MANIFEST_FILE};
+use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::Location;
+use foxbase_tables::tiered::TierTables;
+use foxbase_tables::Tablebase;
+use foxbase_worker::games::{with_game, GameVisitor};
+use foxbase_worker::kernel::SolveTier;
 use foxbase_worker::store::Store;
 use std::path::{Path, PathBuf};
 
@@ -26,16 +32,6 @@ pub fn bucket(flag: &str, bucket: &str, prefix: &str) -> Result<Bucket, Failure>
     Bucket::open(bucket, prefix).map_err(|e| Failure::bad_input(format!("{flag}: {e}")))
 }
 
-/// The directory `arg` names, for what reads only directories (tic-tac-toe tables).
-pub fn local_dir(flag: &str, arg: &str) -> Result<PathBuf, Failure> {
-    match parse(flag, arg)? {
-        StoreUrl::Dir(dir) => Ok(dir),
-        StoreUrl::Bucket { .. } => Err(Failure::bad_input(format!(
-            "{flag} {arg}: only the Fox Game's tables go in a bucket; these are written to and read from a directory"
-        ))),
-    }
-}
-
 /// Opens the tablebase at `arg` for probing.
 pub fn open_tables(flag: &str, arg: &str) -> Result<TableDir, Failure> {
     let location: Box<dyn Location> = match parse(flag, arg)? {
@@ -44,6 +40,33 @@ pub fn open_tables(flag: &str, arg: &str) -> Result<TableDir, Failure> {
     };
     require_manifest(flag, location.as_ref())?;
     TableDir::open_at(location).map_err(Failure::bad_input)
+}
+
+/// Code generic over the tablebase a command reads, run by [`with_tables`].
+pub trait TablesVisitor {
+    fn visit<T: Tablebase>(self, tables: T) -> CommandResult;
+}
+
+/// Opens the tablebase at `arg` (a directory or a bucket) with the reader
+/// of its game (the game from its tier index, [`game_in`]) and runs
+/// `visitor` on it: the Fox Game's [`TableDir`], any other game's
+/// [`TierTables`] built by the registry ([`with_game`]).
+pub fn with_tables(flag: &str, arg: &str, visitor: impl TablesVisitor) -> CommandResult {
+    let location = open_location(flag, arg)?;
+    let kind = game_in(flag, location.as_ref())?;
+    if kind == GameKind::Fox {
+        return visitor.visit(TableDir::open_at(location).map_err(Failure::bad_input)?);
+    }
+    let manifest = Manifest::read_from(location.as_ref()).map_err(Failure::bad_input)?;
+    struct Open<V>(Box<dyn Location>, V);
+    impl<V: TablesVisitor> GameVisitor for Open<V> {
+        type Output = CommandResult;
+        fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> CommandResult {
+            let Open(location, visitor) = self;
+            visitor.visit(TierTables::open_at(game, location).map_err(Failure::bad_input)?)
+        }
+    }
+    with_game(kind, &manifest.variant, Open(location, visitor)).map_err(Failure::bad_input)?
 }
 
 /// The tablebase at `arg` as a [`Location`] to read by byte ranges (a

@@ -80,7 +80,7 @@ enum Command {
     Status(cluster::StatusArgs),
     /// Turn the tables a solve wrote into the distributable tablebase in a new directory: checked,
     /// compressed harder, checked value by value; the Fox Game's with fox-to-move values left out
-    /// (derived by one fox move when read), Bagh-Chal's with every position kept.
+    /// (derived by one fox move when read), Bagh-Chal's and tic-tac-toe's with every position kept.
     Publish(tables::PublishArgs),
     /// Value every arrangement of N sheep on ranks 1..4 against the tables' foxes, from solved or published tables.
     Survey(tables::SurveyArgs),

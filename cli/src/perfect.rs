@@ -2,52 +2,31 @@
 //! moves read from standard input so that it can be scripted) and
 //! `puzzles` (positions with exactly one good move).
 
-use crate::command::{position_arg, CommandResult, Failure};
+use crate::command::{CommandResult, Failure};
+use crate::location::{self, TablesVisitor};
 use crate::output::{json, line, text};
 use crate::tables::who_wins;
 use clap::Args;
-use foxbase_core::game::GameKind;
-use foxbase_core::notation::{board_picture, count, format_position, parse_move};
+use foxbase_core::notation::count;
+use foxbase_core::play::{GameStatus, Playable, WithRules};
 use foxbase_core::tier::TierGame;
-use foxbase_core::Side;
 use foxbase_tables::engine::engine_move;
 use foxbase_tables::puzzles::{find_puzzles, PuzzleOptions};
-use foxbase_tables::TableDir;
+use foxbase_tables::Tablebase;
 use serde_json::json;
 use std::io::BufRead;
-use std::path::PathBuf;
-
-/// Who the person at the terminal plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Player {
-    Side(Side),
-    /// The engine plays both sides.
-    None,
-}
-
-/// `--side`: fox, sheep or none (tic-tac-toe tables: x, o or none).
-fn parse_player(s: &str) -> Result<String, String> {
-    match s {
-        "none" | "x" | "o" => Ok(s.to_string()),
-        _ if Side::from_name(s).is_some() => Ok(s.to_string()),
-        _ => Err(format!("'{s}' is not a side: fox, sheep or none (x, o or none for tic-tac-toe)")),
-    }
-}
-
-fn parse_side(s: &str) -> Result<Side, String> {
-    Side::from_name(s).ok_or_else(|| format!("'{s}' is not a side: fox or sheep"))
-}
 
 #[derive(Args)]
 pub struct VersusArgs {
-    /// Directory written by `foxbase solve` or `foxbase publish`.
+    /// Tablebase written by `foxbase solve` or `foxbase publish`, of any game: a directory or
+    /// s3://BUCKET/PREFIX.
     #[arg(long)]
-    tables: PathBuf,
-    /// The side you play: fox, sheep, or none (the engine plays both); x, o or none with tic-tac-toe
-    /// tables. Default: the side to move at the start.
-    #[arg(long, value_parser = parse_player)]
+    tables: String,
+    /// The side you play: fox, sheep, or none (the engine plays both); goat or tiger with Bagh-Chal
+    /// tables, x or o with tic-tac-toe's. Default: the side to move at the start.
+    #[arg(long)]
     side: Option<String>,
-    /// Start position in RULES.md notation (default: the tables' start).
+    /// Start position in the tables' game's notation (default: the tables' start).
     #[arg(long)]
     start: Option<String>,
     /// Seed of the engine's random choice among equally good moves (the same seed replays the same game).
@@ -59,79 +38,93 @@ pub struct VersusArgs {
 }
 
 /// `foxbase versus`: prints the board and its value before every move;
-/// your moves come one per line from standard input (`c7-c6`, `e5xc3`); an
-/// illegal one is reported and asked for again. Ends when the game does,
-/// after `--max-plies`, or (with an error) when standard input ends first.
+/// your moves come one per line from standard input (`c7-c6`, `e5xc3`,
+/// Bagh-Chal's `c3`, tic-tac-toe's `b2`); an illegal one is reported and
+/// asked for again. Ends when the game does, after `--max-plies`, or (with
+/// an error) when standard input ends first. Written once for every game.
 pub fn versus(args: VersusArgs) -> CommandResult {
-    if crate::games::game_of(&args.tables)? == GameKind::TicTacToe {
-        return crate::games::ttt_versus(
-            &args.tables,
-            args.side.as_deref(),
-            args.start.as_deref(),
-            args.seed,
-            args.max_plies,
-        );
+    struct Versus<'a>(&'a VersusArgs);
+    impl TablesVisitor for Versus<'_> {
+        fn visit<T: Tablebase>(self, tables: T) -> CommandResult {
+            play_versus(self.0, &tables)
+        }
     }
-    let side = match args.side.as_deref() {
-        None => None,
-        Some("none") => Some(Player::None),
-        Some(name) => match Side::from_name(name) {
-            Some(side) => Some(Player::Side(side)),
-            None => return Err(Failure::bad_input(format!("--side {name}: a Fox Game side is fox, sheep or none"))),
-        },
+    location::with_tables("--tables", &args.tables, Versus(&args))
+}
+
+fn play_versus<T: Tablebase>(args: &VersusArgs, tables: &T) -> CommandResult {
+    let (game, rules) = (tables.game(), tables.game().rules());
+    let names: Vec<&str> = rules.players().iter().map(|p| p.name).collect();
+    // The person's side (`None`: the engine plays both).
+    let human = match args.side.as_deref() {
+        Some("none") => None,
+        Some(name) => Some(Player::Side(rules.player_named(name).ok_or_else(|| {
+            Failure::bad_input(format!(
+                "--side {name}: a side of {} is {} or none",
+                rules.game_kind().title(),
+                names.join(", ")
+            ))
+        })?)),
+        None => Some(Player::Default),
     };
-    let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
     let mut pos = match &args.start {
-        Some(s) => position_arg(s)?,
-        None => tables.game.variant.start,
+        Some(text) => rules.parse_position(text).map_err(|e| Failure::bad_input(format!("--start '{text}': {e}")))?,
+        None => game.initial_position(),
     };
     tables.check_position(&pos)?;
     tables.outcome(&pos)?;
-    let human = side.unwrap_or(Player::Side(pos.side()));
-    let rules = tables.game.rules;
-    crate::tables::bound_line(&tables.game.variant)?;
+    let human = match human {
+        Some(Player::Default) => Some(rules.to_move(&pos)),
+        Some(Player::Side(p)) => Some(p),
+        None => None,
+    };
+    crate::tables::bound_line(tables.bound())?;
     let mut input = std::io::stdin().lock().lines();
     let mut ply = 0u32;
     loop {
         let now = tables.outcome(&pos).map_err(Failure::failed)?;
-        text(&board_picture(&pos))?;
+        let side = rules.to_move(&pos);
+        text(&rules.board_picture(&pos))?;
         line(format_args!(
-            "{}: {} for the {} to move{}",
-            format_position(&pos),
+            "{}: {} for {} to move{}",
+            rules.format_position(&pos),
             now.value,
-            pos.side(),
-            who_wins(now, pos.side())
+            side.team,
+            who_wins(rules, &pos, now)
         ))?;
-        if tables.game.primitive(&pos).is_some() {
-            let winner = if now.value == foxbase_core::Value::Win { pos.side() } else { pos.side().other() };
-            return line(format_args!("game over after {}: the {} win", count(ply, "ply", "plies"), plural(winner)));
+        if let GameStatus::Over { winner, .. } = rules.status(&pos) {
+            let result = match winner {
+                Some(w) => w.wins(),
+                None => "a draw".to_string(),
+            };
+            return line(format_args!("game over after {}: {result}", count(ply, "ply", "plies")));
         }
         if ply >= args.max_plies {
             return line(format_args!("stopped after {ply} plies (--max-plies)"));
         }
-        let mv = if human == Player::Side(pos.side()) {
+        let mv = if human == Some(side) {
             loop {
-                line(format_args!("your move ({}):", pos.side()))?;
+                line(format_args!("your move ({}):", side.name))?;
                 let Some(read) = input.next() else {
                     return Err(Failure::bad_input("standard input ended before the game did"));
                 };
                 let read = read.map_err(|e| Failure::failed(format!("reading standard input: {e}")))?;
-                match parse_move(&rules, &pos, read.trim()) {
+                match rules.parse_move(&pos, read.trim()) {
                     Ok(mv) => break mv,
                     Err(e) => eprintln!("foxbase: {e}; try again"),
                 }
             }
         } else {
-            let choice = engine_move(&tables, &pos, args.seed.wrapping_add(ply as u64))
+            let choice = engine_move(tables, &pos, args.seed.wrapping_add(ply as u64))
                 .map_err(Failure::failed)?
                 .expect("a position that is not over has a move");
             line(format_args!(
-                "engine ({}) plays {}: {} for the {}{}",
-                pos.side(),
+                "engine ({}) plays {}: {} for {}{}",
+                side.name,
                 choice.mv,
                 choice.outcome.value,
-                pos.side(),
-                who_wins(choice.outcome, pos.side())
+                side.team,
+                who_wins(rules, &pos, choice.outcome)
             ))?;
             choice.mv
         };
@@ -140,27 +133,27 @@ pub fn versus(args: VersusArgs) -> CommandResult {
     }
 }
 
-fn plural(side: Side) -> &'static str {
-    match side {
-        Side::Fox => "foxes",
-        Side::Sheep => "sheep",
-    }
+/// `--side` before the start is known: a side, or (not given) the start's side to move.
+enum Player {
+    Side(foxbase_core::play::Player),
+    Default,
 }
 
 #[derive(Args)]
 pub struct PuzzlesArgs {
-    /// Directory written by `foxbase solve` (with plies) or `foxbase publish`.
+    /// Tablebase written by `foxbase solve` (with plies) or `foxbase publish`, of any game: a directory
+    /// or s3://BUCKET/PREFIX.
     #[arg(long)]
-    tables: PathBuf,
+    tables: String,
     /// Number of puzzles.
     #[arg(long, default_value_t = 10)]
     count: usize,
     /// Longest solution, in plies of the solver's side and the defence together (a win's plies to the end).
     #[arg(long, default_value_t = 15)]
     max_plies: u32,
-    /// Only puzzles for this side to move: fox or sheep.
-    #[arg(long, value_parser = parse_side)]
-    side: Option<Side>,
+    /// Only puzzles for this side to move: fox or sheep (Bagh-Chal: goat or tiger; tic-tac-toe: x or o).
+    #[arg(long)]
+    side: Option<String>,
     /// Seed of the walk from the start that finds the puzzles (the same seed gives the same puzzles).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -172,28 +165,49 @@ pub struct PuzzlesArgs {
 /// `foxbase puzzles`: positions reachable from the tables' start in which
 /// exactly one move keeps the win (or, for a defender, the draw).
 pub fn puzzles(args: PuzzlesArgs) -> CommandResult {
-    let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
     if args.count == 0 {
         return Err(Failure::bad_input("--count must be at least 1"));
     }
-    let options = PuzzleOptions { count: args.count, max_plies: args.max_plies, side: args.side, seed: args.seed };
-    let found = find_puzzles(&tables, &options).map_err(Failure::failed)?;
-    let variant = &tables.game.variant;
+    struct Puzzles<'a>(&'a PuzzlesArgs);
+    impl TablesVisitor for Puzzles<'_> {
+        fn visit<T: Tablebase>(self, tables: T) -> CommandResult {
+            write_puzzles(self.0, &tables)
+        }
+    }
+    location::with_tables("--tables", &args.tables, Puzzles(&args))
+}
+
+fn write_puzzles<T: Tablebase>(args: &PuzzlesArgs, tables: &T) -> CommandResult {
+    let rules = tables.game().rules();
+    let side = match args.side.as_deref() {
+        None => None,
+        Some(name) => Some(rules.player_named(name).map(|p| p.name).ok_or_else(|| {
+            let names: Vec<&str> = rules.players().iter().map(|p| p.name).collect();
+            Failure::bad_input(format!(
+                "--side {name}: a side of {} is {}",
+                rules.game_kind().title(),
+                names.join(" or ")
+            ))
+        })?),
+    };
+    let options = PuzzleOptions { count: args.count, max_plies: args.max_plies, side, seed: args.seed };
+    let found = find_puzzles(tables, &options).map_err(Failure::failed)?;
     if !args.json {
-        crate::tables::bound_line(variant)?;
+        crate::tables::bound_line(tables.bound())?;
     }
     for p in &found {
         let solution: Vec<String> = p.solution.iter().map(|m| m.to_string()).collect();
+        let side = rules.to_move(&p.position);
         if args.json {
-            let view = json!({"position": format_position(&p.position), "side": p.position.side().name(),
+            let view = json!({"position": rules.format_position(&p.position), "side": side.name,
                 "kind": p.kind.name(), "value": p.value.name(), "plies": p.plies, "solution": solution});
-            json(&crate::views::with_bound(view, variant))?;
+            json(&crate::views::with_bound(view, tables.bound()))?;
         } else {
             let goal = match p.plies {
-                Some(n) => format!("{} to {} in {}", p.position.side(), p.kind.goal(), count(n, "ply", "plies")),
-                None => format!("{} to {}", p.position.side(), p.kind.goal()),
+                Some(n) => format!("{} to {} in {}", side.team, p.kind.goal(), count(n, "ply", "plies")),
+                None => format!("{} to {}", side.team, p.kind.goal()),
             };
-            line(format_args!("{}  ({goal}; only {} does)", format_position(&p.position), p.solution[0]))?;
+            line(format_args!("{}  ({goal}; only {} does)", rules.format_position(&p.position), p.solution[0]))?;
             line(format_args!("  solution: {}", solution.join(" ")))?;
         }
     }

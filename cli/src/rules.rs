@@ -1,17 +1,20 @@
 //! The rules commands: `show`, `moves`, `play`, `perft` and `probe-ref`
-//! (the reference solver). None of them needs tables. The first four take
-//! `--game baghchal` for Bagh-Chal ([`foxbase_core::baghchal`]); each game
-//! refuses the other's rule flags.
+//! (the reference solver). None of them needs tables. The first four are
+//! written once over the rules of play ([`Playable`]) and take every game
+//! (`--game`); each game refuses the others' rule flags.
 
 use crate::command::{position_arg, CommandResult, Failure};
 use crate::output::{json, line, text};
 use clap::Args;
 use foxbase_core::baghchal as bc;
 use foxbase_core::game::GameKind;
-use foxbase_core::notation::{board_picture, format_position, parse_move};
+use foxbase_core::notation::{count, format_position};
 use foxbase_core::perft::{divide, perft};
+use foxbase_core::play::Playable;
 use foxbase_core::reference::ReferenceSolution;
-use foxbase_core::{Geometry, Position, Rules, Side, Status, Variant};
+use foxbase_core::tictactoe::TicTacToe;
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Geometry, Rules, Side, Variant};
 use serde_json::{json, Value as Json};
 
 /// The Fox Game's rule switches, for every command that plays its moves.
@@ -113,9 +116,10 @@ impl RuleArgs {
 /// `--game` and the rule switches of both games.
 #[derive(Args, Clone, Copy)]
 pub struct GameArgs {
-    /// The game: `fox` (the Fox Game, positions as in RULES.md) or `baghchal` (Bagh-Chal: 4 tigers against
+    /// The game: `fox` (the Fox Game, positions as in RULES.md), `baghchal` (Bagh-Chal: 4 tigers against
     /// 20 goats, or --goats, on the 5x5 board; positions like 'T...T/...../...../...../T...T g 20 0': ranks 5
-    /// down to 1, the side to move g or t, the goats still to place, the goats captured).
+    /// down to 1, the side to move g or t, the goats still to place, the goats captured) or `tictactoe`
+    /// (positions like 'X../.O./... x': rows top to bottom, then the side to move).
     #[arg(long, default_value_t = GameKind::Fox, value_parser = crate::command::parse_game)]
     game: GameKind,
     #[command(flatten)]
@@ -130,84 +134,130 @@ pub struct GameArgs {
     capture_target: Option<u8>,
 }
 
-/// The rules of the game a command plays.
-enum GameRules {
+/// The rules of the game a command plays, built from its flags: the one
+/// place a `--game` becomes a [`Playable`] ([`AnyRules::visit`]).
+pub enum AnyRules {
     Fox(Rules),
-    /// The rules and the goats in the game.
-    BaghChal(bc::Rules, u8),
+    BaghChal(bc::PlayRules),
+    TicTacToe(TicTacToe),
+}
+
+/// Code generic over the rules of play, run by [`AnyRules::visit`].
+pub trait RulesVisitor {
+    fn visit<P: Playable>(self, rules: &P) -> CommandResult;
+}
+
+impl AnyRules {
+    pub fn visit(&self, visitor: impl RulesVisitor) -> CommandResult {
+        match self {
+            AnyRules::Fox(r) => visitor.visit(r),
+            AnyRules::BaghChal(r) => visitor.visit(r),
+            AnyRules::TicTacToe(r) => visitor.visit(r),
+        }
+    }
+
+    /// The rule switches, for JSON views: `{"geometry", "pen_target", "sheep_floor", "floor_winner"}`,
+    /// `{"goats", "capture_target"}` or `{}`.
+    pub fn switches_json(&self) -> Json {
+        match self {
+            AnyRules::Fox(r) => json!({"geometry": r.geometry().name(), "pen_target": r.pen_target,
+                "sheep_floor": r.sheep_floor, "floor_winner": foxbase_core::variant::floor_winner_name(r.floor_winner)}),
+            AnyRules::BaghChal(r) => {
+                json!({"goats": r.variant().goats(), "capture_target": r.variant().capture_target()})
+            }
+            AnyRules::TicTacToe(_) => json!({}),
+        }
+    }
+
+    /// The rules of `kind`'s standard variant.
+    pub fn standard(kind: GameKind) -> AnyRules {
+        match kind {
+            GameKind::Fox => AnyRules::Fox(foxbase_core::Variant::default().rules()),
+            GameKind::BaghChal => AnyRules::BaghChal(bc::PlayRules::new(bc::BaghChalVariant::default())),
+            GameKind::TicTacToe => AnyRules::TicTacToe(TicTacToe),
+        }
+    }
+
+    /// Whether `text` is a position of this game.
+    fn reads_position(&self, text: &str) -> bool {
+        match self {
+            AnyRules::Fox(r) => r.parse_position(text).is_ok(),
+            AnyRules::BaghChal(r) => r.parse_position(text).is_ok(),
+            AnyRules::TicTacToe(r) => r.parse_position(text).is_ok(),
+        }
+    }
+
+    /// The start of the game's standard variant under these rules, in its notation.
+    fn default_start(&self) -> String {
+        match self {
+            AnyRules::Fox(_) => foxbase_core::variant::DEFAULT_START.to_string(),
+            AnyRules::BaghChal(r) => bc::format_position(&r.variant().start()),
+            AnyRules::TicTacToe(t) => t.format_position(&t.initial_position()),
+        }
+    }
 }
 
 impl GameArgs {
-    /// The game's rules; a rule flag of the other game is bad input.
-    fn resolve(&self) -> Result<GameRules, Failure> {
+    /// The game's rules; a rule flag of another game is bad input naming
+    /// it. `position` (the command's, or the default start) bounds the
+    /// Fox Game's sheep floor by its sheep.
+    fn resolve(&self, position: Option<&str>) -> Result<AnyRules, Failure> {
+        let fox_flags = [
+            ("--geometry", self.fox.geometry.is_some()),
+            ("--pen-target", self.fox.pen_target.is_some()),
+            ("--sheep-floor", self.fox.floor.sheep_floor.is_some()),
+            ("--floor-winner", self.fox.floor.floor_winner.is_some()),
+        ];
+        let bc_flags = [("--goats", self.goats.is_some()), ("--capture-target", self.capture_target.is_some())];
+        // "--goats is a Bagh-Chal flag; --game fox takes --geometry, ...", as `solve` says it.
+        let refuse = |given: &[(&str, bool)], owner: &str, takes: &str| match given.iter().find(|(_, given)| *given) {
+            Some((flag, _)) => {
+                Err(Failure::bad_input(format!("{flag} is a {owner} flag; --game {} takes {takes}", self.game)))
+            }
+            None => Ok(()),
+        };
         match self.game {
-            GameKind::TicTacToe => Err(Failure::bad_input(
-                "--game tictactoe: show, moves, play and perft take the Fox Game and Bagh-Chal; probe a tic-tac-toe tablebase instead",
-            )),
             GameKind::Fox => {
-                for (flag, given) in [("--goats", self.goats.is_some()), ("--capture-target", self.capture_target.is_some())] {
-                    if given {
-                        return Err(Failure::bad_input(format!("{flag} is a Bagh-Chal flag; add --game baghchal")));
-                    }
-                }
-                Ok(GameRules::Fox(self.fox.rules()))
+                refuse(&bc_flags, "Bagh-Chal", "--geometry, --pen-target, --sheep-floor and --floor-winner")?;
+                let rules = self.fox.rules();
+                let text = position.unwrap_or(foxbase_core::variant::DEFAULT_START);
+                let sheep = match position_arg(text) {
+                    Ok(pos) => pos.sheep_count(),
+                    Err(_) => foxbase_core::variant::Variant::default().start.sheep_count(),
+                };
+                Ok(AnyRules::Fox(self.fox.floor.apply_to_rules(rules, sheep)?))
             }
             GameKind::BaghChal => {
-                let given = [
-                    ("--geometry", self.fox.geometry.is_some()),
-                    ("--pen-target", self.fox.pen_target.is_some()),
-                    ("--sheep-floor", self.fox.floor.sheep_floor.is_some()),
-                    ("--floor-winner", self.fox.floor.floor_winner.is_some()),
-                ];
-                if let Some((flag, _)) = given.iter().find(|(_, given)| *given) {
-                    return Err(Failure::bad_input(format!(
-                        "{flag} is a Fox Game flag; --game {} takes --goats and --capture-target", self.game
-                    )));
-                }
+                refuse(&fox_flags, "Fox Game", "--goats and --capture-target")?;
                 let goats = self.goats.unwrap_or(bc::TOTAL_GOATS);
                 let target = self.capture_target.unwrap_or(bc::DEFAULT_CAPTURE_TARGET.min(goats));
                 let variant = bc::BaghChalVariant::new(goats, target)
                     .map_err(|e| Failure::bad_input(format!("--goats {goats} --capture-target {target}: {e}")))?;
-                let rules = bc::Rules::new(variant.capture_target()).map_err(Failure::bad_input)?;
-                Ok(GameRules::BaghChal(rules, goats))
+                Ok(AnyRules::BaghChal(bc::PlayRules::new(variant)))
+            }
+            GameKind::TicTacToe => {
+                refuse(&fox_flags, "Fox Game", "none")?;
+                refuse(&bc_flags, "Bagh-Chal", "none")?;
+                Ok(AnyRules::TicTacToe(TicTacToe))
             }
         }
     }
 }
 
-/// A Fox Game position argument ([`position_arg`]); a text that reads as a
-/// Bagh-Chal position gets a hint to add `--game baghchal`.
-fn fox_position_arg(text: &str) -> Result<Position, Failure> {
-    position_arg(text).map_err(|e| match (e, bc::parse_position(text)) {
-        (Failure::BadInput(m), Ok(_)) => Failure::BadInput(format!("{m} (a Bagh-Chal position: add --game baghchal)")),
-        (e, _) => e,
+/// A position argument of `rules`' game; a text that reads as a position
+/// of another game gets a hint to add its `--game`.
+fn position_of<P: Playable>(rules: &P, text: &str) -> Result<P::Position, Failure> {
+    rules.parse_position(text).map_err(|e| {
+        let mine = rules.game_kind();
+        let other =
+            GameKind::ALL.into_iter().filter(|k| *k != mine).find(|k| AnyRules::standard(*k).reads_position(text));
+        match other {
+            Some(k) => {
+                Failure::bad_input(format!("bad position '{text}': {e} (a position of {}: add --game {k})", k.title()))
+            }
+            None => Failure::bad_input(format!("bad position '{text}': {e}")),
+        }
     })
-}
-
-/// Parses a Bagh-Chal position argument and checks it against the capture target.
-fn bc_position_arg(rules: &bc::Rules, goats: u8, text: &str) -> Result<bc::Position, Failure> {
-    let bad = |e: &dyn std::fmt::Display| Failure::bad_input(format!("bad position '{text}': {e}"));
-    let pos = bc::parse_position_with_goats(text, goats).map_err(|e| bad(&e))?;
-    rules.check_position(&pos).map_err(|e| bad(&e))?;
-    Ok(pos)
-}
-
-fn bc_status_text(rules: &bc::Rules, pos: &bc::Position) -> String {
-    match rules.status(pos) {
-        bc::Status::Ongoing => "game goes on".into(),
-        bc::Status::Over { winner, reason } => {
-            format!("game over: the {} won ({})", winner.plural(), reason.describe())
-        }
-    }
-}
-
-fn bc_status_json(rules: &bc::Rules, pos: &bc::Position) -> Json {
-    match rules.status(pos) {
-        bc::Status::Ongoing => json!({"over": false}),
-        bc::Status::Over { winner, reason } => {
-            json!({"over": true, "winner": winner.name(), "reason": reason.describe()})
-        }
-    }
 }
 
 pub fn parse_geometry(s: &str) -> Result<Geometry, foxbase_core::ParseError> {
@@ -216,7 +266,7 @@ pub fn parse_geometry(s: &str) -> Result<Geometry, foxbase_core::ParseError> {
 
 #[derive(Args)]
 pub struct ShowArgs {
-    /// The position, in RULES.md notation, or Bagh-Chal's with --game baghchal (quote it).
+    /// The position in its game's notation (quote it): RULES.md's, or see --game.
     position: String,
     #[command(flatten)]
     game: GameArgs,
@@ -224,7 +274,7 @@ pub struct ShowArgs {
 
 #[derive(Args)]
 pub struct MovesArgs {
-    /// The position, in RULES.md notation, or Bagh-Chal's with --game baghchal (quote it).
+    /// The position in its game's notation (quote it): RULES.md's, or see --game.
     position: String,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -235,7 +285,7 @@ pub struct MovesArgs {
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// The position, in RULES.md notation, or Bagh-Chal's with --game baghchal (quote it).
+    /// The position in its game's notation (quote it): RULES.md's, or see --game.
     position: String,
     /// The moves to play in order, e.g. c7-c6 or e5xc3 (Bagh-Chal: a placement c3, a step c3-c4, a jump a1xc3).
     #[arg(required = true)]
@@ -283,143 +333,112 @@ pub struct ProbeRefArgs {
     rules: RuleArgs,
 }
 
-fn status_text(rules: &Rules, pos: &Position) -> String {
-    match rules.status(pos) {
-        Status::Ongoing => "game goes on".into(),
-        Status::Over { winner, reason } => format!("game over: {winner} won ({})", reason.describe()),
-    }
-}
-
 pub fn show(args: ShowArgs) -> CommandResult {
-    let rules = match args.game.resolve()? {
-        GameRules::Fox(rules) => rules,
-        GameRules::BaghChal(rules, goats) => {
-            let pos = bc_position_arg(&rules, goats, &args.position)?;
-            text(&bc::board_picture(&pos))?;
-            return line(bc_status_text(&rules, &pos));
+    struct Show<'a>(&'a str);
+    impl RulesVisitor for Show<'_> {
+        fn visit<P: Playable>(self, rules: &P) -> CommandResult {
+            let pos = position_of(rules, self.0)?;
+            text(&rules.board_picture(&pos))?;
+            line(rules.status(&pos).describe())
         }
-    };
-    let pos = fox_position_arg(&args.position)?;
-    let rules = args.game.fox.floor.apply_to_rules(rules, pos.sheep_count())?;
-    text(&board_picture(&pos))?;
-    line(status_text(&rules, &pos))
+    }
+    args.game.resolve(Some(&args.position))?.visit(Show(&args.position))
 }
 
 pub fn moves(args: MovesArgs) -> CommandResult {
-    let rules = match args.game.resolve()? {
-        GameRules::Fox(rules) => rules,
-        GameRules::BaghChal(rules, goats) => return bc_moves(&rules, goats, &args),
-    };
-    let pos = fox_position_arg(&args.position)?;
-    let rules = args.game.fox.floor.apply_to_rules(rules, pos.sheep_count())?;
-    let moves = rules.moves(&pos);
-    if args.json {
-        return json(&crate::views::moves_json(&rules, &pos));
+    struct Moves<'a>(&'a MovesArgs, Json);
+    impl RulesVisitor for Moves<'_> {
+        fn visit<P: Playable>(self, rules: &P) -> CommandResult {
+            let Moves(args, switches) = self;
+            let pos = position_of(rules, &args.position)?;
+            if args.json {
+                let mut view = crate::views::moves_json(rules, &pos);
+                view["rules"] = switches;
+                return json(&view);
+            }
+            let moves = rules.moves(&pos);
+            line(format_args!(
+                "{} ({}; {})",
+                rules.format_position(&pos),
+                count(moves.len() as u64, "legal move", "legal moves"),
+                rules.status(&pos).describe()
+            ))?;
+            for (m, child) in moves {
+                line(format_args!(
+                    "{:7} {}  {}",
+                    m.to_string(),
+                    rules.format_position(&child),
+                    rules.status(&child).describe()
+                ))?;
+            }
+            Ok(())
+        }
     }
-    line(format_args!("{} ({} legal moves; {})", format_position(&pos), moves.len(), status_text(&rules, &pos)))?;
-    for m in moves {
-        let child = rules.play(&pos, m);
-        line(format_args!("{m:7} {}  {}", format_position(&child), status_text(&rules, &child)))?;
-    }
-    Ok(())
-}
-
-/// `moves --game baghchal`.
-fn bc_moves(rules: &bc::Rules, goats: u8, args: &MovesArgs) -> CommandResult {
-    let pos = bc_position_arg(rules, goats, &args.position)?;
-    let moves = rules.moves(&pos);
-    if args.json {
-        let list: Vec<_> = moves
-            .iter()
-            .map(|&m| {
-                let child = rules.play(&pos, m);
-                json!({"move": m.to_string(), "position": bc::format_position(&child),
-                    "status": bc_status_json(rules, &child)})
-            })
-            .collect();
-        return json(&json!({"game": GameKind::BaghChal.name(), "position": bc::format_position(&pos),
-            "capture_target": rules.capture_target(), "status": bc_status_json(rules, &pos), "moves": list}));
-    }
-    line(format_args!("{} ({} legal moves; {})", bc::format_position(&pos), moves.len(), bc_status_text(rules, &pos)))?;
-    for m in moves {
-        let child = rules.play(&pos, m);
-        line(format_args!("{m:7} {}  {}", bc::format_position(&child), bc_status_text(rules, &child)))?;
-    }
-    Ok(())
+    let rules = args.game.resolve(Some(&args.position))?;
+    let switches = rules.switches_json();
+    rules.visit(Moves(&args, switches))
 }
 
 pub fn play(args: PlayArgs) -> CommandResult {
-    let rules = match args.game.resolve()? {
-        GameRules::Fox(rules) => rules,
-        GameRules::BaghChal(rules, goats) => {
-            let mut pos = bc_position_arg(&rules, goats, &args.position)?;
-            for text in &args.moves {
-                let m = bc::parse_move(&rules, &pos, text).map_err(|e| Failure::bad_input(format!("bad move: {e}")))?;
+    struct Play<'a>(&'a PlayArgs);
+    impl RulesVisitor for Play<'_> {
+        fn visit<P: Playable>(self, rules: &P) -> CommandResult {
+            let mut pos = position_of(rules, &self.0.position)?;
+            for text in &self.0.moves {
+                let m = rules.parse_move(&pos, text).map_err(|e| Failure::bad_input(format!("bad move: {e}")))?;
                 pos = rules.play(&pos, m);
             }
-            line(bc::format_position(&pos))?;
-            return line(bc_status_text(&rules, &pos));
+            line(rules.format_position(&pos))?;
+            line(rules.status(&pos).describe())
         }
-    };
-    let mut pos = fox_position_arg(&args.position)?;
-    let rules = args.game.fox.floor.apply_to_rules(rules, pos.sheep_count())?;
-    for text in &args.moves {
-        let m = parse_move(&rules, &pos, text).map_err(|e| Failure::bad_input(format!("bad move: {e}")))?;
-        pos = rules.play(&pos, m);
     }
-    line(format_position(&pos))?;
-    line(status_text(&rules, &pos))
+    args.game.resolve(Some(&args.position))?.visit(Play(&args))
 }
 
 pub fn perft_command(args: PerftArgs) -> CommandResult {
-    let r = match args.game.resolve()? {
-        GameRules::Fox(rules) => rules,
-        GameRules::BaghChal(rules, goats) => return bc_perft(&rules, goats, &args),
-    };
+    let rules = args.game.resolve(args.position.as_deref())?;
     if args.distinct {
-        return Err(Failure::bad_input("--distinct is for --game baghchal only"));
+        let AnyRules::BaghChal(bc_rules) = &rules else {
+            return Err(Failure::bad_input(format!(
+                "--distinct counts Bagh-Chal's positions; not a flag of --game {}",
+                args.game.game
+            )));
+        };
+        let start = args.position.clone().unwrap_or_else(|| rules.default_start());
+        let pos = position_of(bc_rules, &start)?;
+        let layer = *bc::distinct_positions(bc_rules.rules(), &pos, args.depth).last().expect("layer 0 at least");
+        return perft_report(&args, bc_rules, &pos, &rules.switches_json(), Some(layer));
     }
-    let pos = fox_position_arg(args.position.as_deref().unwrap_or(foxbase_core::variant::DEFAULT_START))?;
-    let r = args.game.fox.floor.apply_to_rules(r, pos.sheep_count())?;
-    let depth = args.depth;
-    let (nodes, parts) = if args.divide && depth > 0 {
-        let parts = divide(&r, &pos, depth);
-        (parts.iter().map(|p| p.1).sum(), parts)
-    } else {
-        (perft(&r, &pos, depth), Vec::new())
-    };
-    if args.json {
-        let mut out = json!({"depth": depth, "nodes": nodes, "position": format_position(&pos),
-            "geometry": r.geometry().name(), "pen_target": r.pen_target});
-        if args.divide {
-            out["divide"] = parts.iter().map(|(m, n)| json!({"move": m.to_string(), "nodes": n})).collect();
+    struct Perft<'a>(&'a PerftArgs, String, Json);
+    impl RulesVisitor for Perft<'_> {
+        fn visit<P: Playable>(self, rules: &P) -> CommandResult {
+            let Perft(args, start, switches) = self;
+            let pos = position_of(rules, &start)?;
+            perft_report(args, rules, &pos, &switches, None)
         }
-        return json(&out);
     }
-    for (m, n) in &parts {
-        line(format_args!("{m}: {n}"))?;
-    }
-    line(format_args!("perft({depth}) = {nodes}"))
+    let start = args.position.clone().unwrap_or_else(|| rules.default_start());
+    rules.visit(Perft(&args, start, rules.switches_json()))
 }
 
-/// `perft --game baghchal`: from the start unless --position (or --start) says otherwise.
-fn bc_perft(rules: &bc::Rules, goats: u8, args: &PerftArgs) -> CommandResult {
-    let variant = bc::BaghChalVariant::new(goats, rules.capture_target()).expect("checked by GameArgs::resolve");
-    let start = args.position.clone().unwrap_or_else(|| {
-        bc::format_position(&foxbase_core::tier::TierGame::initial_position(&bc::BaghChal::new(variant)))
-    });
-    let pos = bc_position_arg(rules, goats, &start)?;
+/// Counts and prints `perft` from `pos` (with Bagh-Chal's `--distinct` layer, when counted).
+fn perft_report<P: Playable>(
+    args: &PerftArgs,
+    rules: &P,
+    pos: &P::Position,
+    switches: &Json,
+    layer: Option<bc::Layer>,
+) -> CommandResult {
     let depth = args.depth;
     let (nodes, parts) = if args.divide && depth > 0 {
-        let parts = bc::divide(rules, &pos, depth);
+        let parts = divide(rules, pos, depth);
         (parts.iter().map(|p| p.1).sum(), parts)
     } else {
-        (bc::perft(rules, &pos, depth), Vec::new())
+        (perft(rules, pos, depth), Vec::new())
     };
-    let layer = args.distinct.then(|| *bc::distinct_positions(rules, &pos, depth).last().expect("layer 0 at least"));
     if args.json {
-        let mut out = json!({"game": GameKind::BaghChal.name(), "depth": depth, "nodes": nodes,
-            "position": bc::format_position(&pos), "capture_target": rules.capture_target()});
+        let mut out = json!({"game": rules.game_kind().name(), "depth": depth, "nodes": nodes,
+            "position": rules.format_position(pos), "rules": switches});
         if args.divide {
             out["divide"] = parts.iter().map(|(m, n)| json!({"move": m.to_string(), "nodes": n})).collect();
         }
@@ -435,8 +454,8 @@ fn bc_perft(rules: &bc::Rules, goats: u8, args: &PerftArgs) -> CommandResult {
     line(format_args!("perft({depth}) = {nodes}"))?;
     if let Some(layer) = layer {
         line(format_args!(
-            "positions after {depth} {}: {} distinct, {} up to symmetry",
-            if depth == 1 { "ply" } else { "plies" },
+            "positions after {}: {} distinct, {} up to symmetry",
+            count(depth, "ply", "plies"),
             layer.positions,
             layer.up_to_symmetry
         ))?;
@@ -480,25 +499,30 @@ mod tests {
         args: PerftArgs,
     }
 
-    fn resolve(flags: &[&str]) -> Result<GameRules, String> {
+    fn resolve(flags: &[&str]) -> Result<AnyRules, String> {
         let parsed = Perft::try_parse_from([&["perft", "--depth", "1"], flags].concat()).map_err(|e| e.to_string())?;
-        parsed.args.game.resolve().map_err(|e| match e {
+        parsed.args.game.resolve(None).map_err(|e| match e {
             Failure::BadInput(m) => m,
             other => panic!("{other:?}"),
         })
     }
 
+    fn bc_rules(flags: &[&str]) -> (u8, u8) {
+        match resolve(flags) {
+            Ok(AnyRules::BaghChal(r)) => (r.variant().goats(), r.variant().capture_target()),
+            _ => panic!("{flags:?}"),
+        }
+    }
+
     #[test]
     fn each_game_takes_its_own_rule_flags() {
-        assert!(matches!(resolve(&[]), Ok(GameRules::Fox(r)) if r.pen_target == 9));
-        assert!(matches!(resolve(&["--pen-target", "7"]), Ok(GameRules::Fox(r)) if r.pen_target == 7));
-        assert!(matches!(resolve(&["--game", "baghchal"]), Ok(GameRules::BaghChal(r, 20)) if r.capture_target() == 5));
-        let four = resolve(&["--game", "baghchal", "--capture-target", "4"]);
-        assert!(matches!(four, Ok(GameRules::BaghChal(r, 20)) if r.capture_target() == 4));
-        let small = resolve(&["--game", "baghchal", "--goats", "2"]);
-        assert!(matches!(small, Ok(GameRules::BaghChal(r, 2)) if r.capture_target() == 2), "at most the goats");
-        let small = resolve(&["--game", "baghchal", "--goats", "3", "--capture-target", "1"]);
-        assert!(matches!(small, Ok(GameRules::BaghChal(r, 3)) if r.capture_target() == 1));
+        assert!(matches!(resolve(&[]), Ok(AnyRules::Fox(r)) if r.pen_target == 9));
+        assert!(matches!(resolve(&["--pen-target", "7"]), Ok(AnyRules::Fox(r)) if r.pen_target == 7));
+        assert!(matches!(resolve(&["--game", "tictactoe"]), Ok(AnyRules::TicTacToe(_))));
+        assert_eq!(bc_rules(&["--game", "baghchal"]), (20, 5));
+        assert_eq!(bc_rules(&["--game", "baghchal", "--capture-target", "4"]), (20, 4));
+        assert_eq!(bc_rules(&["--game", "baghchal", "--goats", "2"]), (2, 2), "at most the goats");
+        assert_eq!(bc_rules(&["--game", "baghchal", "--goats", "3", "--capture-target", "1"]), (3, 1));
         let refused = |flags: &[&str]| resolve(flags).err().unwrap_or_else(|| panic!("{flags:?} accepted"));
         assert_eq!(
             refused(&["--game", "baghchal", "--geometry", "classic"]),
@@ -508,8 +532,15 @@ mod tests {
             refused(&["--game", "baghchal", "--pen-target", "9"]),
             "--pen-target is a Fox Game flag; --game baghchal takes --goats and --capture-target"
         );
-        assert_eq!(refused(&["--capture-target", "5"]), "--capture-target is a Bagh-Chal flag; add --game baghchal");
-        assert_eq!(refused(&["--goats", "5"]), "--goats is a Bagh-Chal flag; add --game baghchal");
+        assert_eq!(
+            refused(&["--capture-target", "5"]),
+            "--capture-target is a Bagh-Chal flag; --game fox takes --geometry, --pen-target, --sheep-floor \
+             and --floor-winner"
+        );
+        assert_eq!(
+            refused(&["--game", "tictactoe", "--goats", "5"]),
+            "--goats is a Bagh-Chal flag; --game tictactoe takes none"
+        );
         assert!(refused(&["--game", "baghchal", "--capture-target", "6"]).contains("6 is not in 1..=5"));
         assert!(refused(&["--game", "baghchal", "--goats", "2", "--capture-target", "3"])
             .starts_with("--goats 2 --capture-target 3: "));
@@ -517,13 +548,14 @@ mod tests {
     }
 
     #[test]
-    fn positions_of_the_other_game_get_a_hint() {
-        let Err(Failure::BadInput(m)) = fox_position_arg("T...T/...../...../...../T...T g 20 0") else { panic!() };
-        assert!(m.ends_with("(a Bagh-Chal position: add --game baghchal)"), "{m}");
-        let rules = bc::Rules::new(4).unwrap();
-        let Err(Failure::BadInput(m)) = bc_position_arg(&rules, 20, "T...T/...../...../...../T...T g 15 5") else {
-            panic!()
-        };
+    fn positions_of_another_game_get_a_hint() {
+        let fox = foxbase_core::Variant::default().rules();
+        let Err(Failure::BadInput(m)) = position_of(&fox, "T...T/...../...../...../T...T g 20 0") else { panic!() };
+        assert!(m.ends_with("(a position of Bagh-Chal: add --game baghchal)"), "{m}");
+        let Err(Failure::BadInput(m)) = position_of(&fox, "X../.O./... x") else { panic!() };
+        assert!(m.ends_with("(a position of tic-tac-toe: add --game tictactoe)"), "{m}");
+        let four = bc::PlayRules::new(bc::BaghChalVariant::new(20, 4).unwrap());
+        let Err(Failure::BadInput(m)) = position_of(&four, "T...T/...../...../...../T...T g 15 5") else { panic!() };
         assert_eq!(
             m,
             "bad position 'T...T/...../...../...../T...T g 15 5': 5 goats captured, but the tigers win on \

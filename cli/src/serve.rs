@@ -63,7 +63,7 @@ impl From<foxbase_tables::Error> for ApiError {
     fn from(e: foxbase_tables::Error) -> ApiError {
         use foxbase_tables::Error as E;
         let status = match &e {
-            E::TierNotHeld { .. } => StatusCode::NOT_FOUND,
+            E::TierNotHeld { .. } | E::TierNotAmong { .. } => StatusCode::NOT_FOUND,
             E::TooManyPieces { .. } | E::Query(_) => StatusCode::BAD_REQUEST,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
@@ -116,15 +116,17 @@ async fn variant_api(State(x): State<Arc<Explorer>>) -> Json<Value> {
 async fn probe_api(State(x): State<Arc<Explorer>>, RawQuery(q): RawQuery) -> Result<Json<Value>, ApiError> {
     let pos = position(&params(q, &["position"])?)?;
     blocking(move || {
-        let view = probe_json(&pos, &probe(&x.tables, &pos)?);
-        Ok(Json(with_bound(view, &x.tables.game.variant)))
+        let view = probe_json(&x.rules, &probe(&x.tables, &pos)?);
+        Ok(Json(with_bound(view, x.tables.game.variant.bound())))
     })
     .await
 }
 
 async fn moves_api(State(x): State<Arc<Explorer>>, RawQuery(q): RawQuery) -> Result<Json<Value>, ApiError> {
     let pos = position(&params(q, &["position"])?)?;
-    Ok(Json(moves_json(&x.rules, &pos)))
+    let mut view = moves_json(&x.rules, &pos);
+    view["rules"] = crate::rules::AnyRules::Fox(x.rules).switches_json();
+    Ok(Json(view))
 }
 
 async fn engine_api(State(x): State<Arc<Explorer>>, RawQuery(q): RawQuery) -> Result<Json<Value>, ApiError> {

@@ -343,7 +343,7 @@ fn solve_fox(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
                 "plies": s.output.plies(), "plies_bytes": plies_bytes(manifest), "longest_plies": longest(manifest),
                 "tiers_resumed": s.resumed, "tiers_imported": s.imported,
             }),
-            &variant,
+            variant.bound(),
         ));
     }
     line(format_args!("variant: {variant}"))?;

@@ -7,13 +7,15 @@
 //! thought).
 
 use crate::command::{CommandResult, Failure};
-use crate::games::{open_ttt, ttt_arg, ttt_move_outcomes, ttt_positions_to_play};
+use crate::games::{open_ttt, ttt_positions_to_play};
 use crate::output::{json, line};
 use clap::Args;
 use foxbase_core::game::GameKind;
-use foxbase_core::tictactoe::{format_ttt, parse_square, square_name, TttPosition};
+use foxbase_core::play::Playable;
+use foxbase_core::tictactoe::{format_ttt, parse_ttt, TicTacToe, TttPosition};
 use foxbase_core::{Outcome, Value};
 use foxbase_tables::engine::preference;
+use foxbase_tables::Tablebase;
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -70,22 +72,22 @@ pub fn check_strategy(args: CheckStrategyArgs) -> CommandResult {
     };
     let mut mistakes = Vec::new();
     for (where_, position, played) in &pairs {
-        let moves = ttt_move_outcomes(&tables, position)?;
+        let moves = tables.move_outcomes(position)?;
         if moves.is_empty() {
             return Err(Failure::bad_input(format!(
                 "{where_}: {} is over: there is no move to play",
                 format_ttt(position)
             )));
         }
-        let cell = parse_square(played).ok().filter(|c| moves.iter().any(|(m, _)| m == c)).ok_or_else(|| {
-            Failure::bad_input(format!("{where_}: '{played}' is not a legal move of {}", format_ttt(position)))
+        let cell = TicTacToe.parse_move(position, played).map_err(|e| {
+            Failure::bad_input(format!("{where_}: '{played}' is not a legal move of {}: {e}", format_ttt(position)))
         })?;
         let value = tables.outcome(position)?;
-        let after = moves.iter().find(|(m, _)| *m == cell).expect("checked above").1;
+        let after = moves.iter().find(|(m, _)| *m == cell).expect("a legal move").1;
         // The value alone (the first part of the engine's preference): a slower win is no mistake.
         if preference(&after).0 < preference(&value).0 {
-            let keep = moves.iter().filter(|(_, o)| o.value == value.value).map(|(m, _)| square_name(*m)).collect();
-            mistakes.push(Mistake { position: *position, played: square_name(cell), value, after, keep });
+            let keep = moves.iter().filter(|(_, o)| o.value == value.value).map(|(m, _)| m.to_string()).collect();
+            mistakes.push(Mistake { position: *position, played: cell.to_string(), value, after, keep });
         }
     }
     let gave_up_win = mistakes.iter().filter(|m| m.value.value == Value::Win).count();
@@ -138,10 +140,7 @@ fn read_moves(file: &std::path::Path) -> Result<Vec<(String, TttPosition, String
         let (position, played) = l
             .rsplit_once(char::is_whitespace)
             .ok_or_else(|| Failure::bad_input(format!("{where_}: '{l}' is not a position and a move")))?;
-        let position = ttt_arg(position).map_err(|e| match e {
-            Failure::BadInput(m) => Failure::BadInput(format!("{where_}: {m}")),
-            e => e,
-        })?;
+        let position = parse_ttt(position).map_err(|e| Failure::bad_input(format!("{where_}: {e}")))?;
         pairs.push((where_, position, played.trim().to_string()));
     }
     Ok(pairs)

@@ -1,27 +1,30 @@
 //! The tablebase commands: `probe`, `verify`, `publish` and `survey`, thin
 //! layers over `foxbase-tables`.
 
-use crate::command::{position_arg, CommandResult, Failure};
-use crate::location::{self, local_dir};
+use crate::command::{CommandResult, Failure};
+use crate::location::{self, TablesVisitor};
 use crate::output::{json, line, TierBar};
 use crate::views::with_bound;
 use clap::Args;
 use foxbase_core::game::GameKind;
 use foxbase_core::notation::count;
 use foxbase_core::notation::format_position;
+use foxbase_core::play::{GameStatus, Playable, WithRules};
+use foxbase_core::tier::TierGame;
+use foxbase_core::variant::Bound;
 use foxbase_core::{Outcome, Point, Side, Value};
 use foxbase_objstore::StoreUrl;
 use foxbase_tables::probe::probe;
-use foxbase_tables::TableDir;
+use foxbase_tables::{TableDir, Tablebase};
 use serde_json::json;
 use std::path::PathBuf;
 
 /// "bound: ..." for tables solved under a sheep floor (nothing otherwise):
 /// printed before any value they show, so that nobody takes a bound for
 /// the real game's value.
-pub fn bound_line(variant: &foxbase_core::Variant) -> CommandResult {
-    match variant.floor_note() {
-        Some(note) => line(format_args!("bound: {note}")),
+pub fn bound_line(bound: Option<Bound>) -> CommandResult {
+    match bound {
+        Some(bound) => line(format_args!("bound: {}", bound.note)),
         None => Ok(()),
     }
 }
@@ -61,8 +64,8 @@ pub struct VerifyArgs {
 
 #[derive(Args)]
 pub struct PublishArgs {
-    /// Tablebase written by `foxbase solve` (the Fox Game or Bagh-Chal; the game comes from its
-    /// manifest): a directory or s3://BUCKET/PREFIX.
+    /// Tablebase written by `foxbase solve` (any game; the game comes from its manifest): a
+    /// directory or s3://BUCKET/PREFIX.
     src: String,
     /// Where the published tablebase goes: a new directory (must not exist; it appears only when
     /// complete) or s3://BUCKET/PREFIX holding no tablebase (uploaded with manifest.json last).
@@ -99,48 +102,55 @@ pub struct SurveyArgs {
 }
 
 pub fn probe_command(args: ProbeArgs) -> CommandResult {
-    match location::game_of("--tables", &args.tables)? {
-        GameKind::TicTacToe => {
-            return crate::games::ttt_probe(&local_dir("--tables", &args.tables)?, &args.position, args.json);
+    struct Probing<'a>(&'a ProbeArgs);
+    impl TablesVisitor for Probing<'_> {
+        fn visit<T: Tablebase>(self, tables: T) -> CommandResult {
+            let args = self.0;
+            let rules = tables.game().rules();
+            let pos = rules.parse_position(&args.position).map_err(|e| {
+                Failure::bad_input(format!(
+                    "bad position '{}' (these tables: {}): {e}",
+                    args.position,
+                    tables.game().about()
+                ))
+            })?;
+            let p = probe(&tables, &pos)?;
+            if args.json {
+                return json(&with_bound(crate::views::probe_json(rules, &p), tables.bound()));
+            }
+            bound_line(tables.bound())?;
+            let side = rules.to_move(&pos);
+            line(format_args!(
+                "{}: {} for {} to move{}",
+                rules.format_position(&pos),
+                p.outcome.value,
+                side.team,
+                who_wins(rules, &pos, p.outcome)
+            ))?;
+            if let GameStatus::Over { .. } = rules.status(&pos) {
+                return line(format_args!("  {}", rules.status(&pos).describe()));
+            }
+            for (m, o) in p.moves {
+                line(format_args!("  {:7} {} for {}{}", m.to_string(), o.value, side.team, who_wins(rules, &pos, o)))?;
+            }
+            Ok(())
         }
-        GameKind::BaghChal => {
-            let at = location::open_location("--tables", &args.tables)?;
-            return crate::baghchal::probe_command(at, &args.position, args.json);
-        }
-        GameKind::Fox => {}
     }
-    let pos = position_arg(&args.position)?;
-    let tables = location::open_tables("--tables", &args.tables)?;
-    let p = probe(&tables, &pos)?;
-    let variant = &tables.game.variant;
-    if args.json {
-        return json(&with_bound(crate::views::probe_json(&pos, &p), variant));
-    }
-    bound_line(variant)?;
-    line(format_args!(
-        "{}: {} for the {} to move{}",
-        format_position(&pos),
-        p.outcome.value,
-        pos.side(),
-        who_wins(p.outcome, pos.side())
-    ))?;
-    for (m, o) in p.moves {
-        line(format_args!("  {m:7} {} for the {}{}", o.value, pos.side(), who_wins(o, pos.side())))?;
-    }
-    Ok(())
+    location::with_tables("--tables", &args.tables, Probing(&args))
 }
 
-/// ", the sheep win in 37 plies" for an outcome of `side` (to move, or
-/// making a move); nothing for a draw or without plies.
-pub fn who_wins(o: Outcome, side: Side) -> String {
+/// ": the sheep win in 37 plies" for an outcome of the side to move in
+/// `pos` (its value, or a move's for the mover); nothing for a draw or
+/// without plies.
+pub fn who_wins<P: Playable>(rules: &P, pos: &P::Position, o: Outcome) -> String {
+    let mover = rules.to_move(pos);
     let winner = match o.value {
-        Value::Win => side,
-        Value::Loss => side.other(),
+        Value::Win => mover,
+        Value::Loss => rules.players().into_iter().find(|p| *p != mover).expect("two sides"),
         Value::Draw => return String::new(),
     };
-    let name = if winner == Side::Fox { "foxes" } else { "sheep" };
     match o.plies {
-        Some(n) => format!(": the {name} win in {}", count(n, "ply", "plies")),
+        Some(n) => format!(": {} in {}", winner.wins(), count(n, "ply", "plies")),
         None => String::new(),
     }
 }
@@ -172,20 +182,14 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     match result {
         Ok(v) if args.json => {
             let view = json!({"ok": true, "tiers": v.tiers, "positions": v.positions_checked, "problem": null});
-            json(&match &variant {
-                Some(variant) => with_bound(view, variant),
-                None => view,
-            })
+            json(&with_bound(view, variant.as_ref().and_then(|v| v.bound())))
         }
         Ok(v) => {
             line(format_args!(
                 "ok: {} tiers, {} positions checked against their children",
                 v.tiers, v.positions_checked
             ))?;
-            match &variant {
-                Some(variant) => bound_line(variant),
-                None => Ok(()),
-            }
+            bound_line(variant.as_ref().and_then(|v| v.bound()))
         }
         Err(p) => {
             if args.json {
@@ -269,10 +273,10 @@ pub fn survey(args: SurveyArgs) -> CommandResult {
             json!({"arrangements": s.arrangements, "side_to_move": side.name(),
             "win": count(Win), "draw": count(Draw), "loss": count(Loss),
             "listed": {"win": listed(Win), "draw": listed(Draw), "loss": listed(Loss)}}),
-            variant,
+            variant.bound(),
         ));
     }
-    bound_line(variant)?;
+    bound_line(variant.bound())?;
     line(format_args!(
         "{} of {sheep} sheep, {} to move: {} win, {} draw, {} loss (for the {} to move)",
         foxbase_core::notation::count(s.arrangements, "arrangement", "arrangements"),
@@ -331,9 +335,9 @@ pub fn stats(args: StatsArgs) -> CommandResult {
             .collect();
         let longest = s.longest_win.map(|(p, pos)| json!({"plies": p, "position": format_position(&pos)}));
         let view = json!({"by_material": material, "longest_win": longest, "by_fox_square": squares});
-        return json(&with_bound(view, &tables.game.variant));
+        return json(&with_bound(view, tables.game.variant.bound()));
     }
-    bound_line(&tables.game.variant)?;
+    bound_line(tables.game.variant.bound())?;
     line(format_args!("table slots by material and side to move (a slot is a position and its mirror image; unused slots left out); values for the side to move:"))?;
     line(format_args!("{:>5} {:>5} {:>5} {:>14} {:>14} {:>14}", "foxes", "sheep", "side", "wins", "draws", "losses"))?;
     for ((f, n, side), w) in &s.by_material {

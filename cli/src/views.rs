@@ -4,68 +4,61 @@
 use foxbase_core::board::{Board, Point, PEN};
 use foxbase_core::game::GameKind;
 use foxbase_core::notation::format_position;
-use foxbase_core::rules::{Rules, Status};
+use foxbase_core::play::{GameStatus, Playable};
 use foxbase_core::variant::floor_winner_name;
-use foxbase_core::{Outcome, Position, Variant};
+use foxbase_core::variant::Bound;
+use foxbase_core::Variant;
 use foxbase_tables::probe::Probe;
 use serde_json::{json, Value as Json};
 
-/// Whether the game is over in `pos`, and who won and why.
-pub fn status_json(rules: &Rules, pos: &Position) -> Json {
-    match rules.status(pos) {
-        Status::Ongoing => json!({"over": false}),
-        Status::Over { winner, reason } => {
-            json!({"over": true, "winner": winner.name(), "reason": reason.describe()})
+/// Whether the game is over, and who won and why: `{"over": false}` or
+/// `{"over": true, "winner": "fox"|...|null (a draw), "reason"}`.
+pub fn status_json(status: &GameStatus) -> Json {
+    match status {
+        GameStatus::Ongoing => json!({"over": false}),
+        GameStatus::Over { winner, reason } => {
+            json!({"over": true, "winner": winner.map(|w| w.name), "reason": reason})
         }
     }
 }
 
 /// `foxbase moves --json`: every legal move with the position it leads to.
-pub fn moves_json(rules: &Rules, pos: &Position) -> Json {
+pub fn moves_json<P: Playable>(rules: &P, pos: &P::Position) -> Json {
     let list: Vec<_> = rules
         .moves(pos)
         .into_iter()
-        .map(|m| {
-            let child = rules.play(pos, m);
-            json!({"move": m.to_string(), "position": format_position(&child), "status": status_json(rules, &child)})
+        .map(|(m, child)| {
+            json!({"move": m.to_string(), "position": rules.format_position(&child),
+                "status": status_json(&rules.status(&child))})
         })
         .collect();
-    json!({"position": format_position(pos), "status": status_json(rules, pos), "moves": list})
-}
-
-/// An outcome for the side it belongs to: `{"value", "plies"}` fields.
-fn outcome_fields(o: &Outcome) -> (&'static str, Option<u32>) {
-    (o.value.name(), o.plies)
+    json!({"game": rules.game_kind().name(), "position": rules.format_position(pos),
+        "side_to_move": rules.to_move(pos).name, "status": status_json(&rules.status(pos)), "moves": list})
 }
 
 /// `foxbase probe --json`: the position's value and plies for the side to
 /// move, and every move's (for the mover, plies counted from the position).
-pub fn probe_json(pos: &Position, p: &Probe) -> Json {
+pub fn probe_json<P: Playable>(rules: &P, p: &Probe<P::Position, P::Move>) -> Json {
     let list: Vec<_> = p
         .moves
         .iter()
-        .map(|(m, o)| {
-            let (value, plies) = outcome_fields(o);
-            json!({"move": m.to_string(), "value": value, "plies": plies})
-        })
+        .map(|(m, o)| json!({"move": m.to_string(), "value": o.value.name(), "plies": o.plies}))
         .collect();
-    let (value, plies) = outcome_fields(&p.outcome);
-    json!({"position": format_position(pos), "value": value, "plies": plies, "moves": list})
+    json!({"position": rules.format_position(&p.position), "value": p.outcome.value.name(),
+        "plies": p.outcome.plies, "moves": list})
 }
 
-/// What a sheep floor makes of the values of `variant`'s tables:
-/// `{"sheep_floor", "floor_winner", "note"}`, or `None` without a floor.
-/// Every JSON view of a value of floored tables carries it as `"bound"`.
-pub fn bound_json(variant: &Variant) -> Option<Json> {
-    let note = variant.floor_note()?;
-    Some(json!({"sheep_floor": variant.sheep_floor, "floor_winner": floor_winner_name(variant.floor_winner),
-        "note": note}))
+/// A bound's JSON, `{"sheep_floor", "floor_winner", "note"}`: every JSON
+/// view of a value of floored tables carries it as `"bound"`.
+pub fn bound_json(bound: &Bound) -> Json {
+    json!({"sheep_floor": bound.sheep_floor, "floor_winner": floor_winner_name(bound.floor_winner),
+        "note": bound.note})
 }
 
-/// `view` (a JSON object) with [`bound_json`] as its `"bound"` field, where the variant has a floor.
-pub fn with_bound(mut view: Json, variant: &Variant) -> Json {
-    if let Some(bound) = bound_json(variant) {
-        view["bound"] = bound;
+/// `view` (a JSON object) with [`bound_json`] as its `"bound"` field, where there is a bound.
+pub fn with_bound(mut view: Json, bound: Option<Bound>) -> Json {
+    if let Some(bound) = bound {
+        view["bound"] = bound_json(&bound);
     }
     view
 }
@@ -90,7 +83,7 @@ pub fn variant_json(variant: &Variant) -> Json {
         "pen_target": variant.pen_target,
         "sheep_floor": variant.sheep_floor,
         "floor_winner": floor_winner_name(variant.floor_winner),
-        "bound": bound_json(variant),
+        "bound": variant.bound().as_ref().map(bound_json),
         "foxes": variant.start.foxes().count_ones(),
         "start": format_position(&variant.start),
         "first_mover": variant.start.side().name(),

@@ -252,7 +252,7 @@ fn probe_values_the_start_and_every_move_of_a_small_variant() {
     assert_eq!(
         stdout,
         "T...T/...../...../...../T...T t 0 2: win for the tigers to move: the tigers win in 0 plies\n  \
-         the game is over: the tigers captured 2 goats\n"
+         game over: the tigers won (the tigers captured enough goats)\n"
     );
 }
 
@@ -270,9 +270,9 @@ fn probe_names_what_is_wrong_with_a_position() {
         (
             &all,
             "T...T/...../...../...../T...T g 20 0",
-            "(these tables: 2 goats, capture target 2): goats on the board (0) + to place (20) + captured (0) make 20, not 2",
+            "(these tables: Bagh-Chal, 2 goats, capture target 2): goats on the board (0) + to place (20) + captured (0) make 20, not 2",
         ),
-        (&moving, "T...T/...../...../...../T...T g 0 2", "2 goats captured, but in these tables the tigers win on capturing 1"),
+        (&moving, "T...T/...../...../...../T...T g 0 2", "2 goats captured, but the tigers win on capturing 1"),
         (
             &moving,
             "T...T/...../...../...../T...T g 2 0",
@@ -544,7 +544,7 @@ fn the_rule_commands_take_every_goat_count_and_capture_target() {
     let (code, stdout, stderr) = run(&moves);
     assert_eq!(code, Some(0), "{stderr}");
     let j: Json = serde_json::from_str(&stdout).unwrap();
-    assert_eq!((j["moves"].as_array().unwrap().len(), j["capture_target"].as_u64()), (21, Some(2)), "{j}");
+    assert_eq!((j["moves"].as_array().unwrap().len(), j["rules"]["capture_target"].as_u64()), (21, Some(2)), "{j}");
     // One goat, capture target 1: the first capture ends the game.
     let (code, stdout, stderr) =
         run(&["play", "T...T/...../...../...../T...T g 1 0", "b1", "a1xc1", "--game", "baghchal", "--goats", "1"]);

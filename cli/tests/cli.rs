@@ -73,7 +73,7 @@ fn show_reports_a_finished_game() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "7      + S +    ");
     assert_eq!(lines[8], "fox to move; 0 foxes, 11 sheep, 5 in the pen ('+' marks empty pen points)");
-    assert_eq!(lines[9], "game over: sheep won (no fox remains)");
+    assert_eq!(lines[9], "game over: the sheep won (no fox remains)");
     assert_eq!(lines.len(), 10);
 }
 
@@ -105,7 +105,10 @@ e7-d7 FF./.../......./SSSSSSS/SSSSSSS/SSS/SSS s game goes on
 fn moves_json_of_the_start() {
     let v = ok_json(&["moves", "--json", START]);
     let expected = json!({
+        "game": "fox",
         "position": START,
+        "side_to_move": "fox",
+        "rules": {"geometry": "classic", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes"},
         "status": {"over": false},
         "moves": [
             {"move": "c7-c6", "position": "..F/F../......./SSSSSSS/SSSSSSS/SSS/SSS s", "status": {"over": false}},
@@ -130,7 +133,7 @@ fn moves_json_reports_endings() {
     let v = ok_json(&["moves", "--json", NO_FOXES, "--geometry", "orthogonal"]);
     assert_eq!(
         v,
-        json!({"position": NO_FOXES, "moves": [],
+        json!({"game": "fox", "position": NO_FOXES, "side_to_move": "fox", "moves": [], "rules": {"geometry": "orthogonal", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes"},
                "status": {"over": true, "winner": "sheep", "reason": "no fox remains"}})
     );
     // Orthogonal, K = 2: fox d7, sheep c5 and d4. Moves in point order: d4-c4,
@@ -166,11 +169,11 @@ fn play_prints_the_final_position_and_status() {
     );
     assert_eq!(
         ok(&["play", "F.F/SSS/..S.S../......./......./SSS/SSS s", "d6-d7", "--geometry", "orthogonal"]),
-        format!("{NO_FOXES}\ngame over: sheep won (no fox remains)\n")
+        format!("{NO_FOXES}\ngame over: the sheep won (no fox remains)\n")
     );
     assert_eq!(
         ok(&["play", ".F./.../..S..../...S.../......./.../.S. s", "d4-d5", "--pen-target", "2"]),
-        ".F./.../..SS.../......./......./.../.S. f\ngame over: sheep won (the pen holds enough sheep)\n"
+        ".F./.../..SS.../......./......./.../.S. f\ngame over: the sheep won (the pen holds enough sheep)\n"
     );
 }
 
@@ -180,11 +183,14 @@ fn play_prints_the_final_position_and_status() {
 #[test]
 fn perft_json_and_text() {
     let v = ok_json(&["perft", "--depth", "3", "--json"]);
-    assert_eq!(v, json!({"depth": 3, "nodes": 482, "position": START, "geometry": "classic", "pen_target": 9}));
+    assert_eq!(
+        v,
+        json!({"game": "fox", "depth": 3, "nodes": 482, "position": START, "rules": {"geometry": "classic", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes"}})
+    );
     let v = ok_json(&["perft", "--depth", "4", "--json", "--geometry", "orthogonal", "--position", SHEEP_FIRST]);
     assert_eq!(
         v,
-        json!({"depth": 4, "nodes": 1196, "position": SHEEP_FIRST, "geometry": "orthogonal", "pen_target": 9})
+        json!({"game": "fox", "depth": 4, "nodes": 1196, "position": SHEEP_FIRST, "rules": {"geometry": "orthogonal", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes"}})
     );
     let v = ok_json(&["perft", "--depth", "0", "--json"]);
     assert_eq!(v["nodes"], 1);
@@ -204,7 +210,7 @@ fn perft_json_divide() {
         .collect();
     assert_eq!(
         v,
-        json!({"depth": 2, "nodes": 78, "position": START, "geometry": "classic", "pen_target": 9, "divide": divide})
+        json!({"game": "fox", "depth": 2, "nodes": 78, "position": START, "rules": {"geometry": "classic", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes"}, "divide": divide})
     );
     let v = ok_json(&["perft", "--depth", "5", "--json", "--divide", "--position", SHEEP_FIRST]);
     let sum: u64 = v["divide"].as_array().unwrap().iter().map(|d| d["nodes"].as_u64().unwrap()).sum();

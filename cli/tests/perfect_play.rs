@@ -17,7 +17,7 @@ use foxbase_core::{Geometry, Side, Value, Variant};
 use foxbase_tables::engine::engine_move;
 use foxbase_tables::puzzles::{find_puzzles, PuzzleKind, PuzzleOptions};
 use foxbase_tables::source::DirLocation;
-use foxbase_tables::TableDir;
+use foxbase_tables::{TableDir, Tablebase};
 use foxbase_worker::kernel::{Kernel, Output};
 use serde_json::Value as Json;
 use std::collections::HashSet;
@@ -156,7 +156,7 @@ fn puzzles_have_one_good_move_and_solutions_as_long_as_stated() {
             assert!(tables.game.primitive(&at).is_some(), "the solution ends the game");
         }
     }
-    let sheep = find_puzzles(&tables, &PuzzleOptions { side: Some(Side::Sheep), ..options }).unwrap();
+    let sheep = find_puzzles(&tables, &PuzzleOptions { side: Some(Side::Sheep.name()), ..options }).unwrap();
     assert!(sheep.iter().all(|p| p.position.side() == Side::Sheep));
     let out = foxbase(&["puzzles", "--tables", dir.0.to_str().unwrap(), "--count", "2", "--json"], "");
     assert!(out.status.success());

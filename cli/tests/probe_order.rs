@@ -65,8 +65,11 @@ fn probe_lists_moves_best_first_for_every_game() {
     // slower ones), and the sheep's losses, slowest first (30 plies before 24, 22 and 20).
     assert!(probed(&fox, ".F./.../......./...F.../..SSS../.../... f").iter().all(|v| v == "win"));
     let text = ok(&["probe", ".F./.../......./...F.../..SSS../.../... f", "--tables", &fox]);
-    assert!(text.lines().nth(1).unwrap().starts_with("  d4xd2   win for the fox: the foxes win in 27 plies"), "{text}");
-    assert!(text.trim_end().ends_with("d4-d5   win for the fox: the foxes win in 33 plies"), "{text}");
+    assert!(
+        text.lines().nth(1).unwrap().starts_with("  d4xd2   win for the foxes: the foxes win in 27 plies"),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("d4-d5   win for the foxes: the foxes win in 33 plies"), "{text}");
     assert!(probed(&fox, ".F./.../......./..F..../..SSS../.../... s").iter().all(|v| v == "loss"));
     // The game comes from the tier index: the Fox Game's probe reads no manifest.json (tens of
     // MB for the full game).

@@ -94,11 +94,11 @@ fn the_rules_commands_play_under_the_floor() {
     let play = |extra: &[&str]| ok(&[&["play", pos], &floor[..], extra, &["c3xc1"]].concat());
     assert_eq!(
         play(&[]),
-        "..F/.../......./......./......./.../FSS s\ngame over: fox won (fewer sheep remain than the sheep floor)\n"
+        "..F/.../......./......./......./.../FSS s\ngame over: the foxes won (fewer sheep remain than the sheep floor)\n"
     );
     assert_eq!(
         play(&["--floor-winner", "sheep"]),
-        "..F/.../......./......./......./.../FSS s\ngame over: sheep won (fewer sheep remain than the sheep floor)\n"
+        "..F/.../......./......./......./.../FSS s\ngame over: the sheep won (fewer sheep remain than the sheep floor)\n"
     );
     assert_eq!(
         ok(&["play", pos, "--pen-target", "2", "c3xc1"]),

@@ -3,7 +3,8 @@
 //! One idea a module: [`board`] (the cross, its lines and jumps),
 //! [`position`], [`rules`] (moves, play, end of game), [`notation`],
 //! [`variant`], [`value`], [`perft`], [`reference`](mod@reference) (the oracle solver),
-//! [`tier`] (the game contract the tier solver runs on) and its three
+//! [`tier`] (the game contract the tier solver runs on), [`play`] (the
+//! contract of play every command is written over) and its three
 //! games, [`foxgame`], [`baghchal`] and [`tictactoe`], listed in the registry
 //! [`game`]; [`error`] holds the error types.
 
@@ -14,6 +15,7 @@ pub mod foxgame;
 pub mod game;
 pub mod notation;
 pub mod perft;
+pub mod play;
 pub mod position;
 pub mod reference;
 pub mod rules;

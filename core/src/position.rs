@@ -34,6 +34,14 @@ impl Side {
         }
     }
 
+    /// The side as [`crate::play`] writes it.
+    pub fn player(self) -> crate::play::Player {
+        match self {
+            Side::Fox => crate::play::Player { name: self.name(), team: "the foxes", plural: true },
+            Side::Sheep => crate::play::Player { name: self.name(), team: "the sheep", plural: true },
+        }
+    }
+
     /// The side whose [`Side::name`] is `name`.
     pub fn from_name(name: &str) -> Option<Side> {
         [Side::Fox, Side::Sheep].into_iter().find(|s| s.name() == name)

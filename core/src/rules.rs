@@ -310,3 +310,53 @@ impl Rules {
         Ok(())
     }
 }
+
+impl crate::play::Playable for Rules {
+    type Position = Position;
+    type Move = Move;
+
+    fn game_kind(&self) -> crate::game::GameKind {
+        crate::game::GameKind::Fox
+    }
+
+    fn players(&self) -> [crate::play::Player; 2] {
+        [Side::Fox.player(), Side::Sheep.player()]
+    }
+
+    fn to_move(&self, pos: &Position) -> crate::play::Player {
+        pos.side().player()
+    }
+
+    fn parse_position(&self, text: &str) -> Result<Position, String> {
+        crate::notation::parse_position(text).map_err(|e| e.to_string())
+    }
+
+    fn format_position(&self, pos: &Position) -> String {
+        crate::notation::format_position(pos)
+    }
+
+    fn board_picture(&self, pos: &Position) -> String {
+        crate::notation::board_picture(pos)
+    }
+
+    fn parse_move(&self, pos: &Position, text: &str) -> Result<Move, String> {
+        crate::notation::parse_move(self, pos, text).map_err(|e| e.to_string())
+    }
+
+    fn status(&self, pos: &Position) -> crate::play::GameStatus {
+        match Rules::status(self, pos) {
+            Status::Ongoing => crate::play::GameStatus::Ongoing,
+            Status::Over { winner, reason } => {
+                crate::play::GameStatus::Over { winner: Some(winner.player()), reason: reason.describe() }
+            }
+        }
+    }
+
+    fn play(&self, pos: &Position, mv: Move) -> Position {
+        Rules::play(self, pos, mv)
+    }
+
+    fn for_each_move(&self, pos: &Position, mut f: impl FnMut(Move, Position)) {
+        Rules::for_each_move(self, pos, |m| f(m, Rules::play(self, pos, m)));
+    }
+}

@@ -12,6 +12,7 @@
 //! assert_eq!(ttt.tier_size(&index), 36 * 2); // C(9,2) cell pairs, either may hold the X
 //! ```
 
+use crate::play::{GameStatus, Playable, Player, WithRules};
 use crate::tier::TierGame;
 use crate::value::Value;
 
@@ -236,6 +237,116 @@ pub fn ttt_moves(pos: &TttPosition) -> Vec<(u8, TttPosition)> {
 
 /// Tic-tac-toe. Tiers are mark counts 0..=9.
 pub struct TicTacToe;
+
+/// A move: the cell a mark goes on, written as its square ([`square_name`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Square(pub u8);
+
+impl std::fmt::Display for Square {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&square_name(self.0))
+    }
+}
+
+/// The board as text with its coordinates (files a..c, ranks 3 down to 1).
+pub fn board_picture(pos: &TttPosition) -> String {
+    let text = format_ttt(pos);
+    let mut s = String::new();
+    for (r, row) in text.split(' ').next().unwrap_or("").split('/').enumerate() {
+        s.push_str(&format!("{} ", 3 - r));
+        for c in row.chars() {
+            s.push(' ');
+            s.push(c);
+        }
+        s.push('\n');
+    }
+    s.push_str("   a b c\n");
+    s
+}
+
+const X: Player = Player { name: "x", team: "X", plural: false };
+const O: Player = Player { name: "o", team: "O", plural: false };
+
+impl Playable for TicTacToe {
+    type Position = TttPosition;
+    type Move = Square;
+
+    fn game_kind(&self) -> crate::game::GameKind {
+        crate::game::GameKind::TicTacToe
+    }
+
+    fn players(&self) -> [Player; 2] {
+        [X, O]
+    }
+
+    fn to_move(&self, pos: &TttPosition) -> Player {
+        if pos.x_to_move() {
+            X
+        } else {
+            O
+        }
+    }
+
+    fn parse_position(&self, text: &str) -> Result<TttPosition, String> {
+        parse_ttt(text).map_err(|e| e.to_string())
+    }
+
+    fn format_position(&self, pos: &TttPosition) -> String {
+        format_ttt(pos)
+    }
+
+    fn board_picture(&self, pos: &TttPosition) -> String {
+        board_picture(pos)
+    }
+
+    fn parse_move(&self, pos: &TttPosition, text: &str) -> Result<Square, String> {
+        let cell = parse_square(text).map_err(|e| e.to_string())?;
+        if self.primitive(pos).is_some() {
+            return Err(format!("{}: the game is over", square_name(cell)));
+        }
+        if (pos.x | pos.o) & (1 << cell) != 0 {
+            return Err(format!("{} is not empty", square_name(cell)));
+        }
+        Ok(Square(cell))
+    }
+
+    fn status(&self, pos: &TttPosition) -> GameStatus {
+        let (mover, other) = if pos.x_to_move() { (pos.x, pos.o) } else { (pos.o, pos.x) };
+        let (x_to_move, reason) = (pos.x_to_move(), "three in a row");
+        if has_line(other) {
+            GameStatus::Over { winner: Some(if x_to_move { O } else { X }), reason }
+        } else if has_line(mover) {
+            GameStatus::Over { winner: Some(if x_to_move { X } else { O }), reason }
+        } else if (pos.x | pos.o).count_ones() == 9 {
+            GameStatus::Over { winner: None, reason: "the board is full" }
+        } else {
+            GameStatus::Ongoing
+        }
+    }
+
+    fn play(&self, pos: &TttPosition, mv: Square) -> TttPosition {
+        let cell = 1 << mv.0;
+        if pos.x_to_move() {
+            TttPosition { x: pos.x | cell, o: pos.o }
+        } else {
+            TttPosition { x: pos.x, o: pos.o | cell }
+        }
+    }
+
+    fn for_each_move(&self, pos: &TttPosition, mut f: impl FnMut(Square, TttPosition)) {
+        for (cell, after) in ttt_moves(pos) {
+            f(Square(cell), after);
+        }
+    }
+}
+
+impl WithRules for TicTacToe {
+    type Rules = TicTacToe;
+
+    fn rules(&self) -> &TicTacToe {
+        self
+    }
+}
 
 /// Layout of one tic-tac-toe tier: the masks of each popcount in integer order.
 pub struct TttIndex {

@@ -28,7 +28,7 @@ pub trait TierGame: Sync + Send {
     /// A tier's key. `Ord` gives a deterministic order for planning.
     type Tier: Copy + Eq + Ord + Hash + Debug + Send + Sync;
     /// A position, including the side to move.
-    type Position: Copy + Eq + Debug + Send + Sync;
+    type Position: Copy + Eq + Hash + Debug + Send + Sync;
 
     /// Which game this is, in the registry ([`crate::game::GameKind`]).
     fn game_kind(&self) -> GameKind;

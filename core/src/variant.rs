@@ -94,6 +94,16 @@ pub fn check_sheep_floor(
     Ok(())
 }
 
+/// What a sheep floor makes of a variant's values: bounds on the game
+/// without it ([`Variant::bound`]), shown beside every value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bound {
+    pub sheep_floor: u32,
+    pub floor_winner: Side,
+    /// One line for people ([`Variant::floor_note`]).
+    pub note: String,
+}
+
 impl Variant {
     /// A checked variant without a sheep floor (F = K); the error names the
     /// bad field ([`VariantError::PenTargetOutOfRange`] or [`VariantError::NoFox`]).
@@ -141,6 +151,11 @@ impl Variant {
                 self.sheep_floor, self.sheep_floor, self.pen_target
             ),
         })
+    }
+
+    /// The floor and its note ([`Variant::floor_note`]) of a variant whose values are bounds.
+    pub fn bound(&self) -> Option<Bound> {
+        Some(Bound { sheep_floor: self.sheep_floor, floor_winner: self.floor_winner, note: self.floor_note()? })
     }
 
     pub fn rules(&self) -> Rules {

@@ -1,5 +1,6 @@
 //! [`TableDir`]: the Fox Game's tablebase reader, for both layouts (the
-//! other games' tables are read by [`crate::in_memory`] and [`crate::tiered`]).
+//! other games' tables are read by [`crate::tiered`]; both are
+//! [`crate::Tablebase`]s, the one reading API).
 //!
 //! It opens the tier index (never the whole manifest), answers single
 //! values by reading one block of one table ([`TableDir::value`]), and
@@ -425,20 +426,6 @@ impl TableDir {
         loaded
             .outcome(i)
             .ok_or_else(|| Error::Table(TableError::new(key_of_name(&entry.name), ErrorKind::UnusedSlot { slot: i })))
-    }
-
-    /// Every legal move with its outcome for the player making it, plies
-    /// counted from `pos` (1 + those of the position it leads to).
-    pub fn move_outcomes(&self, pos: &Position) -> Result<Vec<(Move, Outcome)>, Error> {
-        let rules = self.game.rules;
-        rules
-            .moves(pos)
-            .into_iter()
-            .map(|m| {
-                let after = self.outcome(&rules.play(pos, m))?;
-                Ok((m, Outcome { value: after.value.for_mover(), plies: after.plies.map(|p| p + 1) }))
-            })
-            .collect()
     }
 
     /// The index entry of `pos`'s tier, or the error saying the tablebase lacks it.

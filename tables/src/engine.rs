@@ -9,16 +9,16 @@
 //! plies (tables solved with `--no-distance`) a winning move is picked at
 //! random among the winning ones, which keeps the win but may not end it.
 
-use crate::dir::TableDir;
 use crate::error::Error;
-use foxbase_core::tier::TierGame;
-use foxbase_core::{Move, Outcome, Position, Value};
+use crate::reader::{MoveOf, PositionOf, Tablebase};
+use foxbase_core::play::{Playable, WithRules};
+use foxbase_core::{Outcome, Value};
 
 /// A move chosen by [`engine_move`], with its outcome for the player making
 /// it (plies counted from the position it was chosen in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Choice {
-    pub mv: Move,
+pub struct Choice<M> {
+    pub mv: M,
     pub outcome: Outcome,
 }
 
@@ -27,13 +27,19 @@ pub struct Choice {
 ///
 /// Fails as [`crate::probe::probe`] does (a position outside the tables, a
 /// table that cannot be read).
-pub fn engine_move(tables: &TableDir, pos: &Position, seed: u64) -> Result<Option<Choice>, Error> {
+pub fn engine_move<T: Tablebase>(
+    tables: &T,
+    pos: &PositionOf<T>,
+    seed: u64,
+) -> Result<Option<Choice<MoveOf<T>>>, Error> {
     tables.check_position(pos)?;
-    if tables.game.primitive(pos).is_some() {
+    let rules = tables.game().rules();
+    if rules.status(pos).is_over() {
         return Ok(None);
     }
     let moves = tables.move_outcomes(pos)?;
-    Ok(choose(&moves, seed ^ position_hash(pos)).map(|(mv, outcome)| Choice { mv, outcome }))
+    let hash = position_hash(&rules.format_position(pos));
+    Ok(choose(&moves, seed ^ hash).map(|(mv, outcome)| Choice { mv, outcome }))
 }
 
 /// The rule of [`engine_move`] over moves (of any game) with their
@@ -65,11 +71,12 @@ pub fn preference(o: &Outcome) -> (u8, i64) {
     }
 }
 
-/// A position's bits mixed into one number, so that one seed gives
-/// different (but repeatable) choices in different positions.
-fn position_hash(pos: &Position) -> u64 {
-    let mut h = SplitMix64(pos.sheep() ^ pos.foxes().rotate_left(33) ^ pos.side() as u64);
-    h.next()
+/// A position's notation mixed into one number (FNV-1a, then SplitMix64),
+/// so that one seed gives different (but repeatable) choices in different
+/// positions, the same for every game.
+fn position_hash(notation: &str) -> u64 {
+    let fnv = notation.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    SplitMix64(fnv).next()
 }
 
 /// SplitMix64 (Steele, Lea and Flood): a tiny generator that is enough to
@@ -91,6 +98,7 @@ impl SplitMix64 {
 mod tests {
     use super::*;
     use foxbase_core::notation::parse_move_text;
+    use foxbase_core::Move;
 
     fn o(value: Value, plies: Option<u32>) -> Outcome {
         Outcome { value, plies }

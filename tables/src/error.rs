@@ -140,6 +140,9 @@ pub enum Error {
     Table(#[from] TableError),
     #[error("{position} is in tier {tier}, which these tables do not hold (they cover the positions reachable from {start})")]
     TierNotHeld { position: String, tier: String, start: String },
+    /// [`Error::TierNotHeld`] in tables of part of a game (a phase): `held` names their tiers.
+    #[error("{position} is in tier {tier}, which these tables do not hold (they hold {held})")]
+    TierNotAmong { position: String, tier: String, held: String },
     #[error("{position} has {foxes} foxes and {sheep} sheep, more than this variant's start ({start_foxes} foxes, {start_sheep} sheep)")]
     TooManyPieces { position: String, foxes: u32, sheep: u32, start_foxes: u32, start_sheep: u32 },
     /// A fox-to-move position with fewer sheep than the tables' sheep floor:
@@ -167,7 +170,7 @@ pub enum Error {
     /// The tablebase to publish fails `verify`'s check of its files.
     #[error("the tables to publish fail their check: {0}")]
     SourceCheck(Box<crate::verify::Problem>),
-    #[error("{dir}: tables of game '{game}', which publish does not take (fox, baghchal)")]
+    #[error("{dir}: tables of game '{game}', which publish does not take")]
     NotPublishable { dir: String, game: String },
     #[error("the directory holds no table of tier {tier}")]
     NoTable { tier: String },

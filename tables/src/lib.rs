@@ -6,16 +6,16 @@
 //! file format), [`uring`] (positioned I/O on io_uring or `pread`),
 //! [`source`] (byte-range sources and tablebase locations), [`durable`]
 //! (write-temp/fsync/rename), [`tier_files`] (where a tier's table lives),
-//! [`manifest`] and [`index`] (what a tablebase holds), [`dir`] (the
-//! reader, [`TableDir`]), [`tiered`] (the reader of any [`TierGame`](foxbase_core::tier::TierGame)'s
-//! tables), [`probe`], [`engine`] (perfect play), [`verify`], [`publish`], [`survey`],
+//! [`manifest`] and [`index`] (what a tablebase holds), [`reader`] (the
+//! one reading API, [`Tablebase`], over its two readers: [`dir`], the Fox
+//! Game's [`TableDir`], and [`tiered`], any [`TierGame`](foxbase_core::tier::TierGame)'s
+//! tables through the tier contract), [`probe`], [`engine`] (perfect play), [`verify`], [`publish`], [`survey`],
 //! [`seal`] (finishing a run) and [`error`].
 
 pub mod dir;
 pub mod durable;
 pub mod engine;
 pub mod error;
-pub mod in_memory;
 pub mod index;
 pub mod manifest;
 pub mod packed;
@@ -23,6 +23,7 @@ pub mod plies;
 pub mod probe;
 pub mod publish;
 pub mod puzzles;
+pub mod reader;
 pub mod seal;
 pub mod source;
 pub mod stats;
@@ -35,4 +36,5 @@ pub mod verify;
 
 pub use dir::TableDir;
 pub use error::{Error, ErrorKind, TableError};
+pub use reader::Tablebase;
 pub use table::Layout;

@@ -1,26 +1,27 @@
 //! Probing: the value of a position and of each of its moves, the answer
-//! `foxbase probe` prints (and that a web board will serve).
+//! `foxbase probe` prints and the board in the browser shows, for every
+//! game ([`Tablebase`]).
 
-use crate::dir::TableDir;
 use crate::error::Error;
-use foxbase_core::{Move, Outcome, Position};
+use crate::reader::{MoveOf, PositionOf, Tablebase};
+use foxbase_core::Outcome;
 
 /// A probed position.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Probe {
-    pub position: Position,
+pub struct Probe<P, M> {
+    pub position: P,
     /// For the side to move, with its plies to the end.
     pub outcome: Outcome,
     /// Every legal move with its outcome for the player making it, plies
     /// counted from the probed position, best first
     /// ([`crate::engine::best_first`]).
-    pub moves: Vec<(Move, Outcome)>,
+    pub moves: Vec<(M, Outcome)>,
 }
 
-/// Probes `pos` in `tables`. Fails for a position with more pieces than
-/// the variant's start, one whose tier the tables do not hold, or a table
-/// that cannot be read.
-pub fn probe(tables: &TableDir, pos: &Position) -> Result<Probe, Error> {
+/// Probes `pos` in `tables`. Fails for a position that does not belong to
+/// the tables' variant ([`Tablebase::check_position`]), one whose tier the
+/// tables do not hold, or a table that cannot be read.
+pub fn probe<T: Tablebase>(tables: &T, pos: &PositionOf<T>) -> Result<Probe<PositionOf<T>, MoveOf<T>>, Error> {
     tables.check_position(pos)?;
     let mut moves = tables.move_outcomes(pos)?;
     crate::engine::best_first(&mut moves);

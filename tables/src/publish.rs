@@ -20,6 +20,7 @@ use crate::verify::{check_index, check_tier, check_tier_files, OnTier};
 use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::game::GameKind;
+use foxbase_core::tictactoe::TicTacToe;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Value, Variant};
 use rayon::prelude::*;
@@ -62,6 +63,9 @@ pub fn publish(src: &Path, out: &Path, level: i32, on_tier: OnTier) -> Result<Pu
         Ok(GameKind::BaghChal) => {
             let variant = BaghChalVariant::from_json(&manifest.variant).map_err(|e| bad_variant(e.to_string()))?;
             publish_game(&BaghChal::new(variant), src, out, &manifest, level, on_tier)
+        }
+        Ok(GameKind::TicTacToe) if manifest.variant == TicTacToe.variant_json() => {
+            publish_game(&TicTacToe, src, out, &manifest, level, on_tier)
         }
         Ok(GameKind::TicTacToe) | Err(_) => {
             Err(Error::NotPublishable { dir: src.display().to_string(), game: manifest.game })
@@ -123,6 +127,15 @@ impl Publishable for BaghChal {
 
     fn format(pos: &Self::Position) -> String {
         foxbase_core::baghchal::format_position(pos)
+    }
+}
+
+impl Publishable for TicTacToe {
+    /// Every slot stored, as solved.
+    const LAYOUT: Layout = Layout::Solved;
+
+    fn format(pos: &Self::Position) -> String {
+        foxbase_core::tictactoe::format_ttt(pos)
     }
 }
 

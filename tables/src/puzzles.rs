@@ -5,11 +5,12 @@
 //! puzzle). Found by seeded random walks from the start, so the same seed
 //! gives the same puzzles; each one's uniqueness is read from the tables.
 
-use crate::dir::TableDir;
 use crate::engine::{engine_move, SplitMix64};
 use crate::error::Error;
+use crate::reader::{MoveOf, PositionOf, Tablebase};
+use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tier::TierGame;
-use foxbase_core::{Move, Position, Side, Value};
+use foxbase_core::Value;
 use std::collections::HashSet;
 
 /// What a puzzle asks.
@@ -38,10 +39,10 @@ impl PuzzleKind {
     }
 }
 
-/// One puzzle.
+/// One puzzle, of a game whose positions are `P` and moves `M`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Puzzle {
-    pub position: Position,
+pub struct Puzzle<P, M> {
+    pub position: P,
     pub kind: PuzzleKind,
     /// The position's value for the side to move.
     pub value: Value,
@@ -49,7 +50,7 @@ pub struct Puzzle {
     pub plies: Option<u32>,
     /// The only good move first; for a win, the whole line to the end with
     /// the defence's longest resistance (as long as `plies`).
-    pub solution: Vec<Move>,
+    pub solution: Vec<M>,
 }
 
 /// What to look for.
@@ -58,8 +59,8 @@ pub struct PuzzleOptions {
     pub count: usize,
     /// Wins longer than this many plies are skipped.
     pub max_plies: u32,
-    /// Only puzzles with this side to move.
-    pub side: Option<Side>,
+    /// Only puzzles with this side to move (its [`foxbase_core::play::Player::name`]).
+    pub side: Option<&'static str>,
     pub seed: u64,
 }
 
@@ -69,24 +70,30 @@ const WALK_PLIES: u32 = 80;
 const WALKS: u64 = 400;
 
 /// Up to `options.count` puzzles, in the order the walks meet them.
-pub fn find_puzzles(tables: &TableDir, options: &PuzzleOptions) -> Result<Vec<Puzzle>, Error> {
-    let rules = tables.game.rules;
+#[allow(clippy::type_complexity)]
+pub fn find_puzzles<T: Tablebase>(
+    tables: &T,
+    options: &PuzzleOptions,
+) -> Result<Vec<Puzzle<PositionOf<T>, MoveOf<T>>>, Error> {
+    let (game, rules) = (tables.game(), tables.game().rules());
     let mut seen = HashSet::new();
     let mut found = Vec::new();
     let mut rng = SplitMix64(options.seed);
     for _ in 0..WALKS {
-        let mut pos = tables.game.variant.start;
+        let mut pos = game.initial_position();
         for _ in 0..WALK_PLIES {
-            if tables.game.primitive(&pos).is_some() || found.len() >= options.count {
+            if rules.status(&pos).is_over() || found.len() >= options.count {
                 break;
             }
-            let moves = tables.move_outcomes(&pos)?;
-            if seen.insert(pos.canonical()) && options.side.is_none_or(|s| s == pos.side()) {
+            let moves = tables.move_outcomes_in_bulk(&pos)?;
+            let canonical = game.canonical(&pos);
+            if seen.insert(canonical) && options.side.is_none_or(|s| s == rules.to_move(&pos).name) {
                 if let Some(p) = puzzle_at(tables, &pos, &moves, options.max_plies)? {
                     found.push(p);
                 }
             }
-            pos = rules.play(&pos, moves[(rng.next() % moves.len() as u64) as usize].0);
+            let mv = moves[(rng.next() % moves.len() as u64) as usize].0;
+            pos = rules.play(&pos, mv);
         }
         if found.len() >= options.count {
             break;
@@ -97,12 +104,14 @@ pub fn find_puzzles(tables: &TableDir, options: &PuzzleOptions) -> Result<Vec<Pu
 
 /// The puzzle `pos` poses, if exactly one of its `moves` (with their
 /// outcomes for the mover) keeps its value.
-fn puzzle_at(
-    tables: &TableDir,
-    pos: &Position,
-    moves: &[(Move, foxbase_core::Outcome)],
+#[allow(clippy::type_complexity)]
+fn puzzle_at<T: Tablebase>(
+    tables: &T,
+    pos: &PositionOf<T>,
+    moves: &[(MoveOf<T>, foxbase_core::Outcome)],
     max_plies: u32,
-) -> Result<Option<Puzzle>, Error> {
+) -> Result<Option<Puzzle<PositionOf<T>, MoveOf<T>>>, Error> {
+    let rules = tables.game().rules();
     let keeping = |v: Value| moves.iter().filter(|(_, o)| o.value == v).collect::<Vec<_>>();
     let wins = keeping(Value::Win);
     let draws = keeping(Value::Draw);
@@ -120,10 +129,10 @@ fn puzzle_at(
     let mut solution = vec![only.0];
     if kind == PuzzleKind::Win && plies.is_some() {
         // The rest of the line: both sides play perfectly to the end.
-        let mut at = tables.game.rules.play(pos, only.0);
+        let mut at = rules.play(pos, only.0);
         while let Some(choice) = engine_move(tables, &at, 0)? {
             solution.push(choice.mv);
-            at = tables.game.rules.play(&at, choice.mv);
+            at = rules.play(&at, choice.mv);
         }
     }
     Ok(Some(Puzzle { position: *pos, kind, value: only.1.value, plies, solution }))

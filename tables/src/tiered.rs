@@ -21,7 +21,7 @@ use crate::tier_files::{plies_key, table_header, table_key};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Outcome, Value};
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -36,7 +36,13 @@ pub struct TierTables<G: TierGame> {
     held: HashMap<G::Tier, usize>,
     /// Table (and plies) files opened so far, for single values.
     open: Mutex<HashMap<G::Tier, Arc<OpenTier<G>>>>,
+    /// Whole tiers read for work over many positions ([`TierTables::outcome_in_memory`]),
+    /// oldest first, at most [`WHOLE_TIER_BYTES`] of them.
+    whole: Mutex<VecDeque<Arc<WholeTier<G>>>>,
 }
+
+/// The memory [`TierTables::outcome_in_memory`] keeps whole tiers in (at least one tier).
+pub const WHOLE_TIER_BYTES: u64 = 1 << 30;
 
 /// A tier's files, opened (header and block index read).
 struct OpenTier<G: TierGame> {
@@ -106,7 +112,14 @@ impl<G: TierGame> TierTables<G> {
                 .ok_or_else(|| Error::Query(format!("the manifest names an unknown tier '{}'", entry.name)))?;
             held.insert(tier, k);
         }
-        Ok(TierTables { game, manifest, location, held, open: Mutex::new(HashMap::new()) })
+        Ok(TierTables {
+            game,
+            manifest,
+            location,
+            held,
+            open: Mutex::new(HashMap::new()),
+            whole: Mutex::new(VecDeque::new()),
+        })
     }
 
     /// Where the tablebase is, for messages.
@@ -117,6 +130,16 @@ impl<G: TierGame> TierTables<G> {
     /// Whether the tablebase holds a table of `tier`.
     pub fn holds(&self, tier: G::Tier) -> bool {
         self.held.contains_key(&tier)
+    }
+
+    /// The held tiers, for messages: "tiers p0-c0, p0-c1" (the first ten, then how many more).
+    pub fn held_names(&self) -> String {
+        let names: Vec<&str> = self.manifest.tiers.iter().map(|t| t.name.as_str()).collect();
+        match names.len() {
+            0 => "no tier".to_string(),
+            n if n <= 10 => format!("tiers {}", names.join(", ")),
+            n => format!("tiers {} and {} more", names[..10].join(", "), n - 10),
+        }
     }
 
     /// The tiers held, in the manifest's order (children first).
@@ -182,6 +205,32 @@ impl<G: TierGame> TierTables<G> {
             _ => None,
         };
         Ok(Outcome { value, plies })
+    }
+
+    /// [`TierTables::outcome`] from whole tiers in memory (read once, kept
+    /// up to [`WHOLE_TIER_BYTES`]): for work over many positions of a few tiers.
+    pub fn outcome_in_memory(&self, pos: &G::Position) -> Result<Outcome, Error> {
+        if let Some(o) = self.game_over(pos) {
+            return Ok(o);
+        }
+        let tier = self.game.tier_of(pos);
+        let kept = self.whole.lock().unwrap().iter().find(|w| w.tier == tier).cloned();
+        let whole = match kept {
+            Some(w) => w,
+            None => {
+                let w = Arc::new(self.load(tier)?);
+                let mut whole = self.whole.lock().unwrap();
+                whole.push_back(w.clone());
+                while whole.len() > 1 && whole.iter().map(|w| w.bytes()).sum::<u64>() > WHOLE_TIER_BYTES {
+                    whole.pop_front();
+                }
+                w
+            }
+        };
+        let i = self.game.canonical_rank(&whole.index, pos);
+        whole
+            .outcome(i)
+            .ok_or_else(|| Error::Table(TableError::new(self.game.tier_name(tier), ErrorKind::UnusedSlot { slot: i })))
     }
 
     /// The outcome for the mover of playing into `after` from a position

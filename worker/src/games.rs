@@ -4,12 +4,13 @@
 //! a [`GameVisitor`]. This is the one place a game kind becomes a type;
 //! code that works on every game is written once, as a visitor, over the
 //! contracts every game implements ([`SolveTier`], which includes
-//! `TierGame`, and [`SealRun`]).
+//! `TierGame`, [`SealRun`] and the rules of play, [`WithRules`]).
 
 use crate::kernel::SolveTier;
 use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::game::GameKind;
+use foxbase_core::play::WithRules;
 use foxbase_core::tictactoe::TicTacToe;
 use foxbase_core::tier::TierGame;
 use foxbase_core::Variant;
@@ -18,7 +19,7 @@ use foxbase_tables::seal::SealRun;
 /// Code generic over the game, run by [`with_game`].
 pub trait GameVisitor {
     type Output;
-    fn visit<G: SolveTier + SealRun + 'static>(self, game: G) -> Self::Output;
+    fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> Self::Output;
 }
 
 /// A variant that is not one of its game's.
@@ -59,7 +60,7 @@ mod tests {
     struct Described;
     impl GameVisitor for Described {
         type Output = (GameKind, String);
-        fn visit<G: SolveTier + SealRun + 'static>(self, game: G) -> (GameKind, String) {
+        fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> (GameKind, String) {
             (game.game_kind(), game.variant_json())
         }
     }

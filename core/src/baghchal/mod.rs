@@ -32,6 +32,7 @@ pub mod error;
 pub mod index;
 pub mod notation;
 pub mod perft;
+pub mod play;
 pub mod position;
 pub mod rules;
 pub mod symmetry;
@@ -43,6 +44,7 @@ pub use notation::{
     board_picture, format_position, parse_move, parse_move_text, parse_position, parse_position_with_goats,
 };
 pub use perft::{distinct_positions, divide, perft, Layer};
+pub use play::PlayRules;
 pub use position::{Position, Side};
 pub use rules::{EndReason, Move, Rules, Status};
 pub use symmetry::{canonical, Symmetry};

@@ -133,6 +133,8 @@ pub struct BaghChal {
     /// at the variant's (positions with that many captures are primitive,
     /// and the contract never asks for their moves).
     rules: Rules,
+    /// The rules of play of the variant ([`crate::play::WithRules`]).
+    play: super::PlayRules,
 }
 
 /// A tier's layout.
@@ -261,7 +263,11 @@ impl BaghIndex {
 
 impl BaghChal {
     pub fn new(variant: BaghChalVariant) -> BaghChal {
-        BaghChal { variant, rules: Rules::new(MAX_CAPTURE_TARGET).expect("the largest capture target is a reading") }
+        BaghChal {
+            variant,
+            rules: Rules::new(MAX_CAPTURE_TARGET).expect("the largest capture target is a reading"),
+            play: super::PlayRules::new(variant),
+        }
     }
 
     pub fn variant(&self) -> BaghChalVariant {
@@ -287,6 +293,14 @@ impl BaghChal {
 
     fn is_over_by_captures(&self, pos: &Position) -> bool {
         pos.captured() >= self.variant.capture_target
+    }
+}
+
+impl crate::play::WithRules for BaghChal {
+    type Rules = super::PlayRules;
+
+    fn rules(&self) -> &super::PlayRules {
+        &self.play
     }
 }
 

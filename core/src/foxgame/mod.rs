@@ -46,6 +46,14 @@ impl FoxGame {
     }
 }
 
+impl crate::play::WithRules for FoxGame {
+    type Rules = Rules;
+
+    fn rules(&self) -> &Rules {
+        &self.rules
+    }
+}
+
 impl TierGame for FoxGame {
     type Tier = FoxTier;
     type Position = Position;

@@ -1,0 +1,160 @@
+//! [`Tablebase`]: the one reading API over a tablebase of any game, that
+//! `probe`, the engine (`versus`, the board in the browser) and `export`
+//! are written against once.
+//!
+//! Two readers implement it: [`TableDir`] (the Fox Game's, with its
+//! published layout, tier index and table cache) and [`TierTables`] (any
+//! [`TierGame`] through its contract alone: Bagh-Chal, tic-tac-toe).
+//! Positions are given as played (not canonicalised); a position that is
+//! over gets its game-over value; moves come from the game's rules of play
+//! ([`foxbase_core::play::Playable`]).
+
+use crate::dir::TableDir;
+use crate::error::Error;
+use crate::tiered::TierTables;
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::play::{Playable, WithRules};
+use foxbase_core::tier::TierGame;
+use foxbase_core::variant::Bound;
+use foxbase_core::Outcome;
+
+/// A position of a tablebase's game.
+pub type PositionOf<T> = <<T as Tablebase>::Game as TierGame>::Position;
+/// A move of a tablebase's game.
+pub type MoveOf<T> = <<<T as Tablebase>::Game as WithRules>::Rules as Playable>::Move;
+
+/// A tablebase opened for reading. See the module documentation.
+pub trait Tablebase: Send + Sync {
+    type Game: WithRules;
+
+    /// The game and variant the tables were solved for.
+    fn game(&self) -> &Self::Game;
+
+    /// Where the tablebase is, for messages.
+    fn describe(&self) -> String;
+
+    /// Whether the tables hold plies to the end (solved without `--no-distance`).
+    fn has_plies(&self) -> bool;
+
+    /// What the values of these tables are when they are not the game's
+    /// own (tables solved under a sheep floor are bounds), which every view
+    /// of a value shows; `None` for exact tables.
+    fn bound(&self) -> Option<Bound> {
+        None
+    }
+
+    /// Checks that `pos` belongs to the tables' variant (its pieces, its
+    /// solved tiers), before anything is read; [`Error::TooManyPieces`]
+    /// and the like otherwise.
+    fn check_position(&self, _pos: &PositionOf<Self>) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// The outcome of `pos` for the side to move: its game-over value, or
+    /// the stored one (plies `None` for a draw or without plies).
+    fn outcome(&self, pos: &PositionOf<Self>) -> Result<Outcome, Error>;
+
+    /// [`Tablebase::outcome`] for work over many positions of a few tiers
+    /// (`export`): a reader may hold whole tables in memory for it.
+    fn outcome_in_bulk(&self, pos: &PositionOf<Self>) -> Result<Outcome, Error> {
+        self.outcome(pos)
+    }
+
+    /// Every legal move of `pos` with its outcome for the player making it,
+    /// plies counted from `pos`, in the game's generation order.
+    fn move_outcomes(&self, pos: &PositionOf<Self>) -> Result<Vec<(MoveOf<Self>, Outcome)>, Error> {
+        moves_valued(self, pos, |after| self.outcome(after))
+    }
+
+    /// [`Tablebase::move_outcomes`] through [`Tablebase::outcome_in_bulk`].
+    fn move_outcomes_in_bulk(&self, pos: &PositionOf<Self>) -> Result<Vec<(MoveOf<Self>, Outcome)>, Error> {
+        moves_valued(self, pos, |after| self.outcome_in_bulk(after))
+    }
+}
+
+impl Tablebase for TableDir {
+    type Game = FoxGame;
+
+    fn game(&self) -> &FoxGame {
+        &self.game
+    }
+
+    fn describe(&self) -> String {
+        TableDir::describe(self)
+    }
+
+    fn has_plies(&self) -> bool {
+        TableDir::has_plies(self)
+    }
+
+    fn bound(&self) -> Option<Bound> {
+        self.game.variant.bound()
+    }
+
+    fn check_position(&self, pos: &foxbase_core::Position) -> Result<(), Error> {
+        TableDir::check_position(self, pos)
+    }
+
+    fn outcome(&self, pos: &foxbase_core::Position) -> Result<Outcome, Error> {
+        TableDir::outcome(self, pos)
+    }
+
+    fn outcome_in_bulk(&self, pos: &foxbase_core::Position) -> Result<Outcome, Error> {
+        self.outcome_in_memory(pos)
+    }
+}
+
+impl<G: WithRules> Tablebase for TierTables<G> {
+    type Game = G;
+
+    fn game(&self) -> &G {
+        &self.game
+    }
+
+    fn describe(&self) -> String {
+        TierTables::describe(self)
+    }
+
+    fn has_plies(&self) -> bool {
+        TierTables::has_plies(self)
+    }
+
+    /// A position that is not over must be in a tier the tables hold.
+    fn check_position(&self, pos: &G::Position) -> Result<(), Error> {
+        let tier = self.game.tier_of(pos);
+        if self.game_over(pos).is_some() || self.holds(tier) {
+            return Ok(());
+        }
+        Err(Error::TierNotAmong {
+            position: self.game.rules().format_position(pos),
+            tier: self.game.tier_name(tier),
+            held: self.held_names(),
+        })
+    }
+
+    fn outcome(&self, pos: &G::Position) -> Result<Outcome, Error> {
+        TierTables::outcome(self, pos)
+    }
+
+    fn outcome_in_bulk(&self, pos: &G::Position) -> Result<Outcome, Error> {
+        self.outcome_in_memory(pos)
+    }
+}
+
+/// Every legal move of `pos` with `outcome` of the position it leads to, for the mover.
+#[allow(clippy::type_complexity)]
+fn moves_valued<T: Tablebase + ?Sized>(
+    tables: &T,
+    pos: &PositionOf<T>,
+    outcome: impl Fn(&PositionOf<T>) -> Result<Outcome, Error>,
+) -> Result<Vec<(MoveOf<T>, Outcome)>, Error> {
+    let mut moves = Vec::new();
+    tables.game().rules().for_each_move(pos, |m, after| moves.push((m, after)));
+    moves
+        .into_iter()
+        .map(|(m, after)| {
+            let o = outcome(&after)?;
+            Ok((m, Outcome { value: o.value.for_mover(), plies: o.plies.map(|p| p + 1) }))
+        })
+        .collect()
+}
