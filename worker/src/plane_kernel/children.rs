@@ -1,0 +1,257 @@
+//! What the moves that leave a block lead to: where a child position is
+//! (in the tier, a child tier, no table), the foxes a sheep step traps,
+//! captures, and the values and plies read from children.
+
+use super::*;
+
+impl<'a> Ctx<'a> {
+    /// Where the positions with sheep `sheep` and `foxes` foxes are, after
+    /// a move that took a sheep from `lost` and put one on `gained` (a
+    /// sheep step) or none (a capture). `Target::among` says the same
+    /// (a test checks they agree), from the set alone.
+    #[inline]
+    pub(super) fn target(&self, sheep: Bits, foxes: u32, lost: u8, gained: Option<u8>) -> Target {
+        let ranks = &self.places.rank_of;
+        let gained = gained.map_or(7, |p| ranks[p as usize] as usize);
+        let fewer = (self.tier.foxes() - foxes) as usize;
+        match self.places.by_change[fewer][ranks[lost as usize] as usize][gained] {
+            Place::InTier => Target::InTier(self.index.set_rank(sheep)),
+            Place::Child(c) => Target::Child(c, self.children[c].index.set_rank(sheep)),
+            Place::NoTable => Target::NoTable,
+        }
+    }
+
+    /// The foxes the sheep step to `to` traps (it leaves the sheep
+    /// `moved`, the pen not filled), as matrices over the parent's free
+    /// points: `traps.mine` row `i` holds the columns `j` such that a fox on
+    /// the `i`-th free point is trapped when the other fox stands on the
+    /// `j`-th (every other point when it has no step and no jump at all; the
+    /// one point it could move to when that is the only one), and
+    /// `traps.theirs` is its transpose (row `i`: the `j` whose fox is
+    /// trapped with the other on `i`). With one fox, `mine[0]` holds the
+    /// trapped points. Returns whether any fox is trapped.
+    ///
+    /// A fox on `a` with the other on `b` is trapped exactly when its
+    /// options in `moved` with no other fox (free neighbours and jump
+    /// landings) are at most `b`: the other fox fills `b` and is no sheep to
+    /// jump. Only a fox on a [`Cramped`] point can be trapped by one step.
+    pub(super) fn trapped_rows<const BMI2: bool>(
+        &self,
+        view: &SetView,
+        cramped: Cramped,
+        moved: Bits,
+        to: u8,
+        traps: &mut Traps,
+    ) -> bool {
+        let board = self.game.rules.board;
+        let free_after = ALL_POINTS & !moved;
+        let fox_points = view.free & !(1u64 << to);
+        let everyone = row_mask(self.n) & !(1u32 << view.index_of(to));
+        let Traps { mine, theirs } = traps;
+        // Cleared at the first trapped fox: the rows are read only when one is.
+        let mut any = false;
+        let candidates = (cramped.tight | (cramped.two_free & board.neighbours[to as usize])) & !(1u64 << to);
+        // A lone fox is trapped with no option at all; one of two foxes
+        // with at most one (the other fox's point).
+        let most = if self.one_fox { 0 } else { 1 };
+        for a in BitIter(candidates) {
+            let mut options = board.neighbours[a as usize] & free_after;
+            if options.count_ones() > most {
+                continue;
+            }
+            options |= self.jump_masks.landings::<BMI2>(a, moved, free_after);
+            if options.count_ones() > most {
+                continue;
+            }
+            let ia = view.index_of(a);
+            let trapped = options == 0 || (!self.one_fox && options & fox_points != 0);
+            if trapped && !any {
+                mine[..self.rows].fill(0);
+                theirs[..self.rows].fill(0);
+            }
+            if options == 0 {
+                if self.one_fox {
+                    mine[0] |= 1 << ia;
+                } else {
+                    let others = everyone & !(1 << ia);
+                    mine[ia] = others;
+                    for i in BitIter(others as u64) {
+                        theirs[i as usize] |= 1 << ia;
+                    }
+                }
+                any = true;
+            } else if !self.one_fox && options & fox_points != 0 {
+                let ib = view.index_of(options.trailing_zeros() as u8);
+                mine[ia] = 1 << ib;
+                theirs[ib] |= 1 << ia;
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// The won and lost rows, in the parent's columns, of the fox-to-move
+    /// positions with one fox and the sheep `moved` (where a sheep step of
+    /// a two-fox block that traps one fox leads).
+    pub(super) fn fewer_row<const BMI2: bool>(
+        &self,
+        target: &Target,
+        view: &SetView,
+        moved: Bits,
+    ) -> Result<(u32, u32), KernelError> {
+        match *target {
+            Target::Child(c, rank) => {
+                let (w, l) =
+                    decode_child_one::<BMI2>(self.children[c].values, rank.base, self.n, 0, rank.symmetric, rank.free);
+                Ok((
+                    map_columns::<BMI2>(w, rank.free, rank.mirrored, view.free),
+                    map_columns::<BMI2>(l, rank.free, rank.mirrored, view.free),
+                ))
+            }
+            Target::NoTable => {
+                let (mut w, mut l) = (0u32, 0u32);
+                for (i, &p) in view.points[..self.n].iter().enumerate() {
+                    if moved & (1 << p) != 0 {
+                        continue;
+                    }
+                    match self.outside_value(target, moved, 1u64 << p, Side::Fox)? {
+                        Value::Win => w |= 1 << i,
+                        Value::Loss => l |= 1 << i,
+                        Value::Draw => {}
+                    }
+                }
+                Ok((w, l))
+            }
+            Target::InTier(_) => unreachable!("a removed fox leaves the tier"),
+        }
+    }
+
+    /// The sheep-to-move placements of a two-fox block whose step (`step`:
+    /// from, to) to `moved` traps a fox ([`Ctx::trapped_rows`], in `scratch.trapped`):
+    /// marks them in `trap_rows` (their child is not the step's own block)
+    /// and sets their planes in `s` from the child with the foxes left: none
+    /// (the sheep have won), or one, whose row is read once for the step.
+    #[inline(never)]
+    pub(super) fn trapped_children<const BMI2: bool>(
+        &self,
+        view: &SetView,
+        moved: Bits,
+        step: (u8, u8),
+        trap_rows: &mut Rows,
+        s: &mut [u32],
+        scratch: &mut Scratch,
+    ) -> Result<(), KernelError> {
+        let n = self.n;
+        let win_plane = if self.plies { CANNOT_LOSE } else { WON };
+        let fewer = self.target(moved, 1, step.0, Some(step.1));
+        let (child_won, child_lost) = self.fewer_row::<BMI2>(&fewer, view, moved)?;
+        let child_drawn = !(child_won | child_lost);
+        // Row i, bit j: the fox on i is trapped (`mine`), the fox on j is (`theirs`).
+        let Traps { mine, theirs } = scratch.traps;
+        for i in 0..n {
+            let pairs = mine[i] | theirs[i];
+            if pairs == 0 {
+                continue;
+            }
+            trap_rows[i] = pairs;
+            let both = mine[i] & theirs[i];
+            // Only the fox on i is trapped: the one on j is left, and the
+            // other way round.
+            let left_j = mine[i] & !theirs[i];
+            let left_i = theirs[i] & !mine[i];
+            let at_i = |row: u32| if row >> i & 1 != 0 { left_i } else { 0 };
+            let lost = both | (left_j & child_lost) | at_i(child_lost);
+            let drawn = (left_j & child_drawn) | at_i(child_drawn);
+            s[win_plane * n + i] |= lost;
+            s[CANNOT_LOSE * n + i] |= drawn;
+            if self.plies {
+                for j in BitIter((pairs & !drawn) as u64) {
+                    let j = j as usize;
+                    let p = if both >> j & 1 != 0 {
+                        0
+                    } else {
+                        let left = if left_j >> j & 1 != 0 { j } else { i };
+                        self.outside_plies(&fewer, 1u64 << view.points[left], Side::Fox)
+                    };
+                    scratch.plies.child(SHEEP, i, j, lost >> j & 1 != 0, p);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The captures over the sheep on `o` with `foxes` foxes: the board's
+    /// jumps over it (those whose from and landing points are both free
+    /// apply) and where the children are. `None` when no
+    /// jump applies. A capture into a tier without a table must leave fewer
+    /// than K sheep, or than the floor F: the game is over, won by the fox
+    /// or, below a floor the sheep win, by the sheep (`capture_out_wins`).
+    pub(super) fn captures_over(
+        &self,
+        view: &SetView,
+        o: u8,
+        foxes: u32,
+    ) -> Result<Option<(Jumps<'_>, Target)>, KernelError> {
+        let jumps = self.jumps_over.over(o);
+        if !jumps.iter().any(|&(a, t)| view.both_free(a, t)) {
+            return Ok(None);
+        }
+        let after = view.sheep ^ (1 << o);
+        let target = self.target(after, foxes, o, None);
+        if matches!(target, Target::NoTable) && self.game.rules.too_few_sheep(after.count_ones()).is_none() {
+            return Err(KernelError::Inconsistent(format!(
+                "a capture from tier {} leads to a tier without a table that is not over",
+                self.tier.name()
+            )));
+        }
+        Ok(Some((jumps, target)))
+    }
+
+    /// The value of a child outside the tier (`Target::Child` or `Target::NoTable`).
+    pub(super) fn outside_value(
+        &self,
+        target: &Target,
+        sheep: Bits,
+        foxes: Bits,
+        side: Side,
+    ) -> Result<Value, KernelError> {
+        match *target {
+            Target::Child(k, rank) => {
+                let i = rank.slot(foxes, side);
+                self.children[k].values.value(i).ok_or_else(|| {
+                    KernelError::Inconsistent(format!(
+                        "child tier {} has an unused slot at {i}, where {:?} belongs",
+                        self.children[k].tier.name(),
+                        Position::from_parts_unchecked(sheep, foxes, side)
+                    ))
+                })
+            }
+            Target::NoTable => {
+                let child = Position::from_parts_unchecked(sheep, foxes, side);
+                self.game.primitive(&child).ok_or_else(|| {
+                    KernelError::Inconsistent(format!(
+                        "child {child:?} is in tier {}, which is not loaded (missing from child_tiers?)",
+                        self.game.tier_of(&child).name()
+                    ))
+                })
+            }
+            Target::InTier(_) => unreachable!("in-tier children are propagated, not looked up"),
+        }
+    }
+
+    /// The plies of the position with `foxes` and `side` to move in child table `c` at `rank`.
+    #[inline]
+    pub(super) fn child_plies(&self, c: usize, rank: &SetRank, foxes: Bits, side: Side) -> u32 {
+        let plies = self.children[c].plies.expect("a solve with plies has its children's plies");
+        plies.get(rank.slot(foxes, side)) as u32
+    }
+
+    /// The plies of a child outside the tier: from its table, or 0 for a
+    /// position that is over (a tier without a table).
+    pub(super) fn outside_plies(&self, target: &Target, foxes: Bits, side: Side) -> u32 {
+        match target {
+            Target::Child(c, rank) => self.child_plies(*c, rank, foxes, side),
+            _ => 0,
+        }
+    }
+}

@@ -1,0 +1,631 @@
+//! The plane kernel: retrograde analysis of a Fox Game tier with the
+//! values of a whole sheep set held as bit planes over its fox placements.
+//!
+//! A *block* is one canonical sheep set of the tier. With `n` free points,
+//! its positions are the placements of the foxes, for each side to move. A
+//! *plane* holds one bit per placement: with two foxes an `n`-row bit
+//! matrix in the block's own coordinates (row `i`, bit `j`: foxes on the
+//! `i`-th and `j`-th free points, counted from point 0, stored both ways
+//! round, so a plane is symmetric and its diagonal is always clear); with
+//! one fox a single row (bit `i`: the fox on the `i`-th free point). Each
+//! side of a block has three planes: won, lost, and *cannot lose* (some
+//! child outside the tier is a draw or a win for the mover, so "every
+//! child is won for the opponent" can never hold).
+//!
+//! The moves become row operations:
+//! - a fox step keeps the sheep set: the row of a fox is the OR (for wins)
+//!   or the AND (for losses) of the rows of the points it can step to, and
+//!   the other fox's moves are the transpose ([`transpose32`]);
+//! - a sheep step keeps the foxes: the child block's rows map onto the
+//!   parent's with one `pdep`/`pext` per row; a sideways step moves a sheep
+//!   to the next point of its rank, so the coordinates agree (for a set
+//!   stored mirrored, those of the parent's mirror image do) and the rows
+//!   are used as they are;
+//! - a capture leads to one row of the child block (the jumping fox's landing point).
+//!
+//! Solving a tier: an initial pass reads every child outside the tier once
+//! per block (a child table's block is decoded into planes once per move
+//! that leads to it) and records the block's sideways sheep steps (the
+//! block each leads to, and the placements in which it traps a fox), then
+//! *phases* alternate: fox planes from the block's own sheep planes, then
+//! sheep planes from the fox planes of the blocks its sideways sheep steps
+//! lead to. A phase recomputes only the blocks whose inputs changed in the
+//! phase before (a block whose fox planes changed, or one with a recorded
+//! step into such a block), each block is
+//! written by the one thread that computes it, and the phase reads only
+//! planes the other phase writes: no atomics, and the same result for any
+//! thread count. Each phase is one ply, so a position decided in phase `d`
+//! is decided `d` plies into the tier's own propagation. Values only grow
+//! (undecided to won or lost), so the fixpoint is the counter kernel's;
+//! positions never decided are draws.
+//!
+//! The few placements that need per-position care go through a scalar
+//! path in the initial pass: a sheep step that traps a fox (which is then
+//! removed, so the child is in a tier with one fox fewer) and children in
+//! tiers without a table. The tables are byte-identical to the counter
+//! kernel's (tested). [`check_tier`] re-derives a stored tier with the same
+//! machinery for `foxbase verify`.
+//!
+//! The per-block functions of the passes are kept out of line
+//! (`#[inline(never)]`) so that profiles attribute time to them.
+//!
+//! One idea a file: [`bits`] (pdep/pext, transposes, row and column maps),
+//! [`decode`] (a child block into planes), [`children`] (where a move
+//! leads, traps, captures, values read from children), [`two_foxes`] and
+//! [`one_fox`] (the passes over a block), [`plies`] (distances), [`solve`]
+//! (a tier: initial pass, phases, packing), [`pack`] (planes to 2-bit
+//! values) and [`check`] (`foxbase verify`'s check). This file holds the
+//! shared types and the entry points.
+
+use crate::fox_kernel::Target;
+use crate::kernel::{ChildTable, KernelError, Phases, SolvedTier, TierStats};
+use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN, RANK_START, RANK_WIDTH};
+use foxbase_core::foxgame::{bmi2_available, FoxGame, FoxTier, SetRank, TierIndex};
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Position, Side, Value};
+use foxbase_tables::packed::PackedValues;
+use foxbase_tables::plies::Plies;
+use rayon::prelude::*;
+
+mod bits;
+mod check;
+mod children;
+mod decode;
+mod one_fox;
+mod pack;
+mod plies;
+mod solve;
+mod two_foxes;
+
+use bits::*;
+pub use bits::{transpose32, transpose_pair};
+pub use check::{check_tier, CheckError, Contradiction, PlaneCheck};
+use decode::*;
+use pack::*;
+use plies::*;
+use solve::*;
+
+/// The rows of one plane (at most 32 free points: a tier has a sheep).
+type Rows = [u32; 32];
+
+/// Planes of one side of a block, in this order, `n` rows each.
+const WON: usize = 0;
+const LOST: usize = 1;
+const CANNOT_LOSE: usize = 2;
+const PLANES: usize = 3;
+
+/// Blocks per parallel work item (even, so that an item's slots fill whole bytes).
+const BLOCKS_PER_ITEM: usize = 64;
+
+const WIN_CODE: u8 = 1;
+const LOSS_CODE: u8 = 2;
+
+/// A sheep set and its free points, in order.
+struct SetView {
+    sheep: Bits,
+    free: Bits,
+    points: [u8; 32],
+}
+
+/// Where a sheep step can trap a fox: the free points with at most one
+/// free neighbour, and with exactly two. One sheep step fills one point
+/// and frees another, so only a fox on one of these can be left with at
+/// most one free neighbour by it.
+#[derive(Clone, Copy)]
+struct Cramped {
+    tight: Bits,
+    two_free: Bits,
+}
+
+impl Cramped {
+    fn new(game: &FoxGame, view: &SetView) -> Cramped {
+        let (tight, two_free) = neighbour_counts(game, view.free);
+        Cramped { tight, two_free }
+    }
+}
+
+impl SetView {
+    fn new(sheep: Bits) -> SetView {
+        let free = ALL_POINTS & !sheep;
+        let mut points = [0u8; 32];
+        for (k, p) in BitIter(free).enumerate() {
+            points[k] = p;
+        }
+        SetView { sheep, free, points }
+    }
+
+    /// Both points are free (a jump from `a` landing on `t` applies).
+    #[inline]
+    fn both_free(&self, a: u8, t: u8) -> bool {
+        self.free & (1 << a) != 0 && self.free & (1 << t) != 0
+    }
+
+    /// The index of free point `p` among the free points.
+    #[inline]
+    fn index_of(&self, p: u8) -> usize {
+        (self.free & ((1u64 << p) - 1)).count_ones() as usize
+    }
+}
+
+/// The board's jumps over one point, as (from, to).
+type Jumps<'a> = &'a [(u8, u8)];
+
+/// Jumps of the board grouped by the point jumped over: `(from, to)`.
+struct JumpsOver {
+    list: [[(u8, u8); 8]; 33],
+    len: [u8; 33],
+}
+
+impl JumpsOver {
+    fn new(game: &FoxGame) -> JumpsOver {
+        let mut j = JumpsOver { list: [[(0, 0); 8]; 33], len: [0; 33] };
+        let board = game.rules.board;
+        for from in 0..33u8 {
+            for jump in board.jumps_from(from) {
+                let o = jump.over as usize;
+                j.list[o][j.len[o] as usize] = (from, jump.to);
+                j.len[o] += 1;
+            }
+        }
+        j
+    }
+
+    fn over(&self, o: u8) -> Jumps<'_> {
+        &self.list[o as usize][..self.len[o as usize] as usize]
+    }
+}
+
+/// The board's jumps from each point as two masks: the points jumped over
+/// and the landing points. A jump's direction orders both the same way
+/// (points are numbered rank by rank, so `a + d` and `a + 2d` compare as
+/// `d` does), so the `k`-th point of one mask belongs with the `k`-th of
+/// the other, and one `pext`/`pdep` round finds every jump that applies.
+struct JumpMasks {
+    over: [Bits; 33],
+    to: [Bits; 33],
+}
+
+impl JumpMasks {
+    fn new(game: &FoxGame) -> JumpMasks {
+        let mut m = JumpMasks { over: [0; 33], to: [0; 33] };
+        let board = game.rules.board;
+        for a in 0..33u8 {
+            let mut jumps: Vec<(u8, u8)> = board.jumps_from(a).iter().map(|j| (j.over, j.to)).collect();
+            jumps.sort_unstable();
+            assert!(jumps.windows(2).all(|w| w[0].1 < w[1].1), "the jumps from {a} keep one order");
+            for (over, to) in jumps {
+                m.over[a as usize] |= 1 << over;
+                m.to[a as usize] |= 1 << to;
+            }
+        }
+        m
+    }
+
+    /// The landing points of the jumps from `a` over a sheep of `sheep` to a point of `free`.
+    #[inline(always)]
+    fn landings<const BMI2: bool>(&self, a: u8, sheep: Bits, free: Bits) -> Bits {
+        let (over, to) = (self.over[a as usize], self.to[a as usize]);
+        pdep::<BMI2>(pext::<BMI2>(sheep, over) & pext::<BMI2>(free, to), to)
+    }
+}
+
+/// A child tier's table, borrowed: the kernel's children, or tables a
+/// verification has loaded.
+#[derive(Clone, Copy)]
+pub struct ChildRef<'a> {
+    pub tier: FoxTier,
+    pub index: &'a TierIndex,
+    pub values: &'a PackedValues,
+    /// Its plies, for a solve with plies.
+    pub plies: Option<&'a Plies>,
+}
+
+/// What a solve needs everywhere.
+struct Ctx<'a> {
+    game: &'a FoxGame,
+    tier: FoxTier,
+    index: TierIndex,
+    children: &'a [ChildRef<'a>],
+    jumps_over: JumpsOver,
+    jump_masks: JumpMasks,
+    /// Free points per sheep set (every set of the tier has as many sheep).
+    n: usize,
+    /// The tier has one fox: a plane is one row (bit `i`: the fox on the
+    /// `i`-th free point) instead of `n`.
+    one_fox: bool,
+    /// Rows per plane, and `u32`s per side of a block.
+    rows: usize,
+    stride: usize,
+    /// Slots per sheep set.
+    per_set: u64,
+    /// The solve computes plies: wins from outside the tier wait for their
+    /// ply (see [`PlyScratch`]) instead of being decided at the start.
+    plies: bool,
+    /// A capture into a tier without a table (fewer than F sheep left, or
+    /// K) wins for the fox; false below a sheep floor won by the sheep.
+    capture_out_wins: bool,
+    /// Where the sheep sets a move leads to are ([`Ctx::target`]).
+    places: Places,
+}
+
+/// Where the sheep sets after a move are, by the ranks the move changes:
+/// worked out once per tier, so that a move's target costs one lookup and
+/// the ranking of its set, instead of the set's tier and a search of the
+/// children for it.
+struct Places {
+    /// `[f][lost][gained]`: with `f` foxes fewer (0 or 1), a sheep gone
+    /// from rank `lost` and one come to rank `gained` (7: none, a capture).
+    by_change: [[[Place; 8]; 7]; 2],
+    /// The rank of each point.
+    rank_of: [u8; 33],
+}
+
+/// [`Target`] without the set's rank.
+#[derive(Clone, Copy)]
+enum Place {
+    InTier,
+    Child(usize),
+    NoTable,
+}
+
+impl Places {
+    /// The places of `tier`'s moves, given its child tiers in order.
+    fn new(tier: FoxTier, children: &[FoxTier]) -> Places {
+        let mut rank_of = [0u8; 33];
+        for (y, (&start, &width)) in RANK_START.iter().zip(&RANK_WIDTH).enumerate() {
+            for p in start..start + width {
+                rank_of[p as usize] = y as u8;
+            }
+        }
+        let mut by_change = [[[Place::NoTable; 8]; 7]; 2];
+        for (fewer, per_fewer) in by_change.iter_mut().enumerate() {
+            let Some(foxes) = tier.foxes().checked_sub(fewer as u32) else { continue };
+            for (lost, per_lost) in per_fewer.iter_mut().enumerate() {
+                for (gained, place) in per_lost.iter_mut().enumerate() {
+                    let mut counts = tier.counts();
+                    let Some(c) = counts[lost].checked_sub(1) else { continue };
+                    counts[lost] = c;
+                    if gained < 7 {
+                        counts[gained] += 1;
+                    }
+                    let Some(t) = FoxTier::new(foxes as u8, counts) else { continue };
+                    *place = if t == tier {
+                        Place::InTier
+                    } else {
+                        children.iter().position(|&c| c == t).map_or(Place::NoTable, Place::Child)
+                    };
+                }
+            }
+        }
+        Places { by_change, rank_of }
+    }
+}
+
+/// Which foxes a sheep step traps ([`Ctx::trapped_rows`]).
+#[derive(Default)]
+struct Traps {
+    mine: Rows,
+    theirs: Rows,
+}
+
+/// Per-thread scratch.
+#[derive(Default)]
+struct Scratch {
+    /// [`Ctx::trapped_rows`] of the sheep step at hand.
+    traps: Traps,
+    plies: PlyScratch,
+}
+
+/// A sideways sheep step of a block, as the initial pass found it, so that
+/// the sheep phases (which read it again in every phase the block is
+/// recomputed in) neither rank the set it leads to nor look for trapped
+/// foxes again.
+#[derive(Clone, Copy)]
+struct SidewaysStep {
+    /// The block (sheep set of this tier) the step leads to.
+    child: u32,
+    /// Its trapped foxes: `trap_count` entries of [`Sideways::traps`] from here on.
+    traps: u32,
+    trap_count: u8,
+    /// The index of the point the sheep steps to, among the free points of
+    /// the coordinates the child is read in (this set's, or its mirror
+    /// image's when `mirrored`): a fox there blocks the step.
+    kt: u8,
+    /// The set the step leads to is stored mirrored.
+    mirrored: bool,
+}
+
+/// A fox the step traps whoever its partner is ([`Trapped`]).
+const ANY_PARTNER: u8 = u8::MAX;
+
+/// A fox a sideways step traps, in the coordinates the step's child is
+/// read in: the fox on the `.0`-th free point, when the other fox stands
+/// on the `.1`-th (the one point left to it) or anywhere ([`ANY_PARTNER`]:
+/// no move left at all; always so with one fox).
+type Trapped = (u8, u8);
+
+/// The sideways sheep steps of consecutive blocks (one work item's, or
+/// one block's), from the initial pass.
+#[derive(Default)]
+struct Sideways {
+    /// Block `b`'s steps are `steps[first[b]..first[b + 1]]`.
+    first: Vec<u32>,
+    steps: Vec<SidewaysStep>,
+    /// The foxes the steps trap: in those placements a step's child is
+    /// not its block (the initial pass valued it).
+    traps: Vec<Trapped>,
+}
+
+impl Sideways {
+    fn clear(&mut self) {
+        self.first.clear();
+        self.first.push(0);
+        self.steps.clear();
+        self.traps.clear();
+    }
+
+    /// Closes the block whose steps were pushed since the last one.
+    fn end_block(&mut self) {
+        self.first.push(self.steps.len() as u32);
+    }
+
+    /// The `b`-th block's steps.
+    fn block(&self, b: usize) -> &[SidewaysStep] {
+        &self.steps[self.first[b] as usize..self.first[b + 1] as usize]
+    }
+
+    /// The placements in which `step` traps a fox: returns the points on
+    /// which a fox is trapped whoever its partner is (all of them with one
+    /// fox), and sets in `pairs` (clear before) row `i`, bit `j` for the
+    /// foxes on `i` and `j` when one of them is trapped only there.
+    #[inline]
+    fn trap_masks(&self, step: &SidewaysStep, one_fox: bool, pairs: &mut Rows) -> u32 {
+        let mut anywhere = 0u32;
+        for &(a, b) in &self.traps[step.traps as usize..][..step.trap_count as usize] {
+            if one_fox || b == ANY_PARTNER {
+                anywhere |= 1 << a;
+            } else {
+                pairs[a as usize] |= 1 << b;
+                pairs[b as usize] |= 1 << a;
+            }
+        }
+        anywhere
+    }
+}
+
+/// Solves a Fox Game tier with the plane kernel (two-fox tiers; one-fox
+/// tiers go to the block kernel), on the calling thread's rayon pool.
+/// Same preconditions and results as [`crate::kernel::solve_in_pool`].
+pub fn solve_planes_in_pool(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: &[ChildTable<FoxGame>],
+) -> Result<SolvedTier, KernelError> {
+    if bmi2_available() {
+        solve_any::<true, _>(game, tier, children, true, false)
+    } else {
+        solve_any::<false, _>(game, tier, children, true, false)
+    }
+}
+
+/// [`solve_planes_in_pool`] that frees the child tables as soon as the
+/// initial pass has read them (a worker's solve: lower peak memory), and
+/// with `plies` computes plies to the end too (the children then hold
+/// plies; the result equals [`crate::plies_kernel`]'s).
+pub fn solve_planes_owning(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: Vec<ChildTable<FoxGame>>,
+    plies: bool,
+) -> Result<SolvedTier, KernelError> {
+    if bmi2_available() {
+        solve_any::<true, _>(game, tier, children, true, plies)
+    } else {
+        solve_any::<false, _>(game, tier, children, true, plies)
+    }
+}
+
+/// [`solve_planes_in_pool`] with plies to the end (borrowed children that hold plies).
+pub fn solve_planes_with_plies(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: &[ChildTable<FoxGame>],
+) -> Result<SolvedTier, KernelError> {
+    if bmi2_available() {
+        solve_any::<true, _>(game, tier, children, true, true)
+    } else {
+        solve_any::<false, _>(game, tier, children, true, true)
+    }
+}
+
+/// The benchmark's floor for the plane kernel: its initial pass alone over
+/// a tier (every child read once, no phases, nothing kept). Returns the
+/// seconds it took.
+pub fn sweep_planes_in_pool(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: &[ChildTable<FoxGame>],
+) -> Result<f64, KernelError> {
+    let started = std::time::Instant::now();
+    if bmi2_available() {
+        solve_any::<true, _>(game, tier, children, false, false)?;
+    } else {
+        solve_any::<false, _>(game, tier, children, false, false)?;
+    }
+    Ok(started.elapsed().as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A move's place by the ranks it changes is where `Target::among`
+    /// finds its set, for every sheep step and capture of every set of the
+    /// tiers of a small variant (both geometries; with the foxes kept and
+    /// one removed), whatever children a tier has loaded.
+    #[test]
+    fn places_by_rank_change_agree_with_target_among() {
+        use foxbase_core::notation::parse_position;
+        use foxbase_core::{Geometry, Variant};
+        for geometry in [Geometry::Classic, Geometry::Orthogonal] {
+            let start = parse_position("F.F/.../......./......./.SSSS../S.S/.S. f").unwrap();
+            let game = FoxGame::new(Variant::new(geometry, 3, start).unwrap());
+            let board = game.rules.board;
+            let mut checked = 0u64;
+            for tier in game.child_tiers(game.tier_of(&start)).into_iter().chain([game.tier_of(&start)]) {
+                let index = game.tier_index(tier);
+                // All children, and every other one: a missing child is no table.
+                let all = game.child_tiers(tier);
+                let some: Vec<FoxTier> = all.iter().copied().step_by(2).collect();
+                for children in [&all, &some] {
+                    let places = Places::new(tier, children);
+                    let indexes: Vec<TierIndex> = children.iter().map(|&c| game.tier_index(c)).collect();
+                    let kind = |t: Target| match t {
+                        Target::InTier(_) => (0, 0),
+                        Target::Child(c, _) => (1, c),
+                        Target::NoTable => (2, 0),
+                    };
+                    let place = |p: Place| match p {
+                        Place::InTier => (0, 0),
+                        Place::Child(c) => (1, c),
+                        Place::NoTable => (2, 0),
+                    };
+                    for set in 0..index.sheep_sets {
+                        let sheep = index.sheep_set(set);
+                        for foxes in [tier.foxes(), tier.foxes() - 1] {
+                            let among = |after: Bits| {
+                                let kids = children.iter().copied().zip(indexes.iter());
+                                kind(Target::among(tier, &index, kids, after, foxes))
+                            };
+                            let fewer = (tier.foxes() - foxes) as usize;
+                            let rank = |p: u8| places.rank_of[p as usize] as usize;
+                            for from in BitIter(sheep) {
+                                for to in BitIter(board.sheep_steps[from as usize] & !sheep) {
+                                    let moved = sheep ^ (1 << from) ^ (1 << to);
+                                    let by_change = places.by_change[fewer][rank(from)][rank(to)];
+                                    assert_eq!(place(by_change), among(moved), "{tier:?} {from}->{to}");
+                                    checked += 1;
+                                }
+                                let after = sheep ^ (1 << from);
+                                assert_eq!(place(places.by_change[fewer][rank(from)][7]), among(after));
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(checked > 10_000, "{checked}");
+        }
+    }
+
+    #[test]
+    fn transpose32_matches_the_definition() {
+        let mut a: Rows = [0; 32];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for r in a.iter_mut() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *r = x as u32;
+        }
+        let mut t = a;
+        transpose32(&mut t);
+        for (i, row) in t.iter().enumerate() {
+            for (j, column) in a.iter().enumerate() {
+                assert_eq!((row >> j) & 1, (column >> i) & 1, "{i} {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn transpose_pair_matches_transpose32() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u32
+        };
+        for n in [1, 2, 13, 15, 16, 17, 24, 31] {
+            for _ in 0..50 {
+                let (mut a, mut b): (Rows, Rows) = ([0; 32], [0; 32]);
+                for i in 0..n {
+                    a[i] = next() & row_mask(n);
+                    b[i] = next() & row_mask(n);
+                }
+                let (mut ta, mut tb) = (a, b);
+                transpose32(&mut ta);
+                transpose32(&mut tb);
+                transpose_pair(&mut a, &mut b, n);
+                assert_eq!((a, b), (ta, tb), "{n} rows");
+            }
+        }
+    }
+
+    #[test]
+    fn neighbour_counts_count_free_neighbours() {
+        for geometry in foxbase_core::Geometry::ALL {
+            let game = FoxGame::new(foxbase_core::Variant { geometry, ..foxbase_core::Variant::default() });
+            let mut x = 0x0123_4567_89AB_CDEFu64;
+            for _ in 0..2000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let free = x & (x >> 3) & ALL_POINTS;
+                let (tight, two) = neighbour_counts(&game, free);
+                for p in BitIter(free) {
+                    let count = (game.rules.board.neighbours[p as usize] & free).count_ones();
+                    assert_eq!(tight & (1 << p) != 0, count <= 1, "{free:x} {p}");
+                    assert_eq!(two & (1 << p) != 0, count == 2, "{free:x} {p}");
+                }
+                assert_eq!((tight | two) & !free, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn jump_masks_find_the_jumps_the_board_lists() {
+        use foxbase_core::{Geometry, Variant};
+        for geometry in Geometry::ALL {
+            let game = FoxGame::new(Variant::new(geometry, 9, Variant::default().start).unwrap());
+            let masks = JumpMasks::new(&game);
+            let board = game.rules.board;
+            let mut state = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..20_000 {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let (sheep, free) = (state & ALL_POINTS, (state >> 31) & ALL_POINTS & !state);
+                let a = (state >> 58) as u8 % 33;
+                let mut want = 0;
+                for j in board.jumps_from(a) {
+                    if sheep & (1 << j.over) != 0 && free & (1 << j.to) != 0 {
+                        want |= 1u64 << j.to;
+                    }
+                }
+                assert_eq!(masks.landings::<false>(a, sheep, free), want, "{geometry} from {a}");
+                if bmi2_available() {
+                    assert_eq!(masks.landings::<true>(a, sheep, free), want, "{geometry} from {a}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_bmi2_and_portable_bit_operations_agree() {
+        let mut x = 0x0123_4567_89AB_CDEFu64;
+        let mut m = 0xF0F0_0FF0_1234_8001u64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            m = m.rotate_left(7) ^ x;
+            let mask = m & ALL_POINTS;
+            assert_eq!(pext::<false>(pdep::<false>(x, mask), mask), x & ((1u64 << mask.count_ones()) - 1));
+            if bmi2_available() {
+                assert_eq!(pdep::<true>(x, mask), bitops::pdep_portable(x, mask));
+                assert_eq!(pext::<true>(x, mask), bitops::pext_portable(x, mask));
+            }
+        }
+        // Known values.
+        assert_eq!(bitops::pdep_portable(0b101, 0b1101_0000), 0b1001_0000);
+        assert_eq!(bitops::pext_portable(0b1001_0000, 0b1101_0000), 0b101);
+    }
+}

@@ -1,0 +1,451 @@
+//! Solving a tier: the initial pass over every block, then fox and sheep
+//! phases until nothing changes, then the values packed (and the plies).
+
+use super::*;
+
+pub(super) fn child_refs(children: &[ChildTable<FoxGame>]) -> Vec<ChildRef<'_>> {
+    children
+        .iter()
+        .map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: c.plies.as_ref() })
+        .collect()
+}
+
+impl<'a> Ctx<'a> {
+    pub(super) fn new(game: &'a FoxGame, tier: FoxTier, children: &'a [ChildRef<'a>]) -> Ctx<'a> {
+        let index = game.tier_index(tier);
+        let n = 33 - tier.sheep() as usize;
+        let one_fox = tier.foxes() == 1;
+        let rows = if one_fox { 1 } else { n };
+        Ctx {
+            game,
+            tier,
+            jumps_over: JumpsOver::new(game),
+            jump_masks: JumpMasks::new(game),
+            n,
+            one_fox,
+            rows,
+            stride: PLANES * rows,
+            per_set: index.fox_slots * 2,
+            index,
+            children,
+            plies: false,
+            capture_out_wins: game
+                .rules
+                .too_few_sheep(tier.sheep().saturating_sub(1))
+                .is_none_or(|(w, _)| w == Side::Fox),
+            places: Places::new(tier, &children.iter().map(|c| c.tier).collect::<Vec<_>>()),
+        }
+    }
+
+    /// The initial pass over every block into `fox_planes` and
+    /// `sheep_planes`; with `fox_phase`, each block's first fox phase right
+    /// after it, while its planes are in cache (it reads only the block's
+    /// own sheep planes, which are complete for that phase). Returns the
+    /// positions the initial pass decided and whether that fox phase
+    /// decided any. Each work item's sideways steps go to its `sideways`.
+    pub(super) fn init_all<const BMI2: bool, P: Ply>(
+        &self,
+        fox_planes: &mut [u32],
+        sheep_planes: &mut [u32],
+        sideways: &mut [Sideways],
+        fox_phase: bool,
+        ply: &mut PlyArrays<P>,
+    ) -> Result<(u64, bool), KernelError> {
+        let (stride, item) = (self.stride, BLOCKS_PER_ITEM * self.stride);
+        let items = fox_planes.len().div_ceil(item);
+        let slices = ply.item_slices(self, items);
+        let parts: Vec<Result<(u64, bool), KernelError>> = fox_planes
+            .par_chunks_mut(item)
+            .zip(sheep_planes.par_chunks_mut(item))
+            .zip(sideways.par_iter_mut())
+            .zip(slices)
+            .enumerate()
+            .map(|(it, (((f, s), sideways), (pl, due_f, due_s)))| {
+                let mut scratch = Scratch::default();
+                sideways.clear();
+                let (mut decided, mut changed) = (0, false);
+                for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
+                    let set = (it * BLOCKS_PER_ITEM + b) as u64;
+                    let view = SetView::new(self.index.sheep_set(set));
+                    self.init_block_any::<BMI2>(&view, fb, sb, &mut scratch, sideways)?;
+                    decided += self.count_decided(&view, fb, sb);
+                    let block_plies = if self.plies {
+                        let pb = &mut pl[b * self.per_set as usize..(b + 1) * self.per_set as usize];
+                        (due_f[b], due_s[b]) = self.init_plies(fb, sb, &scratch.plies, pb)?;
+                        Some(pb)
+                    } else {
+                        None
+                    };
+                    if fox_phase {
+                        let before = self.won_lost(fb);
+                        changed |= self.fox_phase_any::<BMI2>(&view, fb, sb);
+                        if let Some(pb) = block_plies {
+                            changed = self.settle(FOX, fb, &before, pb, 1, &mut due_f[b]) || changed;
+                        }
+                    }
+                }
+                Ok((decided, changed))
+            })
+            .collect();
+        let (mut decided, mut changed) = (0, false);
+        for part in parts {
+            let (d, c) = part?;
+            decided += d;
+            changed |= c;
+        }
+        Ok((decided, changed))
+    }
+
+    /// The slot of placement `[i][j]` (one fox: `j`) with `side` to move, counted in its block.
+    #[inline]
+    pub(super) fn block_slot(&self, i: usize, j: usize, side: usize) -> usize {
+        if self.one_fox {
+            2 * j + side
+        } else {
+            let (h, l) = (i.max(j), i.min(j));
+            h * (h - 1) + 2 * l + side
+        }
+    }
+
+    /// The won and lost rows of one side's planes (a copy, to see what a phase changed).
+    #[inline]
+    pub(super) fn won_lost(&self, planes: &[u32]) -> [u32; 64] {
+        let rows = self.rows;
+        let mut out = [0u32; 64];
+        out[..rows].copy_from_slice(&planes[WON * rows..(WON + 1) * rows]);
+        out[32..32 + rows].copy_from_slice(&planes[LOST * rows..(LOST + 1) * rows]);
+        out
+    }
+
+    /// A block's plies after its initial pass (`ply`: what its children
+    /// said): 0 for a position decided (over), the ply of its best win from
+    /// outside for one that cannot lose (0: none), else its floor. Returns
+    /// the first fox and sheep phases with a win due.
+    pub(super) fn init_plies<P: Ply>(
+        &self,
+        f: &[u32],
+        s: &[u32],
+        ply: &PlyScratch,
+        out: &mut [P],
+    ) -> Result<(u32, u32), KernelError> {
+        let rows = self.rows;
+        let mut due = [u32::MAX; 2];
+        let mut largest = 0u32;
+        for (side, planes) in [(FOX, f), (SHEEP, s)] {
+            let mut put = |i: usize, j: usize| {
+                let bit = 1u32 << j;
+                let at = self.block_slot(i, j, side);
+                let value = if (planes[WON * rows + i] | planes[LOST * rows + i]) & bit != 0 {
+                    0
+                } else if planes[CANNOT_LOSE * rows + i] & bit != 0 {
+                    let w = ply.win_at[side][i][j] as u32;
+                    if w != 0 {
+                        due[side] = due[side].min(win_phase(w));
+                    }
+                    w
+                } else {
+                    ply.floor[side][i][j] as u32
+                };
+                largest = largest.max(value);
+                out[at] = P::put(value.min(P::MAX));
+            };
+            if self.one_fox {
+                (0..self.n).for_each(|j| put(0, j));
+            } else {
+                for h in 1..self.n {
+                    (0..h).for_each(|j| put(h, j));
+                }
+            }
+        }
+        if largest > P::MAX {
+            return Err(KernelError::TooManyPlies { tier: self.tier.name(), limit: P::MAX });
+        }
+        Ok((due[FOX], due[SHEEP]))
+    }
+
+    /// The plies of one side of a block after its phase `k`: a new loss
+    /// whose floor is later than this phase's ply is taken back and waits
+    /// (`due`: the first phase with something due); wins from outside due
+    /// now are decided; new wins and losses get this phase's plies. `before`
+    /// holds the won and lost rows before the phase. Returns whether the
+    /// planes changed.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn settle<P: Ply>(
+        &self,
+        side: usize,
+        planes: &mut [u32],
+        before: &[u32; 64],
+        pl: &mut [P],
+        k: u32,
+        due: &mut u32,
+    ) -> bool {
+        let rows = self.rows;
+        let (level_win, level_loss) = levels(side, k);
+        let wins_due = *due <= k;
+        let mut next_due = if wins_due { u32::MAX } else { *due };
+        let mut changed = false;
+        for h in 0..rows {
+            let (w0, l0) = (before[h], before[32 + h]);
+            let (mut w, mut l) = (planes[WON * rows + h], planes[LOST * rows + h]);
+            for j in BitIter((l & !l0) as u64) {
+                let floor = pl[self.block_slot(h, j as usize, side)].get();
+                if floor > level_loss {
+                    l &= !(1 << j);
+                    next_due = next_due.min(loss_phase(side, floor));
+                }
+            }
+            if wins_due {
+                let valid = if self.one_fox { row_mask(self.n) } else { row_mask(self.n) & !(1 << h) };
+                for j in BitIter((planes[CANNOT_LOSE * rows + h] & !w & !l & valid) as u64) {
+                    let at = pl[self.block_slot(h, j as usize, side)].get();
+                    if at == 0 {
+                        continue;
+                    }
+                    if at <= level_win {
+                        w |= 1 << j;
+                    } else {
+                        next_due = next_due.min(win_phase(at));
+                    }
+                }
+            }
+            for j in BitIter((w & !w0) as u64) {
+                pl[self.block_slot(h, j as usize, side)] = P::put(level_win);
+            }
+            for j in BitIter((l & !l0) as u64) {
+                pl[self.block_slot(h, j as usize, side)] = P::put(level_loss);
+            }
+            changed |= w != w0 || l != l0;
+            planes[WON * rows + h] = w;
+            planes[LOST * rows + h] = l;
+        }
+        *due = next_due;
+        changed
+    }
+
+    /// The used positions of a block that its planes decide.
+    pub(super) fn count_decided(&self, view: &SetView, f: &[u32], s: &[u32]) -> u64 {
+        let rows = self.rows;
+        let mut count = 0u64;
+        self.for_each_row(view, |h, _, _, used| {
+            count += ((f[WON * rows + h] | f[LOST * rows + h]) & used).count_ones() as u64;
+            count += ((s[WON * rows + h] | s[LOST * rows + h]) & used).count_ones() as u64;
+        });
+        count
+    }
+
+    #[inline]
+    pub(super) fn init_block_any<const BMI2: bool>(
+        &self,
+        view: &SetView,
+        f: &mut [u32],
+        s: &mut [u32],
+        scratch: &mut Scratch,
+        sideways: &mut Sideways,
+    ) -> Result<(), KernelError> {
+        if self.one_fox {
+            self.init_block_one::<BMI2>(view, f, s, scratch, sideways)?;
+        } else {
+            self.init_block::<BMI2>(view, f, s, scratch, sideways)?;
+        }
+        sideways.end_block();
+        Ok(())
+    }
+
+    #[inline]
+    pub(super) fn fox_phase_any<const BMI2: bool>(&self, view: &SetView, f: &mut [u32], s: &[u32]) -> bool {
+        if self.one_fox {
+            self.fox_phase_one::<BMI2>(view, f, s)
+        } else {
+            self.fox_phase(view, f, s)
+        }
+    }
+}
+
+/// Solves a tier; `children` (borrowed, or owned and then freed as soon as
+/// the initial pass has read them) are the child tables.
+/// Solves a tier with the plane kernel; with plies, one byte a count in
+/// memory first and two if a count passes 255 (the children are kept for
+/// that second solve).
+pub(super) fn solve_any<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: C,
+    propagate: bool,
+    plies: bool,
+) -> Result<SolvedTier, KernelError> {
+    if !plies {
+        return solve::<BMI2, u8, C>(game, tier, children, propagate, false);
+    }
+    // FOXBASE_PLIES_BYTES=2 starts with two bytes (to test that path on small variants).
+    if std::env::var("FOXBASE_PLIES_BYTES").is_ok_and(|v| v == "2") {
+        return solve::<BMI2, u16, C>(game, tier, children, propagate, true);
+    }
+    match solve::<BMI2, u8, _>(game, tier, children.as_ref(), propagate, true) {
+        Err(KernelError::TooManyPlies { limit, .. }) if limit == u8::MAX as u32 => {
+            solve::<BMI2, u16, C>(game, tier, children, propagate, true)
+        }
+        other => other,
+    }
+}
+
+pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: C,
+    propagate: bool,
+    plies: bool,
+) -> Result<SolvedTier, KernelError> {
+    let started = std::time::Instant::now();
+    let mut phases = Phases::default();
+    let (mut fox_planes, mut sheep_planes, decided_at_start, decided_by_first_fox_phase, mut ply);
+    // Per work item: the sideways steps of its blocks.
+    let mut sideways: Vec<Sideways>;
+    {
+        let refs = child_refs(children.as_ref());
+        let mut ctx = Ctx::new(game, tier, &refs);
+        ctx.plies = plies;
+        if plies && refs.iter().any(|c| c.plies.is_none()) {
+            return Err(KernelError::Inconsistent(format!(
+                "a child tier of {} has no plies (solved with --no-distance?)",
+                tier.name()
+            )));
+        }
+        let sets = ctx.index.sheep_sets as usize;
+        fox_planes = vec![0u32; sets * ctx.stride];
+        sheep_planes = vec![0u32; sets * ctx.stride];
+        ply = PlyArrays::<P>::new(&ctx);
+        sideways = (0..sets.div_ceil(BLOCKS_PER_ITEM)).map(|_| Sideways::default()).collect();
+        (decided_at_start, decided_by_first_fox_phase) =
+            ctx.init_all::<BMI2, P>(&mut fox_planes, &mut sheep_planes, &mut sideways, propagate, &mut ply)?;
+    }
+    // Only the initial pass reads the children: a solve that owns them
+    // frees them here, before the output is allocated.
+    drop(children);
+    let mut ctx = Ctx::new(game, tier, &[]);
+    ctx.plies = plies;
+    let (size, stride) = (game.tier_size(&ctx.index), ctx.stride);
+    let sets = ctx.index.sheep_sets as usize;
+    let item = BLOCKS_PER_ITEM * stride;
+    let items = sets.div_ceil(BLOCKS_PER_ITEM);
+    phases.init = started.elapsed().as_secs_f64();
+    if !propagate {
+        return Ok(SolvedTier { values: PackedValues::filled(0, 0), stats: TierStats::default(), phases, plies: None });
+    }
+
+    let started = std::time::Instant::now();
+    // Propagation phases that decided something.
+    let mut levels = 0u32;
+    // The fox phase's input: blocks whose sheep planes changed. The sheep
+    // phase's: blocks with a sideways step into a block whose fox planes
+    // changed. The first of each looks at every block. With plies, also
+    // the blocks with a win from outside (or a waiting loss) due.
+    let mut sheep_changed = vec![true; sets];
+    let mut fox_changed = vec![false; sets];
+    // Each block's sheep set, unranked once.
+    let set_bits: Vec<Bits> = (0..sets as u64).into_par_iter().map(|c| ctx.index.sheep_set(c)).collect();
+    let mut first = true;
+    // The phase number: sheep phase k follows fox phase k (fox phase 1 ran in the initial pass).
+    let mut k = 1u32;
+    levels += decided_by_first_fox_phase as u32;
+    loop {
+        // Fox phase: fox steps, within each block (the first ran in the initial pass).
+        let any_fox_changed = if first {
+            false
+        } else {
+            let slices = ply.item_slices(&ctx, items);
+            fox_planes
+                .par_chunks_mut(item)
+                .zip(sheep_changed.par_chunks(BLOCKS_PER_ITEM))
+                .zip(fox_changed.par_chunks_mut(BLOCKS_PER_ITEM))
+                .zip(slices)
+                .enumerate()
+                .map(|(it, (((f, todo), out), (pl, due_f, _)))| {
+                    let mut any = false;
+                    for (b, fb) in f.chunks_mut(stride).enumerate() {
+                        out[b] = false;
+                        if !todo[b] && due_f[b] > k {
+                            continue;
+                        }
+                        let set = it * BLOCKS_PER_ITEM + b;
+                        let view = SetView::new(set_bits[set]);
+                        let s = &sheep_planes[set * stride..(set + 1) * stride];
+                        let before = ctx.won_lost(fb);
+                        let mut changed = ctx.fox_phase_any::<BMI2>(&view, fb, s);
+                        if plies {
+                            let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];
+                            changed = ctx.settle(FOX, fb, &before, pb, k, &mut due_f[b]);
+                        }
+                        out[b] = changed;
+                        any |= changed;
+                    }
+                    any
+                })
+                .reduce(|| false, |a, b| a || b)
+        };
+        levels += any_fox_changed as u32;
+        if !first && !any_fox_changed && !ply.pending() {
+            break;
+        }
+        // Sheep phase: sideways sheep steps into other blocks' fox planes.
+        let slices = ply.item_slices(&ctx, items);
+        sheep_planes
+            .par_chunks_mut(item)
+            .zip(sheep_changed.par_chunks_mut(BLOCKS_PER_ITEM))
+            .zip(slices)
+            .zip(&sideways)
+            .enumerate()
+            .for_each(|(it, (((s, changed), (pl, _, due_s)), sideways))| {
+                let blocks = sideways.first.len() - 1;
+                for (b, sb) in s.chunks_mut(stride).enumerate() {
+                    changed[b] = false;
+                    if b + 1 < blocks {
+                        // The next block's children, while this one is worked on.
+                        for step in sideways.block(b + 1) {
+                            let planes = &fox_planes[step.child as usize * stride..][..stride];
+                            prefetch(&planes[WON * ctx.rows]);
+                            prefetch(&planes[LOST * ctx.rows]);
+                            prefetch(&planes[(LOST + 1) * ctx.rows - 1]);
+                        }
+                    }
+                    let steps = sideways.block(b);
+                    // The first phase looks at every block (one without
+                    // sideways steps may be lost already); then only where
+                    // a step leads to a block whose fox planes changed.
+                    let todo = first || steps.iter().any(|step| fox_changed[step.child as usize]);
+                    if !todo && due_s[b] > k {
+                        continue;
+                    }
+                    let set = it * BLOCKS_PER_ITEM + b;
+                    let view = SetView::new(set_bits[set]);
+                    let before = ctx.won_lost(sb);
+                    changed[b] = ctx.sheep_phase::<BMI2>(&view, sb, &fox_planes, steps, sideways);
+                    if plies {
+                        let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];
+                        changed[b] = ctx.settle(SHEEP, sb, &before, pb, k, &mut due_s[b]);
+                    }
+                }
+            });
+        first = false;
+        k += 1;
+        if !sheep_changed.iter().any(|&c| c) && !ply.pending() {
+            break;
+        }
+        levels += 1;
+        // The next phases decide at up to 2k plies.
+        if plies && 2 * k > P::MAX {
+            return Err(KernelError::TooManyPlies { tier: tier.name(), limit: P::MAX });
+        }
+    }
+    phases.propagate = started.elapsed().as_secs_f64();
+
+    let started = std::time::Instant::now();
+    let (values, mut stats) = pack::<BMI2>(&ctx, &fox_planes, &sheep_planes, size);
+    // The planes are not needed any more: freed before the plies are finished.
+    drop(fox_planes);
+    drop(sheep_planes);
+    let plies = plies.then(|| P::finish(std::mem::take(&mut ply.plies), &values));
+    stats.levels = levels.max(1);
+    stats.decided_at_start = decided_at_start;
+    phases.pack = started.elapsed().as_secs_f64();
+    Ok(SolvedTier { values, stats, phases, plies })
+}

@@ -1,0 +1,426 @@
+//! The passes over a block of a two-fox tier: the initial pass
+//! (`init_block`), the fox phase, the sideways steps it records and the
+//! sheep phase.
+
+use super::*;
+
+impl<'a> Ctx<'a> {
+    /// The initial pass over one block: children outside the tier, game
+    /// over, and the placements that need a scalar look. Writes both sides'
+    /// planes (fox: `f`, sheep: `s`); with plies, what the children say
+    /// about plies into `scratch.plies`, and wins from outside the tier
+    /// only as "cannot lose" (they wait for their ply).
+    #[inline(never)]
+    pub(super) fn init_block<const BMI2: bool>(
+        &self,
+        view: &SetView,
+        f: &mut [u32],
+        s: &mut [u32],
+        scratch: &mut Scratch,
+        sideways: &mut Sideways,
+    ) -> Result<(), KernelError> {
+        let n = self.n;
+        let sheep = view.sheep;
+        let rules = &self.game.rules;
+        let k = rules.pen_target;
+        let full = row_mask(n);
+        f.fill(0);
+        s.fill(0);
+        let plies = self.plies;
+        if plies {
+            scratch.plies.clear(self.rows, n);
+        }
+        // With plies a win from outside waits for its ply: "cannot lose" for now.
+        let win_plane = if plies { CANNOT_LOSE } else { WON };
+
+        // Fox to move: over when the pen holds K sheep; else captures.
+        if (sheep & PEN).count_ones() >= k {
+            for i in 0..n {
+                f[LOST * n + i] = full & !(1 << i);
+            }
+        } else {
+            let (mut x_won, mut x_open) = ([0u32; 32], [0u32; 32]);
+            let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
+            for o in BitIter(sheep) {
+                let Some((jumps, target)) = self.captures_over(view, o, 2)? else { continue };
+                if let Target::Child(c, rank) = target {
+                    let child = &self.children[c];
+                    decode_child::<BMI2>(
+                        child.values,
+                        rank.base,
+                        n + 1,
+                        1,
+                        rank.symmetric,
+                        rank.free,
+                        &mut won,
+                        &mut lost,
+                    );
+                }
+                for &(a, t) in jumps {
+                    if !view.both_free(a, t) {
+                        continue;
+                    }
+                    let (ia, it) = (view.index_of(a), view.index_of(t));
+                    let ok = full & !(1 << ia) & !(1 << it);
+                    match target {
+                        Target::Child(c, rank) => {
+                            let row_won = child_row::<BMI2>(&won, rank.free, rank.mirrored, t, view.free);
+                            let row_lost = child_row::<BMI2>(&lost, rank.free, rank.mirrored, t, view.free);
+                            x_won[ia] |= row_lost & ok;
+                            x_open[ia] |= !row_won & ok;
+                            if plies {
+                                for j in BitIter((ok & (row_won | row_lost)) as u64) {
+                                    let foxes = (1u64 << t) | (1u64 << view.points[j as usize]);
+                                    let p = self.child_plies(c, &rank, foxes, Side::Sheep);
+                                    scratch.plies.child(FOX, ia, j as usize, row_lost & (1 << j) != 0, p);
+                                }
+                            }
+                        }
+                        // The sheep to move there have lost (`captures_over`).
+                        Target::NoTable if self.capture_out_wins => {
+                            x_won[ia] |= ok;
+                            x_open[ia] |= ok;
+                            if plies {
+                                for j in BitIter(ok as u64) {
+                                    scratch.plies.child(FOX, ia, j as usize, true, 0);
+                                }
+                            }
+                        }
+                        // The sheep to move there have won: a child lost for the fox.
+                        Target::NoTable => {
+                            if plies {
+                                for j in BitIter(ok as u64) {
+                                    scratch.plies.child(FOX, ia, j as usize, false, 0);
+                                }
+                            }
+                        }
+                        Target::InTier(_) => unreachable!("a capture leaves the tier"),
+                    }
+                }
+            }
+            // The other fox's captures: the transpose.
+            let (mut won_t, mut open_t) = (x_won, x_open);
+            transpose_pair(&mut won_t, &mut open_t, n);
+            for (plane, x, t) in [(WON, x_won, won_t), (CANNOT_LOSE, x_open, open_t)] {
+                if plies && plane == WON {
+                    continue;
+                }
+                for i in 0..n {
+                    f[plane * n + i] = x[i] | t[i];
+                }
+            }
+            if plies {
+                // Likewise: a capture by the other fox was recorded the other way round.
+                let ply = &mut scratch.plies;
+                for i in 0..n {
+                    for j in 0..i {
+                        let (a, b) = (ply.win_at[FOX][i][j], ply.win_at[FOX][j][i]);
+                        let w = if a == 0 || (b != 0 && b < a) { b } else { a };
+                        let fl = ply.floor[FOX][i][j].max(ply.floor[FOX][j][i]);
+                        (ply.win_at[FOX][i][j], ply.win_at[FOX][j][i]) = (w, w);
+                        (ply.floor[FOX][i][j], ply.floor[FOX][j][i]) = (fl, fl);
+                    }
+                }
+            }
+        }
+
+        // Sheep to move: over with fewer than K sheep; else forward steps
+        // (and steps that trap a fox) lead out of the tier.
+        if sheep.count_ones() < k {
+            for i in 0..n {
+                s[LOST * n + i] = full & !(1 << i);
+            }
+            return Ok(());
+        }
+        let board = rules.board;
+        let cramped = Cramped::new(self.game, view);
+        let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
+        let mut trap_rows = [0u32; 32];
+        // Placements with a legal sheep move (a fox on `to` blocks a step).
+        let mut has_move = [0u32; 32];
+        for from in BitIter(sheep) {
+            for to in BitIter(board.sheep_steps[from as usize] & view.free) {
+                let moved = sheep ^ (1 << from) ^ (1 << to);
+                let removes = (moved & PEN).count_ones() < k;
+                trap_rows[..n].fill(0);
+                if plies {
+                    let kt_move = view.index_of(to);
+                    for (i, m) in has_move.iter_mut().enumerate().take(n) {
+                        if i != kt_move {
+                            *m |= full & !(1 << i) & !(1 << kt_move);
+                        }
+                    }
+                }
+                let traps = removes && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps);
+                if traps {
+                    self.trapped_children::<BMI2>(view, moved, (from, to), &mut trap_rows, s, scratch)?;
+                }
+                let keep = self.target(moved, 2, from, Some(to));
+                let kt = view.index_of(to);
+                match keep {
+                    // A sideways step: the sheep phases take it from here.
+                    Target::InTier(rank) => {
+                        self.record_sideways(view, to, &rank, traps.then_some(&scratch.traps), sideways)
+                    }
+                    Target::Child(c, rank) => {
+                        let child = &self.children[c];
+                        let cn = 33 - moved.count_ones() as usize;
+                        decode_child::<BMI2>(
+                            child.values,
+                            rank.base,
+                            cn,
+                            0,
+                            rank.symmetric,
+                            rank.free,
+                            &mut won,
+                            &mut lost,
+                        );
+                        for i in 0..n {
+                            if i == kt {
+                                continue;
+                            }
+                            let p = view.points[i];
+                            let ok = full & !(1 << i) & !(1 << kt) & !trap_rows[i];
+                            let row_won = child_row::<BMI2>(&won, rank.free, rank.mirrored, p, view.free);
+                            let row_lost = child_row::<BMI2>(&lost, rank.free, rank.mirrored, p, view.free);
+                            s[win_plane * n + i] |= row_lost & ok;
+                            s[CANNOT_LOSE * n + i] |= !row_won & ok;
+                            if plies {
+                                for j in BitIter((ok & (row_won | row_lost)) as u64) {
+                                    let foxes = (1u64 << p) | (1u64 << view.points[j as usize]);
+                                    let q = self.child_plies(c, &rank, foxes, Side::Fox);
+                                    scratch.plies.child(SHEEP, i, j as usize, row_lost & (1 << j) != 0, q);
+                                }
+                            }
+                        }
+                    }
+                    Target::NoTable => {
+                        for i in 0..n {
+                            for j in 0..i {
+                                if i == kt || j == kt || trap_rows[i] & (1 << j) != 0 {
+                                    continue;
+                                }
+                                let foxes = (1u64 << view.points[i]) | (1u64 << view.points[j]);
+                                let value = self.outside_value(&keep, moved, foxes, Side::Fox)?;
+                                if plies && value != Value::Draw {
+                                    scratch.plies.child(SHEEP, i, j, value == Value::Loss, 0);
+                                    scratch.plies.child(SHEEP, j, i, value == Value::Loss, 0);
+                                }
+                                let plane = match value {
+                                    Value::Loss => win_plane,
+                                    Value::Draw => CANNOT_LOSE,
+                                    Value::Win => continue,
+                                };
+                                s[plane * n + i] |= 1 << j;
+                                s[plane * n + j] |= 1 << i;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if plies {
+            // No legal sheep move: lost now, 0 plies (the phases would find it at ply 2).
+            for (i, m) in has_move.iter().enumerate().take(n) {
+                s[LOST * n + i] |= full & !(1 << i) & !m;
+            }
+        }
+        Ok(())
+    }
+
+    /// The fox phase for one block: fox steps into the block's own sheep
+    /// planes. Returns whether the fox planes changed.
+    pub(super) fn fox_phase(&self, view: &SetView, f: &mut [u32], s: &[u32]) -> bool {
+        let n = self.n;
+        if (view.sheep & PEN).count_ones() >= self.game.rules.pen_target {
+            return false; // every fox-to-move position is over, decided at the start
+        }
+        let board = self.game.rules.board;
+        let full = row_mask(n);
+        // steps_to_lost[i]: placements where the fox on point i can step
+        // to a position lost for the sheep; steps_all_won[i]: where every
+        // step of that fox leads to a position won for the sheep.
+        let (mut steps_to_lost, mut steps_all_won) = ([0u32; 32], [0u32; 32]);
+        for i in 0..n {
+            let (mut any_lost, mut all_won) = (0u32, full);
+            for q in BitIter(board.neighbours[view.points[i] as usize] & view.free) {
+                let j = view.index_of(q);
+                any_lost |= s[LOST * n + j];
+                // A step onto the other fox is no move.
+                all_won &= s[WON * n + j] | (1 << j);
+            }
+            steps_to_lost[i] = any_lost;
+            steps_all_won[i] = all_won;
+        }
+        let (mut other_lost, mut other_won) = (steps_to_lost, steps_all_won);
+        transpose_pair(&mut other_lost, &mut other_won, n);
+        let mut changed = false;
+        for i in 0..n {
+            let valid = full & !(1 << i);
+            let won = f[WON * n + i] | ((steps_to_lost[i] | other_lost[i]) & valid);
+            let lost = f[LOST * n + i] | (steps_all_won[i] & other_won[i] & !f[CANNOT_LOSE * n + i] & !won & valid);
+            changed |= won != f[WON * n + i] || lost != f[LOST * n + i];
+            f[WON * n + i] = won;
+            f[LOST * n + i] = lost;
+        }
+        changed
+    }
+
+    /// Records the sideways sheep step to `to` (into the set `rank`) in
+    /// `out`, with the placements in which it traps a fox (`traps`, from
+    /// [`Ctx::trapped_rows`]) in the coordinates the child is read in.
+    pub(super) fn record_sideways(
+        &self,
+        view: &SetView,
+        to: u8,
+        rank: &SetRank,
+        traps: Option<&Traps>,
+        out: &mut Sideways,
+    ) {
+        // The child is read in this set's coordinates, or (stored mirrored)
+        // in those of this set's mirror image; see `sheep_phase`.
+        let mirror_free = mirror_bits(view.free);
+        let (free, to_there) = if rank.mirrored { (mirror_free, mirror_point(to)) } else { (view.free, to) };
+        let index_of = |p: u8| (free & ((1u64 << p) - 1)).count_ones() as usize;
+        let at = out.traps.len();
+        if let Some(Traps { mine, .. }) = traps {
+            let reading_index = |i: usize| {
+                let p = view.points[i];
+                if rank.mirrored {
+                    index_of(mirror_point(p)) as u8
+                } else {
+                    i as u8
+                }
+            };
+            if self.one_fox {
+                for i in BitIter(mine[0] as u64) {
+                    out.traps.push((reading_index(i as usize), ANY_PARTNER));
+                }
+            } else {
+                // Row `i` of `mine`: every other point (no move left) or the one partner.
+                for (i, &row) in mine[..self.n].iter().enumerate() {
+                    if row != 0 {
+                        let partner = if row.count_ones() == 1 {
+                            reading_index(row.trailing_zeros() as usize)
+                        } else {
+                            ANY_PARTNER
+                        };
+                        out.traps.push((reading_index(i), partner));
+                    }
+                }
+            }
+        }
+        out.steps.push(SidewaysStep {
+            child: (rank.base / self.per_set) as u32,
+            traps: at as u32,
+            trap_count: (out.traps.len() - at) as u8,
+            kt: index_of(to_there) as u8,
+            mirrored: rank.mirrored,
+        });
+    }
+
+    /// The sheep phase for one block: its sideways sheep steps (`steps`,
+    /// of `sideways`, from the initial pass) into the
+    /// fox planes of blocks of this tier (`fox_planes`). Returns whether
+    /// the sheep planes changed.
+    ///
+    /// A sideways step moves a sheep to the next point of its rank, so the
+    /// free points of the parent and of the child agree but for `to` there
+    /// and `from` here, which have the same index: the child's rows are
+    /// used as they are, but for that index (a fox on `to` blocks the
+    /// step). For a child stored mirrored this holds in the coordinates of
+    /// this set's mirror image, which the same step, mirrored, turns into
+    /// the stored set: those contributions are gathered there and mirrored
+    /// back once.
+    #[inline(never)]
+    pub(super) fn sheep_phase<const BMI2: bool>(
+        &self,
+        view: &SetView,
+        s: &mut [u32],
+        fox_planes: &[u32],
+        steps: &[SidewaysStep],
+        sideways: &Sideways,
+    ) -> bool {
+        let (n, rows, stride) = (self.n, self.rows, self.stride);
+        if view.sheep.count_ones() < self.game.rules.pen_target {
+            return false; // over, decided at the start
+        }
+        let full = row_mask(n);
+        // The placements of row `i` (two foxes: the other fox is not on `i` too).
+        let valid = |i: usize| if self.one_fox { full } else { full & !(1 << i) };
+        // What this phase can still decide: a win where undecided, a loss
+        // where also no move leaves the tier to a draw or a win.
+        let (mut open_win, mut open_loss) = (0u32, 0u32);
+        for i in 0..rows {
+            let undecided = valid(i) & !s[WON * rows + i] & !s[LOST * rows + i];
+            open_win |= undecided;
+            open_loss |= undecided & !s[CANNOT_LOSE * rows + i];
+        }
+        if open_win == 0 {
+            return false;
+        }
+        // With one fox the row is never skipped: the blocked bit does it.
+        let skip_row = |kt: usize| if self.one_fox { usize::MAX } else { kt };
+        let (mut any_lost, mut all_won) = ([0u32; 32], [full; 32]);
+        let (mut any_lost_m, mut all_won_m) = ([0u32; 32], [full; 32]);
+        let mut any_mirrored = false;
+        for step in steps {
+            let planes = &fox_planes[step.child as usize * stride..][..stride];
+            let (child_won, child_lost) = (&planes[WON * rows..][..rows], &planes[LOST * rows..][..rows]);
+            let (lost_acc, won_acc) =
+                if step.mirrored { (&mut any_lost_m, &mut all_won_m) } else { (&mut any_lost, &mut all_won) };
+            any_mirrored |= step.mirrored;
+            let kt = step.kt as usize;
+            let (blocked, skip) = (1u32 << kt, skip_row(kt));
+            if step.trap_count == 0 {
+                for i in 0..rows {
+                    if i != skip {
+                        lost_acc[i] |= child_lost[i] & !blocked;
+                        won_acc[i] &= child_won[i] | blocked;
+                    }
+                }
+            } else {
+                // Where the step traps a fox its child is elsewhere (valued
+                // by the initial pass): a fox trapped whatever its partner is
+                // drops out like a fox on `to` (its column, and with two
+                // foxes its row).
+                let mut pairs = [0u32; 32];
+                let anywhere = sideways.trap_masks(step, self.one_fox, &mut pairs);
+                let rows_out = if self.one_fox { 0 } else { anywhere };
+                let out = blocked | anywhere;
+                for i in 0..rows {
+                    if i != skip && rows_out >> i & 1 == 0 {
+                        lost_acc[i] |= child_lost[i] & !out & !pairs[i];
+                        won_acc[i] &= child_won[i] | out | pairs[i];
+                    }
+                }
+            }
+        }
+        if any_mirrored {
+            let mirror_free = mirror_bits(view.free);
+            if self.one_fox {
+                any_lost[0] |= map_columns::<BMI2>(any_lost_m[0], mirror_free, true, view.free);
+                all_won[0] &= map_columns::<BMI2>(all_won_m[0], mirror_free, true, view.free);
+            } else {
+                // Row `i` of the mirror image is the fox on the mirror of its point.
+                for (j, q) in BitIter(mirror_free).enumerate() {
+                    let i = view.index_of(mirror_point(q));
+                    any_lost[i] |= map_columns::<BMI2>(any_lost_m[j], mirror_free, true, view.free);
+                    all_won[i] &= map_columns::<BMI2>(all_won_m[j], mirror_free, true, view.free);
+                }
+            }
+        }
+        let mut changed = false;
+        for i in 0..rows {
+            let w = s[WON * rows + i] | (any_lost[i] & valid(i));
+            changed |= w != s[WON * rows + i];
+            s[WON * rows + i] = w;
+            if open_loss != 0 {
+                let l = s[LOST * rows + i] | (all_won[i] & !s[CANNOT_LOSE * rows + i] & !w & valid(i));
+                changed |= l != s[LOST * rows + i];
+                s[LOST * rows + i] = l;
+            }
+        }
+        changed
+    }
+}
