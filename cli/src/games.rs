@@ -1,16 +1,14 @@
-//! `export` (the dataset of optimal moves), written once for every game,
-//! and the tic-tac-toe tables' `stats`.
+//! `export` (the dataset of optimal moves), written once for every game.
 
 use crate::command::{CommandResult, Failure};
 use crate::location::{self, TablesVisitor};
-use crate::output::{json, line};
+
 use clap::Args;
 use foxbase_core::game::GameKind;
-use foxbase_core::notation::count;
 use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tictactoe::{format_ttt, obvious, ttt_moves, TicTacToe, TttPosition};
 use foxbase_core::tier::TierGame;
-use foxbase_core::{Outcome, Value};
+use foxbase_core::Outcome;
 use foxbase_tables::engine::preference;
 use foxbase_tables::manifest::Manifest;
 use foxbase_tables::reader::PositionOf;
@@ -29,59 +27,6 @@ pub fn game_of(dir: &Path) -> Result<GameKind, Failure> {
 /// The tic-tac-toe tablebase in `dir`.
 pub fn open_ttt(dir: &Path) -> Result<TierTables<TicTacToe>, Failure> {
     TierTables::open(TicTacToe, dir).map_err(Failure::bad_input)
-}
-
-/// `foxbase stats` on a tic-tac-toe tablebase: slots by marks and side to
-/// move, and the longest win.
-pub fn ttt_stats(dir: &Path, json_out: bool) -> CommandResult {
-    let t = open_ttt(dir)?;
-    let mut rows = Vec::new();
-    let mut longest: Option<(u32, TttPosition)> = None;
-    for tier in 0..=9u8 {
-        let index = TicTacToe.tier_index(tier);
-        let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
-        let mut failure = None;
-        TicTacToe.for_each_slot(&index, 0..TicTacToe.tier_size(&index), |_, p| {
-            let Some(p) = p else { return };
-            match Tablebase::outcome(&t, &p) {
-                Ok(o) => {
-                    match o.value {
-                        Value::Win => w += 1,
-                        Value::Draw => d += 1,
-                        Value::Loss => l += 1,
-                    }
-                    if o.value == Value::Win && o.plies.is_some_and(|n| longest.is_none_or(|(b, _)| n > b)) {
-                        longest = Some((o.plies.unwrap(), p));
-                    }
-                }
-                Err(e) => failure = Some(e),
-            }
-        });
-        if let Some(e) = failure {
-            return Err(Failure::failed(e));
-        }
-        let side = if tier % 2 == 0 { "x" } else { "o" };
-        rows.push((tier, side, w, d, l));
-    }
-    if json_out {
-        let material: Vec<_> = rows
-            .iter()
-            .map(|(m, s, w, d, l)| json!({"marks": m, "side": s, "wins": w, "draws": d, "losses": l}))
-            .collect();
-        let longest = longest.map(|(p, pos)| json!({"plies": p, "position": format_ttt(&pos)}));
-        return json(&json!({"by_material": material, "longest_win": longest}));
-    }
-    line(format_args!(
-        "table slots by marks (one per symmetry class; unused slots left out), values for the side to move:"
-    ))?;
-    line(format_args!("{:>5} {:>4} {:>6} {:>6} {:>6}", "marks", "side", "wins", "draws", "losses"))?;
-    for (m, s, w, d, l) in rows {
-        line(format_args!("{m:>5} {s:>4} {w:>6} {d:>6} {l:>6}"))?;
-    }
-    match longest {
-        Some((p, pos)) => line(format_args!("longest win: {}, e.g. {}", count(p, "ply", "plies"), format_ttt(&pos))),
-        None => line(format_args!("longest win: no plies in these tables")),
-    }
 }
 
 #[derive(Args)]

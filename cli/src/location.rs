@@ -44,7 +44,7 @@ pub fn open_tables(flag: &str, arg: &str) -> Result<TableDir, Failure> {
 
 /// Code generic over the tablebase a command reads, run by [`with_tables`].
 pub trait TablesVisitor {
-    fn visit<T: Tablebase>(self, tables: T) -> CommandResult;
+    fn visit<T: Tablebase + 'static>(self, tables: T) -> CommandResult;
 }
 
 /// Opens the tablebase at `arg` (a directory or a bucket) with the reader
@@ -81,19 +81,6 @@ pub fn open_location(flag: &str, arg: &str) -> Result<Box<dyn Location>, Failure
             Ok(Box::new(b))
         }
     }
-}
-
-/// The game of the tablebase at `arg` (from its manifest).
-pub fn game_of(flag: &str, arg: &str) -> Result<GameKind, Failure> {
-    let location: Box<dyn Location> = match parse(flag, arg)? {
-        StoreUrl::Dir(dir) => Box::new(foxbase_tables::source::DirLocation::new(&dir)),
-        StoreUrl::Bucket { bucket: b, prefix } => {
-            let b = bucket(flag, &b, &prefix)?;
-            require_manifest(flag, &b)?;
-            Box::new(b)
-        }
-    };
-    game_in(flag, location.as_ref())
 }
 
 /// The game of the tablebase at `location`, from its tier index's summary

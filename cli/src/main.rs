@@ -2,15 +2,14 @@
 //! to the command modules, one per group, each owning its commands'
 //! argument structs and running them: [`rules`] (show, moves, play, perft,
 //! probe-ref), [`solve`], [`tables`] (probe, verify, publish, survey,
-//! stats, serve), [`perfect`] (versus, puzzles), [`games`] (tic-tac-toe's
-//! tables, and export), [`strategy`] (check-strategy), [`baghchal`]
-//! (Bagh-Chal's tables) and [`cluster`]
+//! stats, serve), [`tier_stats`] (stats of the games read through the tier
+//! contract), [`perfect`] (versus, puzzles), [`games`] (export),
+//! [`strategy`] (check-strategy) and [`cluster`]
 //! (coordinator, worker, status). [`output`] is where text, JSON and
 //! progress reach the terminal; [`serve`] and [`views`] are the board in a
 //! browser and the JSON views it shares with the commands; [`command`] is
 //! what every command returns.
 
-mod baghchal;
 mod cluster;
 mod command;
 mod games;
@@ -22,6 +21,7 @@ mod serve;
 mod solve;
 mod strategy;
 mod tables;
+mod tier_stats;
 mod views;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};

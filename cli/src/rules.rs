@@ -160,12 +160,9 @@ impl AnyRules {
     /// `{"goats", "capture_target"}` or `{}`.
     pub fn switches_json(&self) -> Json {
         match self {
-            AnyRules::Fox(r) => json!({"geometry": r.geometry().name(), "pen_target": r.pen_target,
-                "sheep_floor": r.sheep_floor, "floor_winner": foxbase_core::variant::floor_winner_name(r.floor_winner)}),
-            AnyRules::BaghChal(r) => {
-                json!({"goats": r.variant().goats(), "capture_target": r.variant().capture_target()})
-            }
-            AnyRules::TicTacToe(_) => json!({}),
+            AnyRules::Fox(r) => r.rule_switches(),
+            AnyRules::BaghChal(r) => r.rule_switches(),
+            AnyRules::TicTacToe(r) => r.rule_switches(),
         }
     }
 

@@ -1,12 +1,13 @@
-//! `foxbase serve`: a tablebase explorer in the browser. A JSON API over
-//! the same views as the command line ([`crate::views`]) and the engine of
-//! `foxbase versus`, and one page (`board/`, embedded in the binary) that
-//! draws the board and calls it.
+//! `foxbase serve`: a tablebase explorer in the browser, for every game. A
+//! JSON API over the same views as the command line ([`crate::views`]) and
+//! the engine of `foxbase versus`, written once over [`Tablebase`], and one
+//! page (`board/`, embedded in the binary) that draws any game's board from
+//! its shape ([`foxbase_core::play::BoardShape`]) and calls it.
 //!
 //! | request | answer |
 //! | --- | --- |
 //! | `GET /` | the page (`/board.js`, `/board.css` beside it) |
-//! | `GET /api/variant` | the variant, the board's points, lines and pen, the tables' layout |
+//! | `GET /api/variant` | the game, its variant, sides and start, the board's points, lines and region, the tables' layout ([`variant_json`]) |
 //! | `GET /api/probe?position=P` | what `foxbase probe --json` prints |
 //! | `GET /api/moves?position=P` | what `foxbase moves --json` prints (any position) |
 //! | `GET /api/engine?position=P&seed=S` | the engine's move, its outcome and the position after it (no move when the game is over) |
@@ -21,12 +22,12 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use foxbase_core::notation::{format_position, parse_position};
-use foxbase_core::rules::Rules;
-use foxbase_core::Position;
+use foxbase_core::play::{Playable, WithRules};
+use foxbase_core::tier::TierGame;
 use foxbase_tables::engine::engine_move;
 use foxbase_tables::probe::probe;
-use foxbase_tables::TableDir;
+use foxbase_tables::reader::PositionOf;
+use foxbase_tables::Tablebase;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -39,10 +40,11 @@ const PAGE: &str = include_str!("board/index.html");
 const SCRIPT: &str = include_str!("board/board.js");
 const STYLE: &str = include_str!("board/board.css");
 
-struct Explorer {
-    tables: TableDir,
-    rules: Rules,
+struct Explorer<T> {
+    tables: T,
     variant: Value,
+    /// The start as a query parameter, for messages.
+    example: String,
 }
 
 /// A failed request: its status and message, sent as `{"error": message}`.
@@ -91,12 +93,11 @@ fn params(raw: Option<String>, allowed: &[&str]) -> Result<HashMap<String, Strin
     Ok(out)
 }
 
-/// The `position` parameter, parsed.
-fn position(p: &HashMap<String, String>) -> Result<Position, ApiError> {
-    let text = p.get("position").ok_or_else(|| {
-        bad("missing parameter 'position' (e.g. ?position=F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS%20f)")
-    })?;
-    parse_position(text).map_err(|e| bad(format!("bad position '{text}': {e}")))
+/// The `position` parameter, parsed by the game's rules.
+fn position<T: Tablebase>(x: &Explorer<T>, p: &HashMap<String, String>) -> Result<PositionOf<T>, ApiError> {
+    let text =
+        p.get("position").ok_or_else(|| bad(format!("missing parameter 'position' (e.g. ?position={})", x.example)))?;
+    x.tables.game().rules().parse_position(text).map_err(|e| bad(format!("bad position '{text}': {e}")))
 }
 
 /// Runs a table read off the async threads.
@@ -106,47 +107,56 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + S
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, format!("the request failed: {e}")))?
 }
 
-async fn variant_api(State(x): State<Arc<Explorer>>) -> Json<Value> {
-    let mut v = x.variant.clone();
-    v["layout"] = json!(x.tables.layout().name());
-    v["plies"] = json!(x.tables.has_plies());
-    Json(v)
+async fn variant_api<T: Tablebase + 'static>(State(x): State<Arc<Explorer<T>>>) -> Json<Value> {
+    Json(x.variant.clone())
 }
 
-async fn probe_api(State(x): State<Arc<Explorer>>, RawQuery(q): RawQuery) -> Result<Json<Value>, ApiError> {
-    let pos = position(&params(q, &["position"])?)?;
+async fn probe_api<T: Tablebase + 'static>(
+    State(x): State<Arc<Explorer<T>>>,
+    RawQuery(q): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let pos = position(&x, &params(q, &["position"])?)?;
     blocking(move || {
-        let view = probe_json(&x.rules, &probe(&x.tables, &pos)?);
-        Ok(Json(with_bound(view, x.tables.game.variant.bound())))
+        let view = probe_json(x.tables.game().rules(), &probe(&x.tables, &pos)?);
+        Ok(Json(with_bound(view, x.tables.bound())))
     })
     .await
 }
 
-async fn moves_api(State(x): State<Arc<Explorer>>, RawQuery(q): RawQuery) -> Result<Json<Value>, ApiError> {
-    let pos = position(&params(q, &["position"])?)?;
-    let mut view = moves_json(&x.rules, &pos);
-    view["rules"] = crate::rules::AnyRules::Fox(x.rules).switches_json();
+async fn moves_api<T: Tablebase + 'static>(
+    State(x): State<Arc<Explorer<T>>>,
+    RawQuery(q): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let pos = position(&x, &params(q, &["position"])?)?;
+    let rules = x.tables.game().rules();
+    let mut view = moves_json(rules, &pos);
+    view["rules"] = rules.rule_switches();
     Ok(Json(view))
 }
 
-async fn engine_api(State(x): State<Arc<Explorer>>, RawQuery(q): RawQuery) -> Result<Json<Value>, ApiError> {
+async fn engine_api<T: Tablebase + 'static>(
+    State(x): State<Arc<Explorer<T>>>,
+    RawQuery(q): RawQuery,
+) -> Result<Json<Value>, ApiError> {
     let p = params(q, &["position", "seed"])?;
-    let pos = position(&p)?;
+    let pos = position(&x, &p)?;
     let seed = match p.get("seed") {
         None => 0,
         Some(s) => s.parse::<u64>().map_err(|_| bad(format!("bad seed '{s}': a number from 0 to 2^64-1")))?,
     };
     blocking(move || {
+        let rules = x.tables.game().rules();
+        let position = rules.format_position(&pos);
         let answer = match engine_move(&x.tables, &pos, seed)? {
             // The game is over: no move, and the position's value as /api/probe gives it.
             None => {
                 let over = x.tables.outcome(&pos)?;
-                json!({"position": format_position(&pos), "move": null, "value": over.value.name(),
+                json!({"position": position, "move": null, "value": over.value.name(),
                     "plies": over.plies, "next": null})
             }
-            Some(c) => json!({"position": format_position(&pos), "move": c.mv.to_string(),
+            Some(c) => json!({"position": position, "move": c.mv.to_string(),
                 "value": c.outcome.value.name(), "plies": c.outcome.plies,
-                "next": format_position(&x.rules.play(&pos, c.mv))}),
+                "next": rules.format_position(&rules.play(&pos, c.mv))}),
         };
         Ok(Json(answer))
     })
@@ -161,25 +171,26 @@ async fn not_found() -> ApiError {
     ApiError(StatusCode::NOT_FOUND, "no such page: the board is at /, the API under /api/".into())
 }
 
-/// The explorer's routes over `tables`.
-pub fn router(tables: TableDir) -> Router {
-    let variant = variant_json(&tables.game.variant);
-    let explorer = Arc::new(Explorer { rules: tables.game.variant.rules(), variant, tables });
+/// The explorer's routes over `tables`, of any game.
+pub fn router<T: Tablebase + 'static>(tables: T) -> Router {
+    let variant = variant_json(&tables);
+    let start = tables.game().rules().format_position(&tables.game().initial_position());
+    let explorer = Arc::new(Explorer { example: start.replace(' ', "%20"), variant, tables });
     Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", PAGE) }))
         .route("/board.js", get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }))
         .route("/board.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
-        .route("/api/variant", get(variant_api))
-        .route("/api/probe", get(probe_api))
-        .route("/api/moves", get(moves_api))
-        .route("/api/engine", get(engine_api))
+        .route("/api/variant", get(variant_api::<T>))
+        .route("/api/probe", get(probe_api::<T>))
+        .route("/api/moves", get(moves_api::<T>))
+        .route("/api/engine", get(engine_api::<T>))
         .fallback(not_found)
         .with_state(explorer)
 }
 
 /// Serves the explorer on `listen` until the process is stopped; `log`
 /// gets `serving http://ADDR/` once it listens.
-pub fn serve(tables: TableDir, listen: SocketAddr, log: &dyn Fn(&str)) -> std::io::Result<()> {
+pub fn serve<T: Tablebase + 'static>(tables: T, listen: SocketAddr, log: &dyn Fn(&str)) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen).await?;

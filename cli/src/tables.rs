@@ -15,7 +15,12 @@ use foxbase_core::variant::Bound;
 use foxbase_core::{Outcome, Point, Side, Value};
 use foxbase_objstore::StoreUrl;
 use foxbase_tables::probe::probe;
+use foxbase_tables::seal::SealRun;
+use foxbase_tables::tiered::TierTables;
+use foxbase_tables::verify::{OnTier, Problem, Verified};
 use foxbase_tables::{TableDir, Tablebase};
+use foxbase_worker::games::{with_game, GameVisitor};
+use foxbase_worker::kernel::SolveTier;
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -170,13 +175,20 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
         .as_ref()
         .filter(|_| game == Some(GameKind::Fox))
         .and_then(|m| foxbase_core::Variant::from_json(&m.variant).ok());
-    let result = match game {
-        Some(GameKind::BaghChal) => crate::baghchal::verify(&dir, &on_tier),
-        Some(GameKind::TicTacToe) => {
-            let format = foxbase_core::tictactoe::format_ttt;
-            foxbase_tables::verify::verify_game(foxbase_core::tictactoe::TicTacToe, &dir, &on_tier, &format)
+    let result = match (game, &manifest) {
+        (Some(kind), Some(manifest)) if kind != GameKind::Fox => {
+            struct Verify<'a>(&'a std::path::Path, OnTier<'a>);
+            impl GameVisitor for Verify<'_> {
+                type Output = Result<Verified, Problem>;
+                fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> Self::Output {
+                    foxbase_tables::verify::verify_game(game, self.0, self.1)
+                }
+            }
+            with_game(kind, &manifest.variant, Verify(&dir, &on_tier)).unwrap_or_else(|e| {
+                Err(Problem { file: Some("manifest.json".into()), block: None, position: None, message: e.to_string() })
+            })
         }
-        Some(GameKind::Fox) | None => foxbase_tables::verify::verify_with(&dir, &on_tier, check),
+        _ => foxbase_tables::verify::verify_with(&dir, &on_tier, check),
     };
     bar.finish();
     match result {
@@ -307,10 +319,19 @@ pub struct StatsArgs {
 
 /// `foxbase stats`: counts of the whole tablebase (see `foxbase_tables::stats`).
 pub fn stats(args: StatsArgs) -> CommandResult {
-    match crate::games::game_of(&args.tables)? {
-        GameKind::TicTacToe => return crate::games::ttt_stats(&args.tables, args.json),
-        GameKind::BaghChal => return crate::baghchal::stats(&args.tables, args.json),
-        GameKind::Fox => {}
+    let kind = crate::games::game_of(&args.tables)?;
+    if kind != GameKind::Fox {
+        // The games read through the tier contract: one stats for all of them.
+        let manifest = foxbase_tables::manifest::Manifest::read(&args.tables).map_err(Failure::bad_input)?;
+        struct Stats<'a>(&'a std::path::Path, bool);
+        impl GameVisitor for Stats<'_> {
+            type Output = CommandResult;
+            fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> CommandResult {
+                let tables = TierTables::open(game, self.0).map_err(Failure::bad_input)?;
+                crate::tier_stats::tier_stats(&tables, self.1)
+            }
+        }
+        return with_game(kind, &manifest.variant, Stats(&args.tables, args.json)).map_err(Failure::bad_input)?;
     }
     let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
     let location = foxbase_tables::source::DirLocation::new(&args.tables);
@@ -378,13 +399,14 @@ pub struct ServeArgs {
     listen: std::net::SocketAddr,
 }
 
-/// `foxbase serve`: the board in a browser ([`crate::serve`]).
+/// `foxbase serve`: the board in a browser ([`crate::serve`]), for the tables of any game.
 pub fn serve(args: ServeArgs) -> CommandResult {
-    if location::game_of("--tables", &args.tables)? != GameKind::Fox {
-        return Err(Failure::bad_input(format!("--tables {}: the board shows Fox Game tables only", args.tables)));
+    struct Serving(std::net::SocketAddr);
+    impl TablesVisitor for Serving {
+        fn visit<T: Tablebase + 'static>(self, tables: T) -> CommandResult {
+            let log = |l: &str| eprintln!("foxbase serve: {l}");
+            crate::serve::serve(tables, self.0, &log).map_err(|e| Failure::failed(format!("--listen {}: {e}", self.0)))
+        }
     }
-    let tables = location::open_tables("--tables", &args.tables)?;
-    let log = |l: &str| eprintln!("foxbase serve: {l}");
-    crate::serve::serve(tables, args.listen, &log)
-        .map_err(|e| Failure::failed(format!("--listen {}: {e}", args.listen)))
+    location::with_tables("--tables", &args.tables, Serving(args.listen))
 }

@@ -1,14 +1,12 @@
 //! The JSON objects that `foxbase ... --json` prints and `foxbase serve`
 //! answers with, written once for both.
 
-use foxbase_core::board::{Board, Point, PEN};
-use foxbase_core::game::GameKind;
-use foxbase_core::notation::format_position;
-use foxbase_core::play::{GameStatus, Playable};
+use foxbase_core::play::{BoardShape, GameStatus, Playable, WithRules};
+use foxbase_core::tier::TierGame;
 use foxbase_core::variant::floor_winner_name;
 use foxbase_core::variant::Bound;
-use foxbase_core::Variant;
 use foxbase_tables::probe::Probe;
+use foxbase_tables::Tablebase;
 use serde_json::{json, Value as Json};
 
 /// Whether the game is over, and who won and why: `{"over": false}` or
@@ -63,30 +61,57 @@ pub fn with_bound(mut view: Json, bound: Option<Bound>) -> Json {
     view
 }
 
-/// The variant with what a board drawing needs: the points (file `x` 1..7
-/// for a..g, rank `y` 1..7), the lines of its geometry, the pen.
-pub fn variant_json(variant: &Variant) -> Json {
-    let board = Board::get(variant.geometry);
-    let points: Vec<_> = Point::all().map(|p| json!({"name": p.to_string(), "x": p.x(), "y": p.y()})).collect();
-    let mut lines = Vec::new();
-    for a in Point::all() {
-        for b in Point::all() {
-            if a.index() < b.index() && board.is_line(a, b) {
-                lines.push(json!([a.to_string(), b.to_string()]));
-            }
-        }
+/// A board drawing's shape ([`BoardShape`]): `{"points": [{"name", "x",
+/// "y"}], "lines": [[a, b]], "cells", "counts": [{"key", "words"}], "region":
+/// NAME or null}`, and the region's points under its name (the Fox Game's `"pen"`).
+pub fn board_json(shape: &BoardShape) -> Json {
+    let points: Vec<_> = shape.points.iter().map(|p| json!({"name": p.name, "x": p.x, "y": p.y})).collect();
+    let counts: Vec<_> = shape.counts.iter().map(|c| json!({"key": c.key, "words": c.words})).collect();
+    let mut board = json!({"points": points, "lines": shape.lines, "cells": shape.cells, "counts": counts,
+        "region": shape.region.as_ref().map(|r| r.name)});
+    if let Some(region) = &shape.region {
+        board[region.name] = json!(region.points);
     }
-    let pen: Vec<_> = Point::iter(PEN).map(|p| p.to_string()).collect();
-    json!({
-        "game": GameKind::Fox.name(),
-        "geometry": variant.geometry.name(),
-        "pen_target": variant.pen_target,
-        "sheep_floor": variant.sheep_floor,
-        "floor_winner": floor_winner_name(variant.floor_winner),
-        "bound": variant.bound().as_ref().map(bound_json),
-        "foxes": variant.start.foxes().count_ones(),
-        "start": format_position(&variant.start),
-        "first_mover": variant.start.side().name(),
-        "board": {"points": points, "lines": lines, "pen": pen},
-    })
+    board
+}
+
+/// What the board page needs of a tablebase (`foxbase serve`'s
+/// `/api/variant`): the game (`"game"`, `"title"`), the start and its first
+/// mover, the two sides with their pieces' letters (`"sides"`), the board
+/// ([`board_json`]), the variant in words (`"words"`), the tables' layout,
+/// plies and bound, and the variant's own fields ([`WithRules::variant_fields`]:
+/// the Fox Game's geometry, pen target, sheep floor and foxes, Bagh-Chal's
+/// goats and capture target).
+pub fn variant_json<T: Tablebase>(tables: &T) -> Json {
+    let game = tables.game();
+    let rules = game.rules();
+    let start = game.initial_position();
+    let shape = rules.board_shape();
+    let sides: Vec<_> = shape
+        .sides
+        .iter()
+        .map(|s| {
+            json!({"name": s.player.name, "team": s.player.team, "plural": s.player.plural, "one": s.one,
+                "piece": s.piece.to_string(), "letter": s.letter.to_string()})
+        })
+        .collect();
+    let mut v = game.variant_fields();
+    if !v.is_object() {
+        v = json!({});
+    }
+    for (key, value) in [
+        ("game", json!(game.game_kind().name())),
+        ("title", json!(game.game_kind().title())),
+        ("start", json!(rules.format_position(&start))),
+        ("first_mover", json!(rules.to_move(&start).name)),
+        ("sides", json!(sides)),
+        ("board", board_json(&shape)),
+        ("words", json!(game.variant_words())),
+        ("layout", json!(tables.layout().name())),
+        ("plies", json!(tables.has_plies())),
+        ("bound", tables.bound().as_ref().map_or(Json::Null, bound_json)),
+    ] {
+        v[key] = value;
+    }
+    v
 }

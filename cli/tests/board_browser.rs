@@ -4,9 +4,15 @@
 //! own chromedriver and `foxbase serve` over tables of a small variant
 //! solved once per test binary, and checks the page against the JSON API:
 //! the board, the move list, clicks, the engine, errors, a phone-sized
-//! screen, undo and redo. Screenshots go to `target/board-screenshots/`.
+//! screen, undo and redo; for the Fox Game, Bagh-Chal (placing a goat, a
+//! tiger's capture, the tigers' win) and tic-tac-toe (placing marks, a win
+//! against the engine, the engine's draw against itself), all on the same
+//! page. Screenshots go to `target/board-screenshots/`.
 
+use foxbase_core::baghchal as bc;
+use foxbase_core::game::GameKind;
 use foxbase_core::notation::parse_position;
+use foxbase_core::tictactoe::{parse_ttt, square_name};
 use foxbase_core::Point;
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
@@ -46,12 +52,13 @@ fn scratch() -> PathBuf {
     dir
 }
 
-/// Tables of the test variant, solved with the binary once per test binary.
-/// Tables left by earlier runs (whose process is gone) are removed.
-fn tables() -> &'static Path {
-    static TABLES: OnceLock<PathBuf> = OnceLock::new();
-    TABLES.get_or_init(|| {
-        let root = scratch();
+/// Tables solved with the binary (`foxbase solve ARGS --out DIR`) into
+/// `tables-PID-TAG`. The first call removes tables left by earlier runs
+/// (whose process is gone).
+fn solve(tag: &str, args: &[&str]) -> PathBuf {
+    static CLEANED: OnceLock<()> = OnceLock::new();
+    let root = scratch();
+    CLEANED.get_or_init(|| {
         for entry in std::fs::read_dir(&root).unwrap().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             let pid = name.strip_prefix("tables-").or_else(|| name.strip_prefix("profile-"));
@@ -61,15 +68,42 @@ fn tables() -> &'static Path {
                 }
             }
         }
-        let dir = root.join(format!("tables-{}", std::process::id()));
-        let out = Command::new(env!("CARGO_BIN_EXE_foxbase"))
-            .args(["solve", "--start", START, "--pen-target", K, "--threads", "1", "--out"])
-            .arg(&dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "foxbase solve failed: {}", String::from_utf8_lossy(&out.stderr));
-        dir
+    });
+    let dir = root.join(format!("tables-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_foxbase")).arg("solve").args(args).arg("--out").arg(&dir).output().unwrap();
+    assert!(out.status.success(), "foxbase solve failed: {}", String::from_utf8_lossy(&out.stderr));
+    dir
+}
+
+/// Tables of the test variant, solved once per test binary.
+fn tables() -> &'static Path {
+    static TABLES: OnceLock<PathBuf> = OnceLock::new();
+    TABLES.get_or_init(|| solve("fox", &["--start", START, "--pen-target", K, "--threads", "1"]))
+}
+
+/// Bagh-Chal with 2 goats, capture target 2, solved once per test binary.
+fn baghchal_tables() -> &'static Path {
+    static TABLES: OnceLock<PathBuf> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        solve("baghchal", &["--game", "baghchal", "--goats", "2", "--capture-target", "2", "--threads", "1"])
     })
+}
+
+/// Tic-tac-toe, solved once per test binary.
+fn tictactoe_tables() -> &'static Path {
+    static TABLES: OnceLock<PathBuf> = OnceLock::new();
+    TABLES.get_or_init(|| solve("tictactoe", &["--game", "tictactoe"]))
+}
+
+/// The tables of `game`'s test variant.
+fn tables_of(game: GameKind) -> &'static Path {
+    match game {
+        GameKind::Fox => tables(),
+        GameKind::BaghChal => baghchal_tables(),
+        GameKind::TicTacToe => tictactoe_tables(),
+    }
 }
 
 /// Browser tests run one at a time: Chromium is heavy for a 2-core machine.
@@ -129,17 +163,18 @@ impl Drop for Profile {
     }
 }
 
-/// `foxbase serve` over the test tables on a free loopback port.
+/// `foxbase serve` over the test tables of a game on a free loopback port.
 struct Server {
     _child: Killed,
     base: String,
+    game: GameKind,
 }
 
 impl Server {
-    fn start() -> Server {
+    fn start(game: GameKind) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_foxbase"))
             .args(["serve", "--listen", "127.0.0.1:0", "--tables"])
-            .arg(tables())
+            .arg(tables_of(game))
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -160,7 +195,7 @@ impl Server {
                 Ok(line) => {
                     if let Some(rest) = line.strip_prefix("foxbase serve: serving http://") {
                         let addr = rest.trim_end_matches('/').to_string();
-                        return Server { _child: child, base: format!("http://{addr}") };
+                        return Server { _child: child, base: format!("http://{addr}"), game };
                     }
                     seen.push(line);
                 }
@@ -301,21 +336,29 @@ struct Browser {
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 impl Browser {
-    /// A desktop-sized window (1100×900).
+    /// A desktop-sized window (1100×900) on the Fox Game's tables.
     fn desktop() -> (MutexGuard<'static, ()>, Browser) {
-        Browser::open(None)
+        Browser::open(GameKind::Fox, None)
+    }
+
+    /// A desktop-sized window on the tables of `game`.
+    fn desktop_of(game: GameKind) -> (MutexGuard<'static, ()>, Browser) {
+        Browser::open(game, None)
     }
 
     /// A phone: Chromium's mobile emulation at 390×844, 3 device pixels per CSS pixel.
     fn phone() -> (MutexGuard<'static, ()>, Browser) {
-        Browser::open(Some(
-            json!({"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0, "mobile": true, "touch": true}}),
-        ))
+        Browser::open(
+            GameKind::Fox,
+            Some(
+                json!({"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0, "mobile": true, "touch": true}}),
+            ),
+        )
     }
 
-    fn open(mobile: Option<Json>) -> (MutexGuard<'static, ()>, Browser) {
+    fn open(game: GameKind, mobile: Option<Json>) -> (MutexGuard<'static, ()>, Browser) {
         let lock = one_at_a_time();
-        let server = Server::start();
+        let server = Server::start(game);
         let driver = Driver::start();
         static N: AtomicU32 = AtomicU32::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
@@ -521,7 +564,9 @@ return {
   redo_disabled: q('redo').disabled,
   selected: [...document.querySelectorAll('[data-square].selected')].map(e => e.dataset.square),
   targets: [...document.querySelectorAll('[data-square].target')].map(e => e.dataset.square),
+  drops: [...document.querySelectorAll('[data-square].drop')].map(e => e.dataset.square),
   notice: q('notice').hidden ? '' : q('notice').textContent,
+  counts: q('counts').hidden ? '' : q('counts').textContent,
 };
 "#;
 
@@ -551,7 +596,11 @@ struct Page {
     redo_disabled: bool,
     selected: Vec<String>,
     targets: Vec<String>,
+    /// Points where a piece may be placed.
+    drops: Vec<String>,
     notice: String,
+    /// The numbers after the side to move, in words ("" when hidden).
+    counts: String,
 }
 
 impl From<&Json> for Page {
@@ -583,7 +632,9 @@ impl From<&Json> for Page {
             redo_disabled: b("redo_disabled"),
             selected: strings(&v["selected"]),
             targets: strings(&v["targets"]),
+            drops: strings(&v["drops"]),
             notice: s("notice"),
+            counts: s("counts"),
         }
     }
 }
@@ -627,6 +678,49 @@ fn pieces(position: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The piece on every point of a Bagh-Chal position of 2 goats, by the project's own parser.
+fn baghchal_pieces(position: &str) -> BTreeMap<String, String> {
+    let pos = bc::parse_position_with_goats(position, 2).unwrap();
+    bc::Point::all()
+        .map(|p| {
+            let piece = if pos.tigers() & p.bit() != 0 {
+                "tiger"
+            } else if pos.goats() & p.bit() != 0 {
+                "goat"
+            } else {
+                "empty"
+            };
+            (p.to_string(), piece.to_string())
+        })
+        .collect()
+}
+
+/// The mark on every square of a tic-tac-toe position, by the project's own parser.
+fn tictactoe_pieces(position: &str) -> BTreeMap<String, String> {
+    let pos = parse_ttt(position).unwrap();
+    (0..9u8)
+        .map(|c| {
+            let mark = if pos.x & (1 << c) != 0 {
+                "x"
+            } else if pos.o & (1 << c) != 0 {
+                "o"
+            } else {
+                "empty"
+            };
+            (square_name(c), mark.to_string())
+        })
+        .collect()
+}
+
+/// The pieces of a position of `game`'s test variant.
+fn pieces_of(game: GameKind, position: &str) -> BTreeMap<String, String> {
+    match game {
+        GameKind::Fox => pieces(position),
+        GameKind::BaghChal => baghchal_pieces(position),
+        GameKind::TicTacToe => tictactoe_pieces(position),
+    }
+}
+
 /// /api/probe's moves as (move, value, plies or ""), sorted.
 fn probe_moves(probe: &Json) -> Vec<(String, String, String)> {
     let mut m: Vec<_> = probe["moves"]
@@ -656,7 +750,7 @@ fn after(server: &Server, position: &str, mv: &str) -> String {
 /// the move list and the value as /api/probe gives them, no error.
 fn assert_shows(page: &Page, server: &Server, position: &str) {
     assert_eq!(page.position, position);
-    assert_eq!(page.pieces(), pieces(position), "the board of {position}");
+    assert_eq!(page.pieces(), pieces_of(server.game, position), "the board of {position}");
     assert_eq!(page.url_position(), position, "the URL {}", page.search);
     assert_eq!(page.input, position, "the notation box");
     let probe = server.ok("probe", position);
@@ -996,4 +1090,247 @@ fn undo_and_redo() {
     let page = b.showing(&after(&b.server, &one, &other));
     assert_eq!(page.history_moves(), ["d6xb4", other.as_str()]);
     assert!(page.redo_disabled);
+}
+
+// ---- Bagh-Chal and tic-tac-toe on the same page ------------------------------
+
+/// Bagh-Chal, 2 goats, capture target 2: the goats to move, both still to place.
+const BC_START: &str = "T...T/...../...../...../T...T g 2 0";
+/// Tigers to move, one goat on b2 and one to place: the tiger on a1 captures it by a1xc3.
+const BC_JUMP: &str = "T...T/...../...../.G.../T...T t 1 0";
+/// Tigers to move, one goat captured: a1xc3 captures the second and wins.
+const BC_LAST: &str = ".T..T/...../...../.G.../T...T t 0 1";
+const TTT_START: &str = ".../.../... x";
+/// X to move wins in 5 plies (X on a3, O on b3).
+const TTT_X_WINS: &str = "XO./.../... x";
+
+/// The engine's choices in the page's select: (value, text).
+fn engine_options(b: &Browser) -> Json {
+    b.script(
+        "return [...document.querySelectorAll('[data-role=\"engine\"] option')].map(o => [o.value, o.textContent])",
+    )
+}
+
+/// The page's title and heading.
+fn titles(b: &Browser) -> Json {
+    b.script("return [document.title, document.querySelector('[data-role=\"title\"]').textContent]")
+}
+
+/// The Bagh-Chal board: 25 points with their 56 lines, the tigers and goats
+/// drawn as such, the goats to place and captured, the words of the side to
+/// move and of the value, the engine's sides, the title.
+#[test]
+fn baghchal_page_shows_the_board_and_the_goats_to_place() {
+    let (_lock, b) = Browser::desktop_of(GameKind::BaghChal);
+    let page = b.goto(&b.server.page(None, ""));
+    assert_eq!(page.squares.len(), 25);
+    assert_shows(&page, &b.server, BC_START);
+    let probe = b.server.ok("probe", BC_START);
+    assert_eq!(page.side, "Goats to move");
+    assert_eq!(page.value, format!("loss — the tigers win in {} plies", probe["plies"]));
+    assert_eq!(page.counts, "goats to place: 2 · goats captured: 0");
+    let keys = b.script("return [...document.querySelectorAll('[data-count]')].map(e => e.dataset.count)");
+    assert_eq!(keys, json!(["to_place", "captured"]));
+    // Both goats go on the board by placing: every empty point takes one.
+    let mut drops = page.drops.clone();
+    drops.sort();
+    let mut empty: Vec<String> = page.pieces().into_iter().filter(|(_, p)| p == "empty").map(|(s, _)| s).collect();
+    empty.sort();
+    assert_eq!((drops.len(), &drops), (21, &empty));
+    let lines = b.script("return document.querySelectorAll('[data-role=\"board\"] .lines line').length");
+    assert_eq!(lines, json!(56));
+    let drawn = b.script(
+        "return [...document.querySelectorAll('[data-square]')].filter(e => e.dataset.piece !== 'empty')
+           .map(e => [e.dataset.square, e.querySelector('use').getAttribute('href')])",
+    );
+    assert_eq!(
+        drawn,
+        json!([["a1", "#piece-tiger"], ["e1", "#piece-tiger"], ["a5", "#piece-tiger"], ["e5", "#piece-tiger"]])
+    );
+    assert_eq!(
+        engine_options(&b),
+        json!([["none", "nobody"], ["goat", "the goats"], ["tiger", "the tigers"], ["both", "both sides"]])
+    );
+    assert_eq!(titles(&b), json!(["foxbase: Bagh-Chal board", "Bagh-Chal with perfect play"]));
+    assert_eq!(b.script("return document.body.dataset.game"), json!("baghchal"));
+    b.screenshot("baghchal-start");
+}
+
+/// A goat placed by a click on an empty point, a tiger's step by clicking
+/// it and its target, then a capture by clicks: the tiger's targets mark
+/// the capture, the goat leaves the board and the captured count goes up.
+#[test]
+fn baghchal_clicks_place_a_goat_and_capture_one() {
+    let (_lock, b) = Browser::desktop_of(GameKind::BaghChal);
+    b.goto(&b.server.page(Some(BC_START), ""));
+    b.click("[data-square=\"c3\"]");
+    let one = after(&b.server, BC_START, "c3");
+    assert_eq!(one, "T...T/...../..G../...../T...T t 1 0");
+    let page = b.showing(&one);
+    assert_shows(&page, &b.server, &one);
+    assert_eq!((page.history_moves(), page.side.as_str()), (vec!["c3".to_string()], "Tigers to move"));
+    assert_eq!(page.counts, "goats to place: 1 · goats captured: 0");
+    assert!(page.drops.is_empty(), "the tigers place nothing: {:?}", page.drops);
+    // A click on an empty point that is no move changes nothing.
+    b.click("[data-square=\"d4\"]");
+    assert_eq!(b.page().position, one);
+    // A tiger's step.
+    b.click("[data-square=\"a1\"]");
+    let page = b.page();
+    assert_eq!(page.selected, ["a1"]);
+    let mut targets = page.targets.clone();
+    targets.sort();
+    assert_eq!(targets, ["a2", "b1", "b2"]);
+    b.click("[data-square=\"b2\"]");
+    let two = after(&b.server, &one, "a1-b2");
+    let page = b.showing(&two);
+    assert_shows(&page, &b.server, &two);
+    assert_eq!(page.side, "Goats to move");
+    // A capture, from a position loaded by the URL.
+    let page = b.goto(&b.server.page(Some(BC_JUMP), ""));
+    assert_shows(&page, &b.server, BC_JUMP);
+    b.click("[data-square=\"a1\"]");
+    let page = b.page();
+    assert!(page.targets.contains(&"c3".to_string()), "{:?}", page.targets);
+    let captures =
+        b.script("return [...document.querySelectorAll('[data-square].target.capture')].map(e => e.dataset.square)");
+    assert_eq!(captures, json!(["c3"]));
+    b.screenshot("baghchal-capture");
+    b.click("[data-square=\"c3\"]");
+    let captured = after(&b.server, BC_JUMP, "a1xc3");
+    assert_eq!(captured, "T...T/...../..T../...../....T g 1 1");
+    let page = b.showing(&captured);
+    assert_shows(&page, &b.server, &captured);
+    assert_eq!((page.pieces()["b2"].as_str(), page.pieces()["c3"].as_str()), ("empty", "tiger"));
+    assert_eq!(page.counts, "goats to place: 1 · goats captured: 1");
+    assert_eq!(page.history_moves(), ["a1xc3"]);
+    let history = b.script("return [...document.querySelectorAll('[data-square].last')].map(e => e.dataset.square)");
+    assert_eq!(history, json!(["a1", "c3"]));
+}
+
+/// The tigers' second capture by clicks ends the game: the game-over note,
+/// the value in words, no moves. Then the engine plays both sides from the
+/// start: the tigers win as fast as they can and the goats lose as slowly,
+/// each move /api/engine's at its ply.
+#[test]
+fn baghchal_tigers_win_by_clicks_and_against_the_engine() {
+    let (_lock, b) = Browser::desktop_of(GameKind::BaghChal);
+    b.goto(&b.server.page(Some(BC_LAST), ""));
+    b.click("[data-square=\"a1\"]");
+    b.click("[data-square=\"c3\"]");
+    let over = after(&b.server, BC_LAST, "a1xc3");
+    let page = b.showing(&over);
+    assert_shows(&page, &b.server, &over);
+    assert_eq!(page.notice, "Game over: the tigers win.");
+    assert_eq!(page.value, "loss — game over: the tigers win (the tigers captured enough goats)");
+    assert_eq!(page.counts, "goats to place: 0 · goats captured: 2");
+    assert!(page.moves.is_empty() && page.drops.is_empty());
+    b.screenshot("baghchal-over");
+
+    let plies = b.server.ok("probe", BC_START)["plies"].as_u64().unwrap() as usize;
+    b.goto(&b.server.page(Some(BC_START), "&engine=both&delay=0"));
+    let page = b.wait_for("the engine's game to end", |p| !p.notice.is_empty() && !p.engine_pending);
+    assert_eq!(page.notice, "Game over: the tigers win.");
+    assert_eq!(page.history.len(), plies, "{:?}", page.history_moves());
+    let mut position = BC_START.to_string();
+    for (ply, mv) in page.history_moves().iter().enumerate() {
+        let seed = ply.to_string();
+        let (_, engine) = b.server.api("engine", &[("position", &position), ("seed", &seed)]);
+        assert_eq!(engine["move"].as_str(), Some(mv.as_str()), "ply {ply}");
+        position = engine["next"].as_str().unwrap().to_string();
+    }
+    assert_eq!(page.position, position);
+    assert_shows(&page, &b.server, &position);
+}
+
+/// Tic-tac-toe's 3x3 grid: marks placed by clicks on empty squares; an
+/// occupied square takes nothing; the words are X's and O's.
+#[test]
+fn tictactoe_clicks_place_marks() {
+    let (_lock, b) = Browser::desktop_of(GameKind::TicTacToe);
+    let page = b.goto(&b.server.page(None, ""));
+    assert_eq!(page.squares.len(), 9);
+    assert_shows(&page, &b.server, TTT_START);
+    assert_eq!((page.side.as_str(), page.value.as_str(), page.counts.as_str()), ("X to move", "draw", ""));
+    assert_eq!(page.drops.len(), 9);
+    let grid = b.script(
+        "return [document.querySelectorAll('[data-role=\"board\"] .lines line').length,
+                 document.querySelectorAll('[data-role=\"board\"] .grid line').length]",
+    );
+    assert_eq!(grid, json!([0, 12]), "no lines to move along; the # of the grid");
+    assert_eq!(engine_options(&b), json!([["none", "nobody"], ["x", "X"], ["o", "O"], ["both", "both sides"]]));
+    assert_eq!(titles(&b), json!(["foxbase: tic-tac-toe board", "tic-tac-toe with perfect play"]));
+    b.click("[data-square=\"b2\"]");
+    let one = after(&b.server, TTT_START, "b2");
+    assert_eq!(one, ".../.X./... o");
+    let page = b.showing(&one);
+    assert_shows(&page, &b.server, &one);
+    assert_eq!((page.side.as_str(), page.pieces()["b2"].as_str()), ("O to move", "x"));
+    let drawn = b.script("return document.querySelector('[data-square=\"b2\"] use').getAttribute('href')");
+    assert_eq!(drawn, json!("#piece-x"));
+    // b2 is taken: a click there does nothing.
+    b.click("[data-square=\"b2\"]");
+    assert_eq!(b.page().position, one);
+    // O on an edge: X wins.
+    b.click("[data-square=\"a2\"]");
+    let two = after(&b.server, &one, "a2");
+    let page = b.showing(&two);
+    assert_shows(&page, &b.server, &two);
+    assert_eq!(page.pieces()["a2"], "o");
+    assert_eq!(page.history_moves(), ["b2", "a2"]);
+    assert_eq!((page.side.as_str(), page.value.as_str()), ("X to move", "win — X wins in 5 plies"));
+    b.screenshot("tictactoe");
+}
+
+/// X wins against the engine playing O: each X move the fastest win,
+/// clicked on the board, each O move /api/engine's, until X's line: "X wins".
+#[test]
+fn tictactoe_x_wins_against_the_engine() {
+    let (_lock, b) = Browser::desktop_of(GameKind::TicTacToe);
+    let page = b.goto(&b.server.page(Some(TTT_X_WINS), "&engine=o&delay=0"));
+    assert_shows(&page, &b.server, TTT_X_WINS);
+    assert_eq!(page.value, "win — X wins in 5 plies");
+    let mut position = TTT_X_WINS.to_string();
+    let mut played = Vec::new();
+    loop {
+        assert!(played.len() < 5, "X should have won in 5 plies: {played:?}");
+        let probe = b.server.ok("probe", &position);
+        let best = probe["moves"][0]["move"].as_str().unwrap().to_string();
+        assert_eq!(probe["moves"][0]["value"], "win");
+        b.click(&format!("[data-square=\"{best}\"]"));
+        played.push(best.clone());
+        let mine = after(&b.server, &position, &best);
+        if b.server.ok("moves", &mine)["status"]["over"] == json!(true) {
+            let page = b.showing(&mine);
+            assert_eq!(page.notice, "Game over: X wins.");
+            assert_eq!(page.value, "loss — game over: X wins (three in a row)");
+            assert!(page.moves.is_empty() && !page.engine_pending);
+            break;
+        }
+        let ply = played.len() as i64;
+        let page = b.wait_for("the engine's answer", |p| p.ply == ply + 1 && !p.engine_pending);
+        let (_, engine) = b.server.api("engine", &[("position", &mine), ("seed", &ply.to_string())]);
+        let answer = engine["move"].as_str().unwrap().to_string();
+        assert_eq!(page.history_moves().last(), Some(&answer));
+        assert_shows(&page, &b.server, &page.position);
+        assert_eq!(page.side, "X to move");
+        played.push(answer);
+        position = page.position.clone();
+    }
+    assert_eq!(played.len(), 5, "{played:?}");
+    b.screenshot("tictactoe-won");
+}
+
+/// The engine against itself from the empty board: perfect play fills the
+/// board, a draw, said as such.
+#[test]
+fn tictactoe_engine_draws_against_itself() {
+    let (_lock, b) = Browser::desktop_of(GameKind::TicTacToe);
+    b.goto(&b.server.page(None, "?engine=both&delay=0"));
+    let page = b.wait_for("the engine's game to end", |p| !p.notice.is_empty() && !p.engine_pending);
+    assert_eq!(page.notice, "Game over: a draw.");
+    assert_eq!(page.value, "draw — game over: a draw (the board is full)");
+    assert_eq!(page.history.len(), 9);
+    assert!(page.pieces().values().all(|p| p != "empty"));
+    assert_shows(&page, &b.server, &page.position);
 }

@@ -2,14 +2,19 @@
 //! library it shares: `/api/probe` is `foxbase probe --json`, `/api/moves`
 //! is `foxbase moves --json`, `/api/engine` is `engine_move`; bad requests
 //! are 400s with a JSON error naming the problem, positions outside the
-//! tables 404s; the page and its assets are served with their types.
+//! tables 404s; the page and its assets are served with their types. The
+//! same for Bagh-Chal's and tic-tac-toe's tables: one server for every game.
 
 mod common;
 
 use common::{foxbase, spawn_for_process_lifetime, TempDir};
+use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
 use foxbase_core::notation::{format_position, parse_position};
+use foxbase_core::play::{Playable, WithRules};
+use foxbase_core::tictactoe::TicTacToe;
 use foxbase_tables::engine::engine_move;
-use foxbase_tables::TableDir;
+use foxbase_tables::tiered::TierTables;
+use foxbase_tables::{TableDir, Tablebase};
 use serde_json::Value as Json;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Stdio};
@@ -19,7 +24,7 @@ use std::sync::OnceLock;
 const START: &str = "F.F/.../......./......./..SSS../.../... f";
 const RULES: [&str; 4] = ["--geometry", "orthogonal", "--pen-target", "2"];
 
-/// The tables, solved once for this test binary, and a server on them.
+/// Tables solved once for this test binary, and a server on them.
 struct Served {
     _dir: TempDir,
     tables: std::path::PathBuf,
@@ -27,33 +32,61 @@ struct Served {
     _server: Child,
 }
 
+/// `foxbase solve SOLVE --out DIR`, then `foxbase serve --tables DIR` on a free port.
+fn serve_solved(tag: &str, solve: &[&str]) -> Served {
+    let dir = TempDir::new(tag);
+    let tables = dir.0.join("tables");
+    let out = foxbase().arg("solve").args(solve).arg("--out").arg(&tables).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut serve = foxbase();
+    serve.args(["serve", "--listen", "127.0.0.1:0", "--tables"]).arg(&tables).stderr(Stdio::piped());
+    // In a static, never dropped: killed when the test process exits.
+    let mut child = spawn_for_process_lifetime(serve).unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.trim().strip_prefix("foxbase serve: serving http://").unwrap().trim_end_matches('/').to_string();
+    Served { _dir: dir, tables, addr, _server: child }
+}
+
+/// The Fox Game's tables and server.
 fn served() -> &'static Served {
     static SERVED: OnceLock<Served> = OnceLock::new();
     SERVED.get_or_init(|| {
-        let dir = TempDir::new("serve-api");
-        let tables = dir.0.join("tables");
-        let out = foxbase()
-            .args(["solve", "--start", START, "--threads", "1", "--out"])
-            .arg(&tables)
-            .args(RULES)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let mut serve = foxbase();
-        serve.args(["serve", "--listen", "127.0.0.1:0", "--tables"]).arg(&tables).stderr(Stdio::piped());
-        // In a static, never dropped: killed when the test process exits.
-        let mut child = spawn_for_process_lifetime(serve).unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
-        let addr =
-            line.trim().strip_prefix("foxbase serve: serving http://").unwrap().trim_end_matches('/').to_string();
-        Served { _dir: dir, tables, addr, _server: child }
+        let mut solve = vec!["--start", START, "--threads", "1"];
+        solve.extend(RULES);
+        serve_solved("serve-api", &solve)
     })
 }
 
-/// `GET path` from the server: (status, content type, body).
+/// Bagh-Chal with 2 goats, capture target 2 (the README's small variant).
+const BC_START: &str = "T...T/...../...../...../T...T g 2 0";
+const BC_RULES: [&str; 6] = ["--game", "baghchal", "--goats", "2", "--capture-target", "2"];
+
+fn served_baghchal() -> &'static Served {
+    static SERVED: OnceLock<Served> = OnceLock::new();
+    SERVED.get_or_init(|| {
+        let mut solve = BC_RULES.to_vec();
+        solve.extend(["--threads", "1"]);
+        serve_solved("serve-api-bc", &solve)
+    })
+}
+
+const TTT_START: &str = ".../.../... x";
+const TTT_RULES: [&str; 2] = ["--game", "tictactoe"];
+
+fn served_tictactoe() -> &'static Served {
+    static SERVED: OnceLock<Served> = OnceLock::new();
+    SERVED.get_or_init(|| serve_solved("serve-api-ttt", &TTT_RULES))
+}
+
+/// `GET path` from the Fox Game's server: (status, content type, body).
 fn get(path: &str) -> (u16, String, String) {
-    let mut s = std::net::TcpStream::connect(&served().addr).unwrap();
+    get_at(served(), path)
+}
+
+/// `GET path` from `server`: (status, content type, body).
+fn get_at(server: &Served, path: &str) -> (u16, String, String) {
+    let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
     write!(s, "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n").unwrap();
     let mut reply = String::new();
     s.read_to_string(&mut reply).unwrap();
@@ -68,7 +101,11 @@ fn get(path: &str) -> (u16, String, String) {
 
 /// `GET path` that must answer 200 with JSON.
 fn get_json(path: &str) -> Json {
-    let (status, kind, body) = get(path);
+    json_at(served(), path)
+}
+
+fn json_at(server: &Served, path: &str) -> Json {
+    let (status, kind, body) = get_at(server, path);
     assert_eq!(status, 200, "{path}: {body}");
     assert_eq!(kind, "application/json", "{path}");
     serde_json::from_str(&body).unwrap()
@@ -76,7 +113,11 @@ fn get_json(path: &str) -> Json {
 
 /// A 4xx answer's status and error message.
 fn get_error(path: &str) -> (u16, String) {
-    let (status, kind, body) = get(path);
+    error_at(served(), path)
+}
+
+fn error_at(server: &Served, path: &str) -> (u16, String) {
+    let (status, kind, body) = get_at(server, path);
     assert_eq!(kind, "application/json", "{path}: {body}");
     let j: Json = serde_json::from_str(&body).unwrap();
     (status, j["error"].as_str().unwrap_or_else(|| panic!("no error in {body}")).to_string())
@@ -94,11 +135,17 @@ fn cli_json(args: &[&str]) -> Json {
 
 /// Positions of the variant: the start, and the positions after each of its moves and theirs.
 fn positions() -> Vec<String> {
-    let mut all = vec![START.to_string()];
-    let first = get_json(&format!("/api/moves?position={}", q(START)));
+    positions_at(served(), START)
+}
+
+/// Positions from `start` on `server`: the start, the positions after each
+/// of its moves, and after two of each of theirs.
+fn positions_at(server: &Served, start: &str) -> Vec<String> {
+    let mut all = vec![start.to_string()];
+    let first = json_at(server, &format!("/api/moves?position={}", q(start)));
     for m in first["moves"].as_array().unwrap() {
         let p = m["position"].as_str().unwrap().to_string();
-        let next = get_json(&format!("/api/moves?position={}", q(&p)));
+        let next = json_at(server, &format!("/api/moves?position={}", q(&p)));
         all.extend(
             next["moves"].as_array().unwrap().iter().take(2).map(|m| m["position"].as_str().unwrap().to_string()),
         );
@@ -222,4 +269,142 @@ fn the_page_and_its_assets_are_served_with_their_types() {
     assert_eq!((status, kind.as_str()), (200, "text/css; charset=utf-8"));
     // A query on the page is the page (the script reads it).
     assert_eq!(get(&format!("/?position={}", q(START))).0, 200);
+}
+
+// ---- Bagh-Chal and tic-tac-toe ---------------------------------------------
+
+/// The points of `/api/variant`'s board by name: (x, y).
+fn point_at(v: &Json, name: &str) -> (i64, i64) {
+    let p = v["board"]["points"].as_array().unwrap().iter().find(|p| p["name"] == name).unwrap();
+    (p["x"].as_i64().unwrap(), p["y"].as_i64().unwrap())
+}
+
+fn side_names(v: &Json) -> Vec<String> {
+    v["sides"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn the_variant_of_baghchal_and_tictactoe() {
+    let v = json_at(served_baghchal(), "/api/variant");
+    assert_eq!((v["game"].as_str(), v["title"].as_str()), (Some("baghchal"), Some("Bagh-Chal")));
+    assert_eq!((v["start"].as_str(), v["first_mover"].as_str()), (Some(BC_START), Some("goat")));
+    assert_eq!((v["goats"].as_u64(), v["capture_target"].as_u64()), (Some(2), Some(2)));
+    assert_eq!((v["layout"].as_str(), v["plies"].as_bool(), &v["bound"]), (Some("solved"), Some(true), &Json::Null));
+    assert_eq!(side_names(&v), ["goat", "tiger"]);
+    let pieces: Vec<_> = v["sides"].as_array().unwrap().iter().map(|s| (&s["piece"], &s["letter"])).collect();
+    assert_eq!(format!("{pieces:?}"), r#"[(String("G"), String("g")), (String("T"), String("t"))]"#);
+    // 25 points, 40 orthogonal lines and 16 diagonals, no region; the counts after the side.
+    assert_eq!(v["board"]["points"].as_array().unwrap().len(), 25);
+    assert_eq!(v["board"]["lines"].as_array().unwrap().len(), 56);
+    assert!(v["board"]["lines"].as_array().unwrap().contains(&serde_json::json!(["a1", "b2"])));
+    assert!(!v["board"]["lines"].as_array().unwrap().contains(&serde_json::json!(["b1", "a2"])));
+    assert_eq!((point_at(&v, "a1"), point_at(&v, "c3"), point_at(&v, "e5")), ((1, 1), (3, 3), (5, 5)));
+    assert_eq!((&v["board"]["cells"], &v["board"]["region"]), (&Json::Bool(false), &Json::Null));
+    let counts: Vec<_> = v["board"]["counts"].as_array().unwrap().iter().map(|c| c["key"].as_str().unwrap()).collect();
+    assert_eq!(counts, ["to_place", "captured"]);
+    assert_eq!(v["words"], serde_json::json!(["2 goats", "capture target 2"]));
+
+    let v = json_at(served_tictactoe(), "/api/variant");
+    assert_eq!(
+        (v["game"].as_str(), v["start"].as_str(), v["first_mover"].as_str()),
+        (Some("tictactoe"), Some(TTT_START), Some("x"))
+    );
+    assert_eq!(side_names(&v), ["x", "o"]);
+    assert_eq!(v["board"]["points"].as_array().unwrap().len(), 9);
+    assert_eq!((point_at(&v, "a3"), point_at(&v, "b2"), point_at(&v, "c1")), ((1, 3), (2, 2), (3, 1)));
+    assert_eq!((&v["board"]["cells"], v["board"]["lines"].as_array().unwrap().len()), (&Json::Bool(true), 0));
+    assert_eq!((v["layout"].as_str(), v["plies"].as_bool()), (Some("solved"), Some(true)));
+    // The Fox Game's own fields are the Fox Game's only.
+    for key in ["geometry", "pen_target", "foxes", "goats"] {
+        assert!(v.get(key).is_none(), "{key} in {v}");
+    }
+}
+
+/// /api/probe and /api/moves of `server` against `foxbase probe --json` and
+/// `foxbase moves --json RULES` on every position of [`positions_at`].
+fn answers_as_the_command_line(server: &Served, start: &str, rules: &[&str]) -> Vec<String> {
+    let tables = server.tables.display().to_string();
+    let positions = positions_at(server, start);
+    assert!(positions.len() > 10, "{}", positions.len());
+    for p in &positions {
+        let api = json_at(server, &format!("/api/probe?position={}", q(p)));
+        assert_eq!(api, cli_json(&["probe", p, "--json", "--tables", &tables]), "{p}");
+        let mut moves_args = vec!["moves", p.as_str(), "--json"];
+        moves_args.extend(rules);
+        assert_eq!(json_at(server, &format!("/api/moves?position={}", q(p))), cli_json(&moves_args), "{p}");
+    }
+    positions
+}
+
+/// /api/engine of `server` against [`engine_move`] on `positions` and `over` (a game over).
+fn engine_as_the_library<T: Tablebase>(server: &Served, tables: &T, positions: &[String], over: &str) {
+    let rules = tables.game().rules();
+    for (n, p) in positions.iter().enumerate() {
+        let seed = n as u64 * 7919;
+        let api = json_at(server, &format!("/api/engine?position={}&seed={seed}", q(p)));
+        let pos = rules.parse_position(p).unwrap();
+        match engine_move(tables, &pos, seed).unwrap() {
+            None => {
+                assert_eq!(api["move"], Json::Null, "{p}");
+                assert_eq!(api["value"], tables.outcome(&pos).unwrap().value.name());
+            }
+            Some(c) => {
+                assert_eq!(api["move"], c.mv.to_string(), "{p}");
+                assert_eq!(api["value"], c.outcome.value.name());
+                assert_eq!(api["plies"].as_u64(), c.outcome.plies.map(u64::from));
+                assert_eq!(api["next"], rules.format_position(&rules.play(&pos, c.mv)));
+            }
+        }
+    }
+    let api = json_at(server, &format!("/api/engine?position={}", q(over)));
+    let probe = json_at(server, &format!("/api/probe?position={}", q(over)));
+    assert_eq!((&api["move"], &api["value"], &api["plies"]), (&Json::Null, &probe["value"], &probe["plies"]));
+    assert_eq!((probe["value"].as_str(), probe["plies"].as_u64()), (Some("loss"), Some(0)), "{over}");
+}
+
+#[test]
+fn baghchal_probe_moves_and_engine_answer_as_the_command_line() {
+    let server = served_baghchal();
+    let positions = answers_as_the_command_line(server, BC_START, &BC_RULES);
+    // A capture and the game it ends, by the tigers' jump.
+    let jump = ".T..T/...../...../.G.../T...T t 0 1";
+    let probe = json_at(server, &format!("/api/probe?position={}", q(jump)));
+    assert_eq!(probe["moves"][0], serde_json::json!({"move": "a1xc3", "value": "win", "plies": 1}));
+    let moves = json_at(server, &format!("/api/moves?position={}", q(jump)));
+    let capture = moves["moves"].as_array().unwrap().iter().find(|m| m["move"] == "a1xc3").unwrap();
+    assert_eq!(capture["position"], ".T..T/...../..T../...../....T g 0 2");
+    assert_eq!(capture["status"]["winner"], "tiger");
+    let game = BaghChal::new(BaghChalVariant::new(2, 2).unwrap());
+    let tables = TierTables::open(game, &server.tables).unwrap();
+    engine_as_the_library(server, &tables, &positions, ".T..T/...../..T../...../....T g 0 2");
+    // Bad input names the problem; the example is the start.
+    for (path, says) in [
+        ("/api/probe", "missing parameter 'position' (e.g. ?position=T...T/...../...../...../T...T%20g%202%200)"),
+        ("/api/probe?position=T...T/...../...../...../T...T%20g%2020%200", "make 20, not 2"),
+        ("/api/moves?position=T...T/...../...../...../T...T%20f%202%200", "bad position"),
+        ("/api/engine?position=T...T/...../...../...../T...T%20g%202%200&seed=x", "bad seed 'x'"),
+    ] {
+        let (status, message) = error_at(server, path);
+        assert_eq!(status, 400, "{path}: {message}");
+        assert!(message.contains(says), "{path}: '{message}' should say '{says}'");
+    }
+}
+
+#[test]
+fn tictactoe_probe_moves_and_engine_answer_as_the_command_line() {
+    let server = served_tictactoe();
+    let positions = answers_as_the_command_line(server, TTT_START, &TTT_RULES);
+    let tables = TierTables::open(TicTacToe, &server.tables).unwrap();
+    // O to move after X's line: lost, no move.
+    engine_as_the_library(server, &tables, &positions, "XXX/OO./... o");
+    let full = json_at(server, &format!("/api/moves?position={}", q("XOX/XOO/OXX o")));
+    assert_eq!(full["status"], serde_json::json!({"over": true, "winner": null, "reason": "the board is full"}));
+    assert_eq!(full["side_to_move"], "o");
+    let (status, message) = error_at(server, &format!("/api/probe?position={}", q("XX./.../... o")));
+    assert_eq!(status, 400, "{message}");
+    assert!(message.starts_with("bad position 'XX./.../... o'"), "{message}");
+    // The page is the same page.
+    let (status, kind, body) = get_at(server, "/");
+    assert_eq!((status, kind.as_str()), (200, "text/html; charset=utf-8"));
+    assert!(body.contains("/board.js"));
 }

@@ -63,6 +63,70 @@ impl GameStatus {
     }
 }
 
+/// A point of a board drawing ([`BoardShape`]): its name in the move
+/// notation and its place, file `x` counted from 1 at the left and rank `y`
+/// from 1 at the bottom.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapePoint {
+    pub name: String,
+    pub x: i32,
+    pub y: i32,
+}
+
+/// Points a drawing shows set apart, with their name (the Fox Game's pen).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub name: &'static str,
+    pub points: Vec<String>,
+}
+
+/// How a drawing reads one side's pieces from a position's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SidePieces {
+    pub player: Player,
+    /// The letter of its pieces on the board (`F`, `G`, `X`).
+    pub piece: char,
+    /// The letter naming it as the side to move (`f`, `g`, `x`).
+    pub letter: char,
+    /// The side as the subject of a sentence when it has a single piece
+    /// ("the fox"; "X"), where [`Player::team`] names several.
+    pub one: &'static str,
+}
+
+/// A number a position's text gives after the side to move, such as
+/// Bagh-Chal's goats still to place: a key for programs and words for people.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Count {
+    pub key: &'static str,
+    pub words: &'static str,
+}
+
+/// A game's board as a drawing of it needs it (`foxbase serve`'s page):
+/// data, so that one drawing serves every game.
+///
+/// A position's text is read by this shape the same way in every game:
+/// first the board, rank by rank from the top, each rank's points from left
+/// to right, one character a point (a side's [`SidePieces::piece`], or `.`
+/// for an empty point), ranks separated by `/`; then a space and the
+/// [`SidePieces::letter`] of the side to move; then the [`BoardShape::counts`],
+/// each a number after a space.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardShape {
+    /// Every point, in the order of its index in the game.
+    pub points: Vec<ShapePoint>,
+    /// The lines pieces move along, each a pair of point names.
+    pub lines: Vec<[String; 2]>,
+    /// Whether pieces stand in the squares of a grid (tic-tac-toe) rather
+    /// than on points joined by lines.
+    pub cells: bool,
+    /// Points set apart (the Fox Game's pen), if any.
+    pub region: Option<Region>,
+    /// The two sides' pieces, in the order of [`Playable::players`].
+    pub sides: [SidePieces; 2],
+    /// The numbers after the side to move, in their order.
+    pub counts: Vec<Count>,
+}
+
 /// A game's rules of play. See the module documentation.
 pub trait Playable: Send + Sync {
     /// A position, including the side to move.
@@ -87,6 +151,15 @@ pub trait Playable: Send + Sync {
 
     /// The board as text, with coordinates, for a terminal.
     fn board_picture(&self, pos: &Self::Position) -> String;
+
+    /// The board as a drawing needs it: its points, lines and pieces ([`BoardShape`]).
+    fn board_shape(&self) -> BoardShape;
+
+    /// The rule switches of this variant, as `foxbase moves --json` writes
+    /// them (`"rules"`): none by default.
+    fn rule_switches(&self) -> serde_json::Value {
+        serde_json::json!({})
+    }
 
     /// Reads a move of `pos`; an illegal or malformed move is an error saying why.
     fn parse_move(&self, pos: &Self::Position, text: &str) -> Result<Self::Move, String>;
@@ -123,4 +196,16 @@ pub trait WithRules: TierGame {
 
     /// The rules of this game's variant.
     fn rules(&self) -> &Self::Rules;
+
+    /// The variant's own fields for a page (`foxbase serve`'s
+    /// `/api/variant`): its rule switches ([`Playable::rule_switches`]) by default.
+    fn variant_fields(&self) -> serde_json::Value {
+        self.rules().rule_switches()
+    }
+
+    /// The variant in a few words for people (`classic board`, `1 fox`,
+    /// `pen target 3`); none by default.
+    fn variant_words(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

@@ -339,6 +339,33 @@ impl crate::play::Playable for Rules {
         crate::notation::board_picture(pos)
     }
 
+    /// The 33 points, the lines of the geometry, the pen.
+    fn board_shape(&self) -> crate::play::BoardShape {
+        use crate::play::{BoardShape, Region, ShapePoint, SidePieces};
+        let points = Point::all().map(|p| ShapePoint { name: p.to_string(), x: p.x(), y: p.y() }).collect();
+        let mut lines = Vec::new();
+        for a in Point::all() {
+            for b in Point::all().filter(|b| a.index() < b.index() && self.board.is_line(a, *b)) {
+                lines.push([a.to_string(), b.to_string()]);
+            }
+        }
+        let pen = Point::iter(PEN).map(|p| p.to_string()).collect();
+        let side = |s: Side, piece, one| SidePieces { player: s.player(), piece, letter: s.letter(), one };
+        BoardShape {
+            points,
+            lines,
+            cells: false,
+            region: Some(Region { name: "pen", points: pen }),
+            sides: [side(Side::Fox, 'F', "the fox"), side(Side::Sheep, 'S', "the sheep")],
+            counts: Vec::new(),
+        }
+    }
+
+    fn rule_switches(&self) -> serde_json::Value {
+        serde_json::json!({"geometry": self.geometry().name(), "pen_target": self.pen_target,
+            "sheep_floor": self.sheep_floor, "floor_winner": crate::variant::floor_winner_name(self.floor_winner)})
+    }
+
     fn parse_move(&self, pos: &Position, text: &str) -> Result<Move, String> {
         crate::notation::parse_move(self, pos, text).map_err(|e| e.to_string())
     }

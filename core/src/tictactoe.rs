@@ -12,7 +12,7 @@
 //! assert_eq!(ttt.tier_size(&index), 36 * 2); // C(9,2) cell pairs, either may hold the X
 //! ```
 
-use crate::play::{GameStatus, Playable, Player, WithRules};
+use crate::play::{BoardShape, GameStatus, Playable, Player, ShapePoint, SidePieces, WithRules};
 use crate::tier::TierGame;
 use crate::value::Value;
 
@@ -297,6 +297,22 @@ impl Playable for TicTacToe {
 
     fn board_picture(&self, pos: &TttPosition) -> String {
         board_picture(pos)
+    }
+
+    /// The nine squares of a 3x3 grid.
+    fn board_shape(&self) -> BoardShape {
+        let points = (0..9u8)
+            .map(|c| ShapePoint { name: square_name(c), x: i32::from(c % 3) + 1, y: 3 - i32::from(c / 3) })
+            .collect();
+        let side = |player: Player, piece, letter| SidePieces { player, piece, letter, one: player.team };
+        BoardShape {
+            points,
+            lines: Vec::new(),
+            cells: true,
+            region: None,
+            sides: [side(X, 'X', 'x'), side(O, 'O', 'o')],
+            counts: Vec::new(),
+        }
     }
 
     fn parse_move(&self, pos: &TttPosition, text: &str) -> Result<Square, String> {

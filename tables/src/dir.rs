@@ -48,13 +48,11 @@ impl Loaded {
     /// `None` for a draw or without plies.
     #[inline]
     pub fn outcome(&self, i: u64) -> Option<Outcome> {
-        let value = self.values.value(i)?;
-        let plies = self.plies.as_ref().filter(|_| value != Value::Draw).map(|p| p.get(i) as u32);
-        Some(Outcome { value, plies })
+        crate::plies::outcome_at(&self.values, self.plies.as_ref(), i)
     }
 
     fn bytes(&self) -> u64 {
-        self.values.bytes().len() as u64 + self.plies.as_ref().map_or(0, |p| 2 * p.len())
+        crate::plies::held_bytes(&self.values, self.plies.as_ref())
     }
 }
 

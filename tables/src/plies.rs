@@ -143,6 +143,26 @@ pub fn read_plies(path: &std::path::Path, expect: &crate::table::TableHeader) ->
     t.read_all_plies()
 }
 
+/// The outcome stored at slot `i` of a tier held whole: its value, and its
+/// plies where there are plies and the value is not a draw; `None` for an
+/// unused slot. What every whole-tier reader answers ([`crate::dir::Loaded`],
+/// [`crate::tiered::WholeTier`]).
+#[inline]
+pub fn outcome_at(
+    values: &crate::packed::PackedValues,
+    plies: Option<&Plies>,
+    i: u64,
+) -> Option<foxbase_core::Outcome> {
+    let value = values.value(i)?;
+    let plies = plies.filter(|_| value != foxbase_core::Value::Draw).map(|p| p.get(i) as u32);
+    Some(foxbase_core::Outcome { value, plies })
+}
+
+/// Bytes a tier held whole takes in memory: its values and (two bytes a slot at most) its plies.
+pub fn held_bytes(values: &crate::packed::PackedValues, plies: Option<&Plies>) -> u64 {
+    values.bytes().len() as u64 + plies.map_or(0, |p| 2 * p.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@
 
 use crate::dir::TableDir;
 use crate::error::Error;
+use crate::table::Layout;
 use crate::tiered::TierTables;
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::play::{Playable, WithRules};
@@ -35,6 +36,11 @@ pub trait Tablebase: Send + Sync {
 
     /// Whether the tables hold plies to the end (solved without `--no-distance`).
     fn has_plies(&self) -> bool;
+
+    /// The layout of the tables: as solved, or published (`foxbase publish`).
+    fn layout(&self) -> Layout {
+        Layout::Solved
+    }
 
     /// What the values of these tables are when they are not the game's
     /// own (tables solved under a sheep floor are bounds), which every view
@@ -85,6 +91,10 @@ impl Tablebase for TableDir {
 
     fn has_plies(&self) -> bool {
         TableDir::has_plies(self)
+    }
+
+    fn layout(&self) -> Layout {
+        TableDir::layout(self)
     }
 
     fn bound(&self) -> Option<Bound> {

@@ -32,6 +32,7 @@ use crate::tier_files::table_header;
 use foxbase_core::foxgame::{FoxGame, FoxTier};
 use foxbase_core::game::GameKind;
 use foxbase_core::notation::format_position;
+use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Side, Value, Variant};
 use rayon::prelude::*;
@@ -467,15 +468,10 @@ fn game_outcome_by_one_step<G: TierGame>(
 /// Verifies a tablebase of any [`TierGame`] solved into `dir` (the layout
 /// a solve writes): steps 1 and 2 as [`verify`], then step 3 one position
 /// at a time, every used slot's value and plies against its children's
-/// after one move. `format`
-/// writes the positions that problems name. Each tier is loaded whole with
+/// after one move. Problems name positions in the game's notation
+/// ([`Playable::format_position`]). Each tier is loaded whole with
 /// its children and dropped after its last use.
-pub fn verify_game<G: TierGame>(
-    game: G,
-    dir: &Path,
-    on_tier: OnTier,
-    format: &(dyn Fn(&G::Position) -> String + Sync),
-) -> Result<Verified, Problem> {
+pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
     use crate::tiered::{TierTables, WholeTier};
     use std::collections::HashMap;
     use std::sync::Arc;
@@ -502,6 +498,8 @@ pub fn verify_game<G: TierGame>(
     let tiers = check_tier_files(&game, dir, &manifest)?;
     let tables = TierTables::open(game, dir).map_err(|e| problem(None, e.to_string()))?;
     let game = &tables.game;
+    let format = |p: &G::Position| game.rules().format_position(p);
+    let format = &format;
     let plies = tables.has_plies();
     // The last tier (by position in `tiers`) that reads each tier.
     let mut last_use: HashMap<G::Tier, usize> = HashMap::new();

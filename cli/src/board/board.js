@@ -1,13 +1,24 @@
-// foxbase board: the page of `foxbase serve`. Plain JavaScript, no build
-// step and no external resources; every rule comes from the server (the
-// legal moves and the positions they lead to from api/moves, values from
+// foxbase board: the page of `foxbase serve`, for every game foxbase solves
+// (the Fox Game, Bagh-Chal, tic-tac-toe). Plain JavaScript, no build step
+// and no external resources; every rule comes from the server (the legal
+// moves and the positions they lead to from api/moves, values from
 // api/probe, the engine's move from api/engine): the page never
-// re-implements the rules.
+// re-implements the rules. What differs between games is data from
+// api/variant: the board's shape (its points with their places, the lines
+// between them or a grid of cells, a region such as the Fox Game's pen),
+// the two sides (their names, their pieces' letters in the position text,
+// the letter naming the side to move, their words), and the numbers a
+// position's text gives after the side to move (Bagh-Chal's goats to place
+// and captured). A position's text is read the same way for every game:
+// the board rank by rank from the top, each rank's points left to right, one
+// letter a point, ranks separated by "/"; then the side to move's letter;
+// then the numbers.
 //
 // URL parameters (all optional):
-//   position=P   the position to show (RULES.md notation); default: the variant's start.
+//   position=P   the position to show (the game's notation); default: the variant's start.
 //                Kept up to date (history.replaceState) on every move, undo and load.
-//   engine=W     which side the engine plays: none (default), fox, sheep or both.
+//   engine=W     which side the engine plays: none (default), a side's name (fox, sheep;
+//                goat, tiger; x, o) or both.
 //   delay=MS     milliseconds the engine waits before it moves (default 300; 0 for tests).
 //
 // The stable DOM that tests rely on:
@@ -15,26 +26,38 @@
 //                             an error is); "false" while loading. body[data-position] is the
 //                             position shown, body[data-ply] its ply number in the game's history,
 //                             body[data-engine-pending] is "true" while an engine move is due,
-//                             body[data-script-errors] counts uncaught errors in this script.
-//   [data-square="d7"]        one SVG group per board point (33), with data-piece="fox|sheep|empty";
-//                             click it to select a piece of the side to move, click a target to move
-//                             (classes: selected, target, capture, last).
+//                             body[data-script-errors] counts uncaught errors in this script,
+//                             body[data-game] the game (api/variant's "game").
+//   [data-square="d7"]        one SVG group per board point (33, 25 or 9), with data-piece="empty"
+//                             or the name of the side whose piece stands there (fox, sheep, goat,
+//                             tiger, x, o); click a piece of the side to move to select it, then a
+//                             target to move it (classes: selected, target, capture, last); click an
+//                             empty point where a piece may be placed (class drop) to place one
+//                             (Bagh-Chal's goats while some are left to place, tic-tac-toe's marks).
+//                             Points of the region (the Fox Game's pen) have the classes in-region
+//                             and in-NAME (in-pen).
 //   [data-move="c7-c6"]       one button per legal move in [data-role="moves"], with
 //                             data-value="win|draw|loss" for the player making the move ("unknown"
 //                             when the tables do not hold the position) and data-plies (the
 //                             distance in plies from this position; "" for a draw or unknown);
-//                             click it to play the move.
+//                             click it to play the move. Moves are written as the game writes them:
+//                             a placement "c3", a step "c3-c4", a jump (a capture) "a1xc3".
 //   [data-role="value"]       the position's value in words for the side to move (data-value too).
-//   [data-role="side-to-move"] "Fox to move" / "Sheep to move" (data-side="fox|sheep").
+//   [data-role="side-to-move"] "Fox to move", "Goats to move", "X to move" (data-side: the side's name).
+//   [data-role="counts"]      the numbers the position gives after the side to move, one
+//                             [data-count=KEY] each ("goats to place: 2", "goats captured: 0");
+//                             hidden for games without them.
 //   [data-role="position"]    the notation text box: always the current position; type or paste
 //                             one and press Enter or [data-role="load"] to load it.
 //   [data-role="history"]     the moves played, one [data-ply] button each (click to go there).
 //   [data-role="undo"], [data-role="redo"]  step back / forward in the history.
-//   [data-role="engine"]      a <select>: none, fox, sheep, both.
+//   [data-role="engine"]      a <select>: none, each side's name, both.
 //   [data-role="error"]       visible (not hidden) with the server's error message when a position
 //                             is malformed (then the board is not drawn) or outside the tables
 //                             (then the board stays and moves come from api/moves).
 //   [data-role="board"]       the SVG board; [data-role="notice"] the game-over note.
+//   [data-role="title"], [data-role="notation"], [data-role="help"]: the game's name, how its
+//                             positions are written, how to play on the board (set from api/variant).
 //
 // The engine's seed is the ply number of the position it moves from (0 for
 // the position loaded, 1 after one move...), so a game replays the same.
@@ -46,7 +69,7 @@
 (() => {
   const SVG = "http://www.w3.org/2000/svg";
   const SPACING = 60;
-  const MARGIN = 42;
+  const MARGIN = 50;
 
   const byRole = (role) => document.querySelector(`[data-role="${role}"]`);
   const el = {
@@ -54,11 +77,15 @@
     analysis: byRole("analysis"),
     recover: byRole("recover"),
     variant: byRole("variant"),
+    title: byRole("title"),
+    notation: byRole("notation"),
+    help: byRole("help"),
     error: byRole("error"),
     notice: byRole("notice"),
     boardWrap: byRole("board-wrap"),
     side: byRole("side-to-move"),
     value: byRole("value"),
+    counts: byRole("counts"),
     status: byRole("status"),
     moves: byRole("moves"),
     history: byRole("history"),
@@ -72,7 +99,10 @@
 
   const state = {
     variant: null,
-    rows: [], // square names rank by rank, from rank 7 down, as the notation lists them
+    sides: new Map(), // side name -> api/variant's side, with `single` (one piece at the start)
+    byPiece: new Map(), // a piece's letter in the position text -> its side's name
+    byLetter: new Map(), // the side-to-move letter -> the side's name
+    rows: [], // square names rank by rank, from the top rank down, as the notation lists them
     groups: new Map(), // square name -> its SVG group
     history: [{ position: null, move: null }], // the game: positions and the move leading to each
     cursor: 0, // the entry shown
@@ -110,30 +140,47 @@
     return { ok: response.ok, status: response.status, body };
   }
 
+  // ---- the position's text -------------------------------------------------
+
+  const fields = (position) => position.trim().split(/\s+/);
+  // The side to move: the letter after the board.
+  const sideOf = (position) => state.byLetter.get(fields(position)[1]) || null;
+  const other = (side) => [...state.sides.keys()].find((s) => s !== side) || side;
+  // The numbers after the side to move.
+  const countsOf = (position) => fields(position).slice(2);
+
   // ---- words -------------------------------------------------------------
 
-  const sideOf = (position) => (position.trim().endsWith("s") ? "sheep" : "fox");
-  const other = (side) => (side === "fox" ? "sheep" : "fox");
-  const foxPlural = () => state.variant && state.variant.foxes > 1;
+  const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
-  function sideName(side) {
-    if (side === "sheep") return "Sheep";
-    return foxPlural() ? "Foxes" : "Fox";
+  // The side as the subject of a sentence: "the fox" (one at the start), "the goats", "X".
+  function subject(side) {
+    const s = state.sides.get(side);
+    if (!s) return String(side);
+    return s.single ? s.one : s.team;
   }
 
-  function wins(side) {
-    if (side === "sheep") return "the sheep win";
-    return foxPlural() ? "the foxes win" : "the fox wins";
+  function plural(side) {
+    const s = state.sides.get(side);
+    return !!s && s.plural && !s.single;
   }
+
+  // "Fox", "Sheep", "Goats", "X": the side on its own.
+  const sideName = (side) => capital(subject(side).replace(/^the /, ""));
+
+  // "the fox wins", "the tigers win", "X wins".
+  const wins = (side) => `${subject(side)} ${plural(side) ? "win" : "wins"}`;
 
   const pliesText = (n) => `${n} ${n === 1 ? "ply" : "plies"}`;
+
+  // The end of a game: who won, or a draw.
+  const ending = (status) => (status.winner ? wins(status.winner) : "a draw");
 
   // The value of a position for its side to move, in words.
   function valueWords(value, plies, side, status) {
     if (status && status.over) {
-      const winner = status.winner === "sheep" ? "sheep" : "fox";
-      const w = wins(winner);
-      return `${value || (winner === side ? "win" : "loss")} — game over: ${w}${status.reason ? ` (${status.reason})` : ""}`;
+      const own = status.winner ? (status.winner === side ? "win" : "loss") : "draw";
+      return `${value || own} — game over: ${ending(status)}${status.reason ? ` (${status.reason})` : ""}`;
     }
     const inPlies = plies == null ? "" : ` in ${pliesText(plies)}`;
     switch (value) {
@@ -149,11 +196,51 @@
   }
 
   function variantWords(v) {
-    const foxes = v.foxes === 1 ? "1 fox" : `${v.foxes} foxes`;
+    const first = `${subject(v.first_mover)} ${plural(v.first_mover) ? "move" : "moves"} first`;
     const plies = v.plies ? "with distances" : "values only, no distances";
-    const words = `${v.geometry} board · ${foxes} · pen target ${v.pen_target} · ${v.first_mover} moves first · ${v.layout} tables, ${plies}`;
+    const words = [...(v.words || []), first, `${v.layout} tables, ${plies}`].join(" · ");
     // Tables solved under a sheep floor hold bounds, not the real game's values: say so.
     return v.bound ? `${words} · bound: ${v.bound.note}` : words;
+  }
+
+  // Text with `code` spans, as DOM nodes: ["Positions: ", ["F"], " fox"].
+  function withCode(parts) {
+    return parts.map((p) => {
+      if (typeof p === "string") return document.createTextNode(p);
+      const c = document.createElement("code");
+      c.textContent = p[0];
+      return c;
+    });
+  }
+
+  // The game's name and how its positions are written.
+  function describeGame(v) {
+    document.title = `foxbase: ${v.title} board`;
+    el.title.textContent = `${v.title} with perfect play`;
+    document.body.dataset.game = v.game;
+    const ys = v.board.points.map((p) => p.y);
+    const parts = [`Positions: ranks ${Math.max(...ys) - Math.min(...ys) + 1} to 1 separated by `, ["/"], ", "];
+    // "F fox", but "X" for X.
+    for (const s of v.sides) parts.push([s.piece], s.name.toUpperCase() === s.piece ? ", " : ` ${s.name}, `);
+    parts.push(["."], " empty, then ");
+    v.sides.forEach((s, i) => parts.push(i ? " or " : "", [s.letter]));
+    parts.push(" for the side to move");
+    const counts = v.board.counts || [];
+    if (counts.length) parts.push(`, then the ${counts.map((c) => c.words).join(" and the ")}`);
+    parts.push(".");
+    el.notation.replaceChildren(...withCode(parts));
+  }
+
+  // How to play on the board, for the moves of the position shown (kept when there are none).
+  function describeHelp() {
+    const parts = state.legal.map((m) => moveParts(m.move)).filter((p) => p);
+    if (parts.length === 0) return;
+    const places = parts.some((p) => !p.from);
+    const steps = parts.some((p) => p.from);
+    let help = "Click a piece of the side to move, then where it goes; or click a move in the list.";
+    if (places && !steps) help = "Click a free point to place a piece there, or click a move in the list.";
+    else if (places) help = "Click a free point to place a piece, or a piece and then where it goes; or click a move in the list.";
+    el.help.textContent = help;
   }
 
   // ---- the board ---------------------------------------------------------
@@ -165,27 +252,70 @@
     return node;
   }
 
-  function defs(root) {
+  // Each side's picture, by its name; a side without one is drawn as a disc with its letter.
+  const ART = {
+    fox(g) {
+      svg("circle", { r: 23, class: "fox-body" }, g);
+      svg("polygon", { points: "-17,-5 -13,-21 -4,-12", class: "fox-ear" }, g);
+      svg("polygon", { points: "17,-5 13,-21 4,-12", class: "fox-ear" }, g);
+      svg("polygon", { points: "-16,-8 16,-8 0,17", class: "fox-face" }, g);
+      svg("circle", { cx: -6, cy: -2, r: 2.2, class: "fox-eye" }, g);
+      svg("circle", { cx: 6, cy: -2, r: 2.2, class: "fox-eye" }, g);
+      svg("circle", { cx: 0, cy: 13, r: 3, class: "fox-eye" }, g);
+    },
+    sheep(g) {
+      svg("circle", { r: 22, class: "sheep-wool" }, g);
+      svg("ellipse", { cx: 0, cy: 3, rx: 8, ry: 11, class: "sheep-face" }, g);
+      svg("ellipse", { cx: -11, cy: -4, rx: 5, ry: 2.5, class: "sheep-face" }, g);
+      svg("ellipse", { cx: 11, cy: -4, rx: 5, ry: 2.5, class: "sheep-face" }, g);
+      svg("circle", { cx: -3.5, cy: 0, r: 1.6, class: "sheep-eye" }, g);
+      svg("circle", { cx: 3.5, cy: 0, r: 1.6, class: "sheep-eye" }, g);
+    },
+    tiger(g) {
+      svg("circle", { r: 23, class: "tiger-body" }, g);
+      svg("circle", { cx: -14, cy: -16, r: 5.5, class: "tiger-ear" }, g);
+      svg("circle", { cx: 14, cy: -16, r: 5.5, class: "tiger-ear" }, g);
+      for (const d of ["M-21,-4 L-12,-2", "M-21,5 L-12,4", "M21,-4 L12,-2", "M21,5 L12,4", "M0,-22 L0,-13", "M-6,-21 L-4,-14", "M6,-21 L4,-14"]) {
+        svg("path", { d, class: "tiger-stripe" }, g);
+      }
+      svg("ellipse", { cx: 0, cy: 9, rx: 9, ry: 7, class: "tiger-muzzle" }, g);
+      svg("circle", { cx: -7, cy: -4, r: 2.4, class: "tiger-eye" }, g);
+      svg("circle", { cx: 7, cy: -4, r: 2.4, class: "tiger-eye" }, g);
+      svg("circle", { cx: 0, cy: 7, r: 2.6, class: "tiger-eye" }, g);
+    },
+    goat(g) {
+      svg("path", { d: "M-9,-12 C-16,-24 -26,-18 -20,-8", class: "goat-horn" }, g);
+      svg("path", { d: "M9,-12 C16,-24 26,-18 20,-8", class: "goat-horn" }, g);
+      svg("circle", { r: 19, class: "goat-body" }, g);
+      svg("ellipse", { cx: 0, cy: 4, rx: 8, ry: 11, class: "goat-face" }, g);
+      svg("path", { d: "M-4,14 L0,22 L4,14", class: "goat-beard" }, g);
+      svg("circle", { cx: -3.5, cy: 0, r: 1.6, class: "goat-eye" }, g);
+      svg("circle", { cx: 3.5, cy: 0, r: 1.6, class: "goat-eye" }, g);
+    },
+    x(g) {
+      svg("path", { d: "M-17,-17 L17,17 M17,-17 L-17,17", class: "mark-x" }, g);
+    },
+    o(g) {
+      svg("circle", { r: 17, class: "mark-o" }, g);
+    },
+  };
+
+  function defs(root, sides) {
     const d = svg("defs", {}, root);
-    const fox = svg("symbol", { id: "piece-fox", viewBox: "-25 -25 50 50" }, d);
-    svg("circle", { r: 23, class: "fox-body" }, fox);
-    svg("polygon", { points: "-17,-5 -13,-21 -4,-12", class: "fox-ear" }, fox);
-    svg("polygon", { points: "17,-5 13,-21 4,-12", class: "fox-ear" }, fox);
-    svg("polygon", { points: "-16,-8 16,-8 0,17", class: "fox-face" }, fox);
-    svg("circle", { cx: -6, cy: -2, r: 2.2, class: "fox-eye" }, fox);
-    svg("circle", { cx: 6, cy: -2, r: 2.2, class: "fox-eye" }, fox);
-    svg("circle", { cx: 0, cy: 13, r: 3, class: "fox-eye" }, fox);
-    const sheep = svg("symbol", { id: "piece-sheep", viewBox: "-25 -25 50 50" }, d);
-    svg("circle", { r: 22, class: "sheep-wool" }, sheep);
-    svg("ellipse", { cx: 0, cy: 3, rx: 8, ry: 11, class: "sheep-face" }, sheep);
-    svg("ellipse", { cx: -11, cy: -4, rx: 5, ry: 2.5, class: "sheep-face" }, sheep);
-    svg("ellipse", { cx: 11, cy: -4, rx: 5, ry: 2.5, class: "sheep-face" }, sheep);
-    svg("circle", { cx: -3.5, cy: 0, r: 1.6, class: "sheep-eye" }, sheep);
-    svg("circle", { cx: 3.5, cy: 0, r: 1.6, class: "sheep-eye" }, sheep);
+    for (const s of sides) {
+      const symbol = svg("symbol", { id: `piece-${s.name}`, viewBox: "-25 -25 50 50" }, d);
+      if (Object.prototype.hasOwnProperty.call(ART, s.name)) {
+        ART[s.name](symbol);
+      } else {
+        svg("circle", { r: 22, class: "piece-disc" }, symbol);
+        const t = svg("text", { y: 8, class: "piece-letter" }, symbol);
+        t.textContent = s.piece;
+      }
+    }
   }
 
-  // Draws the board of the variant: its points, lines and pen, with labels.
-  function buildBoard(board) {
+  // Draws the board of the variant: its points, its lines or its grid of cells, its region, with labels.
+  function buildBoard(board, sides) {
     const xs = board.points.map((p) => p.x);
     const ys = board.points.map((p) => p.y);
     const minX = Math.min(...xs);
@@ -193,25 +323,46 @@
     const minY = Math.min(...ys);
     const maxY = Math.max(...ys);
     const at = new Map(board.points.map((p) => [p.name, p]));
-    const px = (p) => MARGIN + (p.x - minX) * SPACING;
-    const py = (p) => MARGIN + (maxY - p.y) * SPACING;
-    const width = 2 * MARGIN + (maxX - minX) * SPACING;
-    const height = 2 * MARGIN + (maxY - minY) * SPACING;
+    // With cells, a point is the middle of its square: the squares need half a step more on each side.
+    const margin = board.cells ? MARGIN + SPACING / 2 - 12 : MARGIN;
+    const px = (p) => margin + (p.x - minX) * SPACING;
+    const py = (p) => margin + (maxY - p.y) * SPACING;
+    const width = 2 * margin + (maxX - minX) * SPACING;
+    const height = 2 * margin + (maxY - minY) * SPACING;
     const root = svg("svg", {
       viewBox: `0 0 ${width} ${height}`,
-      class: "board",
+      class: board.cells ? "board cells" : "board",
       "data-role": "board",
       role: "group",
       "aria-label": "The board",
     });
-    defs(root);
+    defs(root, sides);
     svg("rect", { x: 0, y: 0, width, height, rx: 14, class: "board-bg" }, root);
-    const pen = svg("g", { class: "pen" }, root);
-    for (const name of board.pen) {
+    const regionName = board.region || null;
+    const region = new Set(regionName ? board[regionName] || [] : []);
+    const shade = svg("g", { class: regionName ? `region ${regionName}` : "region" }, root);
+    for (const name of region) {
       const p = at.get(name);
       if (!p) continue;
       const h = SPACING / 2;
-      svg("rect", { x: px(p) - h, y: py(p) - h, width: SPACING, height: SPACING }, pen);
+      svg("rect", { x: px(p) - h, y: py(p) - h, width: SPACING, height: SPACING }, shade);
+    }
+    if (board.cells) {
+      // The grid between neighbouring squares (tic-tac-toe's #).
+      const grid = svg("g", { class: "grid" }, root);
+      const h = SPACING / 2;
+      for (const p of board.points) {
+        for (const q of board.points) {
+          if (q.y === p.y && q.x === p.x + 1) {
+            const x = (px(p) + px(q)) / 2;
+            svg("line", { x1: x, y1: py(p) - h, x2: x, y2: py(p) + h }, grid);
+          }
+          if (q.x === p.x && q.y === p.y - 1) {
+            const y = (py(p) + py(q)) / 2;
+            svg("line", { x1: px(p) - h, y1: y, x2: px(p) + h, y2: y }, grid);
+          }
+        }
+      }
     }
     const lines = svg("g", { class: "lines" }, root);
     for (const [a, b] of board.lines) {
@@ -222,20 +373,20 @@
     const labels = svg("g", { class: "labels", "aria-hidden": "true" }, root);
     for (let x = minX; x <= maxX; x++) {
       const file = String.fromCharCode(97 + x - minX);
-      const t = svg("text", { x: MARGIN + (x - minX) * SPACING, y: height - 10 }, labels);
+      const t = svg("text", { x: margin + (x - minX) * SPACING, y: height - 8 }, labels);
       t.textContent = file;
     }
     for (let y = minY; y <= maxY; y++) {
-      const t = svg("text", { x: 13, y: MARGIN + (maxY - y) * SPACING + 5 }, labels);
+      const t = svg("text", { x: 12, y: margin + (maxY - y) * SPACING + 5 }, labels);
       t.textContent = String(y - minY + 1);
     }
-    const penSet = new Set(board.pen);
     state.groups = new Map();
     for (const p of board.points) {
+      const inRegion = region.has(p.name);
       const g = svg(
         "g",
         {
-          class: penSet.has(p.name) ? "point in-pen" : "point",
+          class: inRegion ? `point in-region in-${regionName}` : "point",
           transform: `translate(${px(p)} ${py(p)})`,
           "data-square": p.name,
           "data-piece": "empty",
@@ -247,7 +398,7 @@
       );
       svg("circle", { r: SPACING * 0.46, class: "hit" }, g);
       svg("circle", { r: 5.5, class: "dot" }, g);
-      svg("use", { href: "#piece-fox", x: -24, y: -24, width: 48, height: 48, class: "piece" }, g);
+      svg("use", { href: `#piece-${sides[0].name}`, x: -24, y: -24, width: 48, height: 48, class: "piece" }, g);
       svg("circle", { r: 27, class: "ring" }, g);
       svg("circle", { r: 9, class: "target-dot" }, g);
       g.addEventListener("click", () => clickSquare(p.name));
@@ -259,7 +410,7 @@
       });
       state.groups.set(p.name, g);
     }
-    // The notation lists each rank's points left to right, from rank 7 down.
+    // The notation lists each rank's points left to right, from the top rank down.
     state.rows = [];
     for (let y = maxY; y >= minY; y--) {
       state.rows.push(
@@ -272,29 +423,32 @@
     el.boardWrap.replaceChildren(root);
   }
 
-  // The pieces of a position: square name -> "fox" | "sheep" | "empty".
+  // The pieces of a position: square name -> a side's name or "empty".
   function pieces(position) {
-    const ranks = position.trim().split(/\s+/)[0].split("/");
+    const ranks = fields(position)[0].split("/");
     const out = new Map();
     state.rows.forEach((row, i) => {
       row.forEach((name, j) => {
         const c = (ranks[i] || "")[j];
-        out.set(name, c === "F" ? "fox" : c === "S" ? "sheep" : "empty");
+        out.set(name, state.byPiece.get(c) || "empty");
       });
     });
     return out;
   }
 
+  // A move's points: a placement "c3" (no from), a step "c3-c4", a jump "a1xc3".
   const moveParts = (move) => {
-    const m = /^([a-g][1-7])([-x])([a-g][1-7])$/.exec(move);
-    return m ? { from: m[1], capture: m[2] === "x", to: m[3] } : null;
+    const m = /^(?:([a-z][0-9]+)([-x]))?([a-z][0-9]+)$/.exec(move);
+    return m ? { from: m[1] || null, capture: m[2] === "x", to: m[3] } : null;
   };
 
   function drawPieces(position) {
     const at = pieces(position);
     const last = state.history[state.cursor].move;
     const lastParts = last ? moveParts(last) : null;
-    const movable = new Set(state.over ? [] : state.legal.map((m) => moveParts(m.move)?.from));
+    const legal = state.over ? [] : state.legal.map((m) => moveParts(m.move)).filter((p) => p);
+    const movable = new Set(legal.filter((p) => p.from).map((p) => p.from));
+    const drops = new Set(legal.filter((p) => !p.from).map((p) => p.to));
     for (const [name, g] of state.groups) {
       const piece = at.get(name) || "empty";
       g.setAttribute("data-piece", piece);
@@ -302,7 +456,8 @@
       const use = g.querySelector("use");
       if (piece !== "empty") use.setAttribute("href", `#piece-${piece}`);
       g.classList.toggle("movable", movable.has(name));
-      g.setAttribute("tabindex", movable.has(name) ? "0" : "-1");
+      g.classList.toggle("drop", drops.has(name));
+      g.setAttribute("tabindex", movable.has(name) || drops.has(name) ? "0" : "-1");
       g.classList.toggle("last", !!lastParts && (lastParts.from === name || lastParts.to === name));
     }
     drawSelection();
@@ -313,7 +468,7 @@
     if (state.selected) {
       for (const m of state.legal) {
         const parts = moveParts(m.move);
-        if (parts && parts.from === state.selected) targets.set(parts.to, parts.capture);
+        if (parts && parts.from && parts.from === state.selected) targets.set(parts.to, parts.capture);
       }
     }
     for (const [name, g] of state.groups) {
@@ -326,17 +481,25 @@
 
   function clickSquare(name) {
     if (state.failed || state.over || document.body.dataset.ready !== "true") return;
-    if (state.selected) {
-      const move = state.legal.find((m) => {
+    const find = (test) =>
+      state.legal.find((m) => {
         const parts = moveParts(m.move);
-        return parts && parts.from === state.selected && parts.to === name;
+        return parts && test(parts);
       });
+    if (state.selected) {
+      const move = find((p) => p.from === state.selected && p.to === name);
       if (move) {
         play(move.move);
         return;
       }
     }
-    const ownMoves = state.legal.some((m) => moveParts(m.move)?.from === name);
+    // A placement on this point.
+    const place = find((p) => !p.from && p.to === name);
+    if (place) {
+      play(place.move);
+      return;
+    }
+    const ownMoves = !!find((p) => p.from === name);
     state.selected = ownMoves && state.selected !== name ? name : null;
     drawSelection();
   }
@@ -345,7 +508,7 @@
 
   const ORDER = { win: 0, draw: 1, loss: 2, unknown: 3 };
 
-  function drawMoves(probe) {
+  function drawMoves(probe, side) {
     const known = new Map();
     if (probe) for (const m of probe.moves) known.set(m.move, m);
     const entries = state.legal.map((m) => {
@@ -377,8 +540,7 @@
       b.title =
         e.value === "unknown"
           ? `${e.move}: not in these tables`
-          : `${e.move}: ${e.value} for the ${sideName(sideOf(current())).toLowerCase()}` +
-            (e.plies == null ? "" : ` in ${pliesText(e.plies)}`);
+          : `${e.move}: ${e.value} for ${subject(side)}` + (e.plies == null ? "" : ` in ${pliesText(e.plies)}`);
       b.append(mv, val);
       b.addEventListener("click", () => {
         if (document.body.dataset.ready === "true") play(e.move);
@@ -393,6 +555,22 @@
       items.push(li);
     }
     el.moves.replaceChildren(...items);
+  }
+
+  // The numbers after the side to move ("goats to place: 2 · goats captured: 0").
+  function drawCounts(position) {
+    const counts = state.variant.board.counts || [];
+    const values = countsOf(position);
+    const items = [];
+    counts.forEach((c, i) => {
+      if (i) items.push(document.createTextNode(" · "));
+      const span = document.createElement("span");
+      span.dataset.count = c.key;
+      span.textContent = `${c.words}: ${values[i] ?? "?"}`;
+      items.push(span);
+    });
+    el.counts.replaceChildren(...items);
+    el.counts.hidden = counts.length === 0;
   }
 
   function drawHistory() {
@@ -486,7 +664,7 @@
     state.over = !!status.over;
     if (state.over) state.legal = [];
     showError(probe.ok ? "" : probe.body.error);
-    const side = sideOf(position);
+    const side = moves.body.side_to_move;
     el.side.textContent = `${sideName(side)} to move`;
     el.side.dataset.side = side;
     const value = probe.ok ? probe.body.value : "unknown";
@@ -494,10 +672,12 @@
     el.value.dataset.value = value;
     el.value.className = `value ${value}`;
     el.notice.hidden = !state.over;
-    el.notice.textContent = state.over ? `Game over: ${wins(status.winner === "sheep" ? "sheep" : "fox")}.` : "";
+    el.notice.textContent = state.over ? `Game over: ${ending(status)}.` : "";
+    drawCounts(position);
     drawPieces(position);
-    drawMoves(probe.ok ? probe.body : null);
+    drawMoves(probe.ok ? probe.body : null, side);
     drawHistory();
+    describeHelp();
     updateUrl(position);
     setReady(true);
     maybeEngine(gen, probe.ok);
@@ -543,7 +723,7 @@
   function undo() {
     if (state.cursor === 0) return;
     let i = state.cursor - 1;
-    if (state.engine === "fox" || state.engine === "sheep") {
+    if (state.sides.has(state.engine)) {
       while (i > 0 && engineSide(sideOf(state.history[i].position))) i -= 1;
     }
     goTo(i);
@@ -576,14 +756,30 @@
 
   // ---- start -------------------------------------------------------------
 
-  async function start() {
-    const params = new URLSearchParams(location.search);
-    const engine = params.get("engine");
-    if (engine && ["none", "fox", "sheep", "both"].includes(engine)) state.engine = engine;
-    el.engine.value = state.engine;
-    const delay = Number(params.get("delay"));
-    if (params.has("delay") && Number.isFinite(delay) && delay >= 0) state.delay = Math.min(delay, 10000);
+  // The sides of the variant: their letters, and whether each has a single piece at the start.
+  function learnSides(v) {
+    const start = fields(v.start)[0];
+    for (const s of v.sides) {
+      const single = [...start].filter((c) => c === s.piece).length === 1;
+      state.sides.set(s.name, { ...s, single });
+      state.byPiece.set(s.piece, s.name);
+      state.byLetter.set(s.letter, s.name);
+    }
+    // The engine's choices: nobody, either side, both.
+    const option = (value, text) => {
+      const o = document.createElement("option");
+      o.value = value;
+      o.textContent = text;
+      return o;
+    };
+    el.engine.replaceChildren(
+      option("none", "nobody"),
+      ...v.sides.map((s) => option(s.name, subject(s.name))),
+      option("both", "both sides"),
+    );
+  }
 
+  async function start() {
     const variant = await api("variant", {});
     if (!variant.ok) {
       showError(variant.body.error);
@@ -593,8 +789,17 @@
       return;
     }
     state.variant = variant.body;
+    learnSides(state.variant);
+    describeGame(state.variant);
     el.variant.textContent = variantWords(state.variant);
-    buildBoard(state.variant.board);
+    buildBoard(state.variant.board, state.variant.sides);
+
+    const params = new URLSearchParams(location.search);
+    const engine = params.get("engine");
+    if (engine && (engine === "none" || engine === "both" || state.sides.has(engine))) state.engine = engine;
+    el.engine.value = state.engine;
+    const delay = Number(params.get("delay"));
+    if (params.has("delay") && Number.isFinite(delay) && delay >= 0) state.delay = Math.min(delay, 10000);
 
     el.undo.addEventListener("click", undo);
     el.redo.addEventListener("click", redo);

@@ -3,9 +3,9 @@
 //! board, to place and captured add up to them).
 
 use super::notation::{board_picture, format_position, parse_move, parse_position_with_goats};
-use super::{BaghChalVariant, Move, Position, Rules, Side, Status};
+use super::{BaghChalVariant, Move, Point, Position, Rules, Side, Status, BOARD};
 use crate::game::GameKind;
-use crate::play::{GameStatus, Playable, Player};
+use crate::play::{BoardShape, Count, GameStatus, Playable, Player, ShapePoint, SidePieces};
 
 /// The rules of one Bagh-Chal variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +69,33 @@ impl Playable for PlayRules {
 
     fn board_picture(&self, pos: &Position) -> String {
         board_picture(pos)
+    }
+
+    /// The 5x5 board with its diagonals; the goats to place and captured after the side to move.
+    fn board_shape(&self) -> BoardShape {
+        let points = Point::all().map(|p| ShapePoint { name: p.to_string(), x: p.x() + 1, y: p.y() + 1 }).collect();
+        let mut lines = Vec::new();
+        for a in Point::all() {
+            for b in Point::all().filter(|b| a.index() < b.index() && BOARD.is_line(a, *b)) {
+                lines.push([a.to_string(), b.to_string()]);
+            }
+        }
+        let side = |s: Side, piece, one| SidePieces { player: s.player(), piece, letter: s.letter(), one };
+        BoardShape {
+            points,
+            lines,
+            cells: false,
+            region: None,
+            sides: [side(Side::Goat, 'G', "the goat"), side(Side::Tiger, 'T', "the tiger")],
+            counts: vec![
+                Count { key: "to_place", words: "goats to place" },
+                Count { key: "captured", words: "goats captured" },
+            ],
+        }
+    }
+
+    fn rule_switches(&self) -> serde_json::Value {
+        serde_json::json!({"goats": self.variant.goats(), "capture_target": self.variant.capture_target()})
     }
 
     fn parse_move(&self, pos: &Position, text: &str) -> Result<Move, String> {

@@ -302,6 +302,11 @@ impl crate::play::WithRules for BaghChal {
     fn rules(&self) -> &super::PlayRules {
         &self.play
     }
+
+    fn variant_words(&self) -> Vec<String> {
+        let goats = crate::notation::count(self.variant.goats(), "goat", "goats");
+        vec![goats, format!("capture target {}", self.variant.capture_target())]
+    }
 }
 
 impl TierGame for BaghChal {

@@ -52,6 +52,23 @@ impl crate::play::WithRules for FoxGame {
     fn rules(&self) -> &Rules {
         &self.rules
     }
+
+    /// The rule switches and the start's foxes (`"foxes"`).
+    fn variant_fields(&self) -> serde_json::Value {
+        use crate::play::Playable;
+        let mut fields = self.rules.rule_switches();
+        fields["foxes"] = self.variant.start.fox_count().into();
+        fields
+    }
+
+    fn variant_words(&self) -> Vec<String> {
+        let foxes = crate::notation::count(self.variant.start.fox_count(), "fox", "foxes");
+        vec![
+            format!("{} board", self.variant.geometry.name()),
+            foxes,
+            format!("pen target {}", self.variant.pen_target),
+        ]
+    }
 }
 
 impl TierGame for FoxGame {
