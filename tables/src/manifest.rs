@@ -85,7 +85,10 @@ impl Manifest {
             layout: Layout::Solved,
             tiers,
             start: None,
-            solve_seconds,
+            // To the microsecond: a short decimal reads back as the same f64, so that a
+            // manifest read and written again (a finished solve resumed) keeps its bytes
+            // (serde_json's parser is not correctly rounded for 17 digits).
+            solve_seconds: (solve_seconds * 1e6).round() / 1e6,
         }
     }
 
@@ -140,5 +143,24 @@ impl Manifest {
 
     pub fn total_bytes(&self) -> u64 {
         self.tiers.iter().map(|t| t.bytes).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use foxbase_core::tictactoe::TicTacToe;
+
+    /// A manifest read back and written again keeps its bytes (a finished
+    /// solve resumed writes nothing new), whatever its seconds were.
+    #[test]
+    fn solve_seconds_read_back_as_written() {
+        for seconds in [1.513_588_292_000_000_1, 0.1 + 0.2, 1e-7, 12_345.678_901_234_567] {
+            let m = Manifest::new(&TicTacToe, Vec::new(), seconds);
+            let text = serde_json::to_string_pretty(&m).unwrap();
+            let again: Manifest = serde_json::from_str(&text).unwrap();
+            assert_eq!(serde_json::to_string_pretty(&again).unwrap(), text, "{seconds}");
+        }
+        assert_eq!(Manifest::new(&TicTacToe, Vec::new(), 1.513_588_292_000_000_1).solve_seconds, 1.513588);
     }
 }
