@@ -20,6 +20,7 @@ use crate::verify::{check_index, check_tier, check_tier_files, OnTier};
 use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::game::GameKind;
+use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tictactoe::TicTacToe;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Value, Variant};
@@ -81,12 +82,9 @@ type Check<'c> = &'c mut dyn FnMut(&PackedValues, Option<&Plies>) -> Result<(), 
 type Reader<'d, T> = Box<dyn Fn(T, &TierEntry, Check) -> Result<(), Error> + 'd>;
 
 /// What publishing needs of a game beyond the tier contract.
-pub trait Publishable: TierGame + Sized {
+pub trait Publishable: WithRules + Sized {
     /// The layout its published tables are written in.
     const LAYOUT: Layout;
-
-    /// A position as messages write it.
-    fn format(pos: &Self::Position) -> String;
 
     /// The reader of its tables published in `dir`, for the check that
     /// they give back the solved values. By default the files as stored.
@@ -107,10 +105,6 @@ impl Publishable for FoxGame {
     /// Fox-to-move values left out, derived by one fox move.
     const LAYOUT: Layout = Layout::Published;
 
-    fn format(pos: &Self::Position) -> String {
-        foxbase_core::notation::format_position(pos)
-    }
-
     /// [`TableDir`], which derives the fox-to-move values.
     fn reader<'d>(&'d self, dir: &'d Path) -> Result<Reader<'d, Self::Tier>, Error> {
         let thin = TableDir::open(dir)?;
@@ -124,19 +118,11 @@ impl Publishable for FoxGame {
 impl Publishable for BaghChal {
     /// Every slot stored, as solved.
     const LAYOUT: Layout = Layout::Solved;
-
-    fn format(pos: &Self::Position) -> String {
-        foxbase_core::baghchal::format_position(pos)
-    }
 }
 
 impl Publishable for TicTacToe {
     /// Every slot stored, as solved.
     const LAYOUT: Layout = Layout::Solved;
-
-    fn format(pos: &Self::Position) -> String {
-        foxbase_core::tictactoe::format_ttt(pos)
-    }
 }
 
 /// [`publish`] once the game is known: builds the tablebase in a staging
@@ -243,7 +229,7 @@ fn build<G: Publishable>(
                             plies_file.unwrap_or(new_entry.file.clone())
                         },
                         slot: i,
-                        position: G::format(&pos),
+                        position: game.rules().format_position(&pos),
                         published: values.code(i),
                         solved: solved.code(i),
                     })
