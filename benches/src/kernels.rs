@@ -15,7 +15,11 @@
 //!   reported beside the values-only run (`plies_over_values`), its tables
 //!   equal to the other runs' and its peak memory within 2.5 bytes per slot
 //!   of the largest tier plus its children's tables and plies (in memory,
-//!   two bytes a slot) plus 64 MB.
+//!   two bytes a slot) plus 64 MB;
+//! - `dtz`: the plane kernel with plies to zeroing (`--distance dtz`),
+//!   reported as `dtz_over_values` and `dtz_bits_per_slot`, its tables equal
+//!   to the others and its peak memory within the values-only budget plus
+//!   one byte a slot of the largest tier (no children's plies are read).
 //!
 //! Each run prints one JSON object; after each thread count a summary
 //! object. The targets (exit status 1 when one is missed) are those of the
@@ -23,7 +27,9 @@
 //! at least 5 times the counter kernel's speed, at most 3 times the sweep,
 //! a verification in at most 1.5 times the sweep,
 //! and peak memory at most 1.5 bytes per slot of the largest tier plus its
-//! children's packed tables plus 64 MB.
+//! children's packed tables plus 64 MB; and those of the DTZ issue: a DTZ
+//! solve in at most 2 times the values-only one, DTZ files of at most 0.6
+//! bit per slot as the solve writes them, and the memory above.
 
 use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
 use foxbase_coordinator::plan::TierPlan;
@@ -119,7 +125,8 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
         _ => {
             // "plies": the plane kernel with plies; else a kernel's values.
             let (kernel, output) = match kernel {
-                "plies" => (Kernel::Planes, Output::ValuesAndPlies),
+                "plies" => (Kernel::Planes, Output::Dtm),
+                "dtz" => (Kernel::Planes, Output::Dtz),
                 name => (name.parse().unwrap(), Output::Values),
             };
             let sum = SumPhases::default();
@@ -166,6 +173,8 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
     // With plies: 2.5 bytes a slot, and the children's plies (two bytes a slot in memory).
     let child_plies_bytes: u64 = game.child_tiers(largest).iter().map(|c| 2 * plan.slots[c]).sum();
     let plies_budget = largest_slots * 5 / 2 + child_bytes + child_plies_bytes + (64 << 20);
+    // With DTZ: the values' budget and one byte a slot of the tier.
+    let dtz_budget = budget + largest_slots;
     let root: PathBuf = std::env::temp_dir().join(format!("foxbase-kernel-bench-{}", std::process::id()));
     let mut ok = true;
     let mut block_runs = Vec::new();
@@ -182,13 +191,15 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
             );
         } else if j["summary"] == true {
             println!(
-                "threads {}: planes {:.2}x the counter kernel, {:.2}x the sweep; verify {:.2}x the sweep; with plies {:.2}x the values alone ({:.2} bit/slot of plies files); tables identical: {}",
+                "threads {}: planes {:.2}x the counter kernel, {:.2}x the sweep; verify {:.2}x the sweep; with plies {:.2}x the values alone ({:.2} bit/slot of plies files); with DTZ {:.2}x ({:.2} bit/slot); tables identical: {}",
                 j["threads"],
                 j["speedup_vs_counter"].as_f64().unwrap(),
                 j["solve_over_sweep"].as_f64().unwrap(),
                 j["verify_over_sweep"].as_f64().unwrap(),
                 j["plies_over_values"].as_f64().unwrap(),
                 j["plies_bits_per_slot"].as_f64().unwrap(),
+                j["dtz_over_values"].as_f64().unwrap(),
+                j["dtz_bits_per_slot"].as_f64().unwrap(),
                 j["tables_identical"]
             );
         } else {
@@ -206,6 +217,7 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
     for &t in threads_list {
         let (dc, db, ds) = (root.join(format!("counter-{t}")), root.join(format!("planes-{t}")), root.join("sweep"));
         let dp = root.join(format!("plies-{t}"));
+        let dz = root.join(format!("dtz-{t}"));
         let counter = child("counter", t, &dc, None);
         say(&counter);
         let block = child("planes", t, &db, None);
@@ -217,15 +229,21 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         say(&verify);
         let plies = child("plies", t, &dp, None);
         say(&plies);
-        let identical = crcs(&dc) == crcs(&db) && crcs(&dp) == crcs(&db);
+        let dtz = child("dtz", t, &dz, None);
+        say(&dtz);
+        let identical = crcs(&dc) == crcs(&db) && crcs(&dp) == crcs(&db) && crcs(&dz) == crcs(&db);
         let wall = |j: &Json| j["wall_s"].as_f64().unwrap();
-        let plies_bytes: u64 =
-            Manifest::read(&dp).unwrap().tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum();
+        let plies_bytes = |dir: &Path| -> u64 {
+            Manifest::read(dir).unwrap().tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum()
+        };
+        let bits = |dir: &Path| plies_bytes(dir) as f64 * 8.0 / plan.total_slots() as f64;
         let summary = json!({"summary": true, "threads": t, "speedup_vs_counter": wall(&counter) / wall(&block),
             "solve_over_sweep": wall(&block) / wall(&sweep), "verify_over_sweep": wall(&verify) / wall(&sweep),
             "plies_over_values": wall(&plies) / wall(&block),
-            "plies_bits_per_slot": plies_bytes as f64 * 8.0 / plan.total_slots() as f64,
-            "tables_identical": identical, "memory_budget_bytes": budget, "plies_memory_budget_bytes": plies_budget});
+            "plies_bits_per_slot": bits(&dp),
+            "dtz_over_values": wall(&dtz) / wall(&block), "dtz_bits_per_slot": bits(&dz),
+            "tables_identical": identical, "memory_budget_bytes": budget, "plies_memory_budget_bytes": plies_budget,
+            "dtz_memory_budget_bytes": dtz_budget});
         say(&summary);
         ok &= identical
             && block["slots_per_core_second"].as_f64().unwrap() >= 10e6
@@ -233,10 +251,14 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
             && summary["solve_over_sweep"].as_f64().unwrap() <= 3.0
             && summary["verify_over_sweep"].as_f64().unwrap() <= 1.5
             && block["peak_rss_bytes"].as_u64().unwrap() <= budget
-            && plies["peak_rss_bytes"].as_u64().unwrap() <= plies_budget;
+            && plies["peak_rss_bytes"].as_u64().unwrap() <= plies_budget
+            && summary["dtz_over_values"].as_f64().unwrap() <= 2.0
+            && summary["dtz_bits_per_slot"].as_f64().unwrap() <= 0.6
+            && dtz["peak_rss_bytes"].as_u64().unwrap() <= dtz_budget;
         let _ = std::fs::remove_dir_all(&dc);
         let _ = std::fs::remove_dir_all(&db);
         let _ = std::fs::remove_dir_all(&dp);
+        let _ = std::fs::remove_dir_all(&dz);
     }
     let _ = std::fs::remove_dir_all(&root);
     if let (Some(one), Some(two)) =

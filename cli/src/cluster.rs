@@ -90,8 +90,13 @@ pub struct CoordinatorArgs {
     #[arg(long)]
     json: bool,
     /// Values only, no plies files (the workers then solve with their --kernel, planes by default).
-    #[arg(long)]
+    /// The same as --distance none.
+    #[arg(long, conflicts_with = "distance")]
     no_distance: bool,
+    /// The distance the plies files count: `dtm` (plies to the end, the default), `dtz` (plies to
+    /// zeroing; the workers then fetch no plies of children) or `none` (values only).
+    #[arg(long, value_parser = crate::solve::parse_distance, value_name = "dtm|dtz|none")]
+    distance: Option<crate::solve::DistanceChoice>,
     #[command(flatten)]
     ops: OpsArgs,
 }
@@ -185,7 +190,11 @@ fn coordinator_config(args: &CoordinatorArgs) -> Result<CoordinatorConfig, Failu
         token,
         tls,
         lease: Duration::from_secs(args.lease_seconds),
-        plies: !args.no_distance,
+        distance: if args.no_distance {
+            None
+        } else {
+            args.distance.map_or(Some(foxbase_tables::plies::Distance::Dtm), |d| d.0)
+        },
         metrics_listen: args.ops.metrics_listen,
     })
 }

@@ -90,7 +90,7 @@ fn play_versus<T: Tablebase>(args: &VersusArgs, tables: &T) -> CommandResult {
             rules.format_position(&pos),
             now.value,
             side.team,
-            who_wins(rules, &pos, now)
+            who_wins(rules, &pos, now, tables.distance())
         ))?;
         if let GameStatus::Over { winner, .. } = rules.status(&pos) {
             let result = match winner {
@@ -124,7 +124,7 @@ fn play_versus<T: Tablebase>(args: &VersusArgs, tables: &T) -> CommandResult {
                 choice.mv,
                 choice.outcome.value,
                 side.team,
-                who_wins(rules, &pos, choice.outcome)
+                who_wins(rules, &pos, choice.outcome, tables.distance())
             ))?;
             choice.mv
         };

@@ -117,7 +117,7 @@ async fn probe_api<T: Tablebase + 'static>(
 ) -> Result<Json<Value>, ApiError> {
     let pos = position(&x, &params(q, &["position"])?)?;
     blocking(move || {
-        let view = probe_json(x.tables.game().rules(), &probe(&x.tables, &pos)?);
+        let view = probe_json(x.tables.game().rules(), &probe(&x.tables, &pos)?, x.tables.distance());
         Ok(Json(with_bound(view, x.tables.bound())))
     })
     .await

@@ -19,6 +19,7 @@ use foxbase_core::tictactoe::{format_ttt, TicTacToe};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Side, Value, Variant};
 use foxbase_objstore::StoreUrl;
+use foxbase_tables::plies::Distance;
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::Location;
 use foxbase_tables::tiered::TierTables;
@@ -169,13 +170,32 @@ fn refuse_flags(matches: &clap::ArgMatches, flags: &[&str], what: &str) -> Resul
     Ok(())
 }
 
+/// What `--distance` names: a [`Distance`], or none (values only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DistanceChoice(pub Option<Distance>);
+
+/// `--distance`: `dtm`, `dtz` or `none` (values only).
+pub fn parse_distance(text: &str) -> Result<DistanceChoice, String> {
+    match text {
+        "dtm" => Ok(DistanceChoice(Some(Distance::Dtm))),
+        "dtz" => Ok(DistanceChoice(Some(Distance::Dtz))),
+        "none" => Ok(DistanceChoice(None)),
+        other => Err(format!("'{other}' is not a distance: dtm (plies to the end), dtz (plies to zeroing) or none")),
+    }
+}
+
 /// What a solve computes, for `solve` and `coordinator`.
 #[derive(Args, Clone, Copy)]
 pub struct OutputArgs {
     /// Values only, no plies files: a faster solve with less memory, for tables that need no
-    /// distances (probe, versus and puzzles then show no plies).
-    #[arg(long)]
+    /// distances (probe, versus and puzzles then show no plies). The same as --distance none.
+    #[arg(long, conflicts_with = "distance")]
     pub no_distance: bool,
+    /// The distance the plies files count: `dtm` (plies to the end, the default), `dtz` (plies to
+    /// zeroing: to the next move that leaves the tier, a sheep advance, a capture or a fox removed;
+    /// needs only the children's values, so faster and smaller) or `none` (values only).
+    #[arg(long, value_parser = parse_distance, value_name = "dtm|dtz|none")]
+    pub distance: Option<DistanceChoice>,
     /// Kernel: `planes` (bit planes per sheep set, the default), `counter` (the generic oracle) or,
     /// with --no-distance only, `block` (per sheep set and position); the tables and plies are the same.
     /// With --game baghchal: `forward` (the placing tiers in two passes, the default) or `counter`;
@@ -187,10 +207,10 @@ pub struct OutputArgs {
 impl OutputArgs {
     /// What these flags ask a solve to compute.
     pub fn output(self) -> Output {
-        if self.no_distance {
-            Output::Values
-        } else {
-            Output::ValuesAndPlies
+        match (self.no_distance, self.distance) {
+            (true, _) => Output::Values,
+            (false, Some(DistanceChoice(distance))) => Output::with(distance),
+            (false, None) => Output::Dtm,
         }
     }
 
@@ -340,7 +360,8 @@ fn solve_fox(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
                 "largest_tier": {"name": largest.name(), "positions": largest_slots},
                 "seconds": s.seconds, "threads": s.threads, "workers": args.workers, "table_bytes": manifest.total_bytes(),
                 "out": s.out.to_string(), "phases": phases_json(&progress.phases()), "kernel": s.kernel.name(),
-                "plies": s.output.plies(), "plies_bytes": plies_bytes(manifest), "longest_plies": longest(manifest),
+                "plies": s.output.plies(), "distance": s.output.distance().map(|d| d.name()),
+                "plies_bytes": plies_bytes(manifest), "longest_plies": longest(manifest),
                 "tiers_resumed": s.resumed, "tiers_imported": s.imported,
             }),
             variant.bound(),
@@ -360,9 +381,11 @@ fn solve_fox(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
     line(format_args!("tables: {} ({} bytes)", s.out, manifest.total_bytes()))?;
     if s.output.plies() {
         line(format_args!(
-            "plies files: {} bytes; longest win or loss: {}",
+            "plies files ({}): {} bytes; longest win or loss: {}{}",
+            s.output.distance().map_or("", |d| d.counts()),
             plies_bytes(manifest),
-            count(longest(manifest), "ply", "plies")
+            count(longest(manifest), "ply", "plies"),
+            crate::tables::to_zeroing(s.output.distance())
         ))?;
     }
     let winner = match value {

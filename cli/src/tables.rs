@@ -14,6 +14,7 @@ use foxbase_core::tier::TierGame;
 use foxbase_core::variant::Bound;
 use foxbase_core::{Outcome, Point, Side, Value};
 use foxbase_objstore::StoreUrl;
+use foxbase_tables::plies::Distance;
 use foxbase_tables::probe::probe;
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::tiered::TierTables;
@@ -121,7 +122,7 @@ pub fn probe_command(args: ProbeArgs) -> CommandResult {
             })?;
             let p = probe(&tables, &pos)?;
             if args.json {
-                return json(&with_bound(crate::views::probe_json(rules, &p), tables.bound()));
+                return json(&with_bound(crate::views::probe_json(rules, &p, tables.distance()), tables.bound()));
             }
             bound_line(tables.bound())?;
             let side = rules.to_move(&pos);
@@ -130,13 +131,19 @@ pub fn probe_command(args: ProbeArgs) -> CommandResult {
                 rules.format_position(&pos),
                 p.outcome.value,
                 side.team,
-                who_wins(rules, &pos, p.outcome)
+                who_wins(rules, &pos, p.outcome, tables.distance())
             ))?;
             if let GameStatus::Over { .. } = rules.status(&pos) {
                 return line(format_args!("  {}", rules.status(&pos).describe()));
             }
             for (m, o) in p.moves {
-                line(format_args!("  {:7} {} for {}{}", m.to_string(), o.value, side.team, who_wins(rules, &pos, o)))?;
+                line(format_args!(
+                    "  {:7} {} for {}{}",
+                    m.to_string(),
+                    o.value,
+                    side.team,
+                    who_wins(rules, &pos, o, tables.distance())
+                ))?;
             }
             Ok(())
         }
@@ -144,19 +151,30 @@ pub fn probe_command(args: ProbeArgs) -> CommandResult {
     location::with_tables("--tables", &args.tables, Probing(&args))
 }
 
-/// ": the sheep win in 37 plies" for an outcome of the side to move in
-/// `pos` (its value, or a move's for the mover); nothing for a draw or
-/// without plies.
-pub fn who_wins<P: Playable>(rules: &P, pos: &P::Position, o: Outcome) -> String {
+/// ": the sheep win in 37 plies" (DTZ tables: ": the sheep win, 7 plies
+/// to zeroing") for an outcome of the side to move in `pos` (its value, or
+/// a move's for the mover) from tables whose plies count `distance`;
+/// nothing for a draw or without plies.
+pub fn who_wins<P: Playable>(rules: &P, pos: &P::Position, o: Outcome, distance: Option<Distance>) -> String {
     let mover = rules.to_move(pos);
     let winner = match o.value {
         Value::Win => mover,
         Value::Loss => rules.players().into_iter().find(|p| *p != mover).expect("two sides"),
         Value::Draw => return String::new(),
     };
-    match o.plies {
-        Some(n) => format!(": {} in {}", winner.wins(), count(n, "ply", "plies")),
-        None => String::new(),
+    match (o.plies, distance) {
+        (Some(n), Some(Distance::Dtz)) => format!(": {}, {} to zeroing", winner.wins(), count(n, "ply", "plies")),
+        (Some(n), _) => format!(": {} in {}", winner.wins(), count(n, "ply", "plies")),
+        (None, _) => String::new(),
+    }
+}
+
+/// " to zeroing" after a plies count of DTZ tables; nothing otherwise.
+pub fn to_zeroing(distance: Option<Distance>) -> &'static str {
+    if distance == Some(Distance::Dtz) {
+        " to zeroing"
+    } else {
+        ""
     }
 }
 
@@ -355,7 +373,8 @@ pub fn stats(args: StatsArgs) -> CommandResult {
             })
             .collect();
         let longest = s.longest_win.map(|(p, pos)| json!({"plies": p, "position": format_position(&pos)}));
-        let view = json!({"by_material": material, "longest_win": longest, "by_fox_square": squares});
+        let view = json!({"by_material": material, "longest_win": longest, "by_fox_square": squares,
+            "distance": tables.distance().map(|d| d.name())});
         return json(&with_bound(view, tables.game.variant.bound()));
     }
     bound_line(tables.game.variant.bound())?;
@@ -365,9 +384,12 @@ pub fn stats(args: StatsArgs) -> CommandResult {
         line(format_args!("{f:>5} {n:>5} {:>5} {:>14} {:>14} {:>14}", side.name(), w.wins, w.draws, w.losses))?;
     }
     match s.longest_win {
-        Some((p, pos)) => {
-            line(format_args!("longest win: {}, e.g. {}", count(p, "ply", "plies"), format_position(&pos)))?
-        }
+        Some((p, pos)) => line(format_args!(
+            "longest win: {}{}, e.g. {}",
+            count(p, "ply", "plies"),
+            to_zeroing(tables.distance()),
+            format_position(&pos)
+        ))?,
         None => line(format_args!("longest win: no plies in these tables (solved with --no-distance)"))?,
     }
     line(format_args!(

@@ -82,7 +82,7 @@ pub fn tier_stats<G: WithRules>(tables: &TierTables<G>, json_out: bool) -> Comma
             rules.format_position(&start),
             o.value,
             rules.to_move(&start).team,
-            crate::tables::who_wins(rules, &start, o)
+            crate::tables::who_wins(rules, &start, o, tables.distance())
         ))?,
         None => line(format_args!(
             "start {}: not in these tables (they hold {})",
@@ -107,9 +107,12 @@ pub fn tier_stats<G: WithRules>(tables: &TierTables<G>, json_out: bool) -> Comma
         ))?;
     }
     match longest {
-        Some((p, pos)) => {
-            line(format_args!("longest win: {}, e.g. {}", count(p, "ply", "plies"), rules.format_position(&pos)))
-        }
+        Some((p, pos)) => line(format_args!(
+            "longest win: {}{}, e.g. {}",
+            count(p, "ply", "plies"),
+            crate::tables::to_zeroing(tables.distance()),
+            rules.format_position(&pos)
+        )),
         None if tables.has_plies() => line(format_args!("longest win: none (no position is won)")),
         None => line(format_args!("longest win: no plies in these tables (solved with --no-distance)")),
     }

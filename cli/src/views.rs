@@ -5,6 +5,7 @@ use foxbase_core::play::{BoardShape, GameStatus, Playable, WithRules};
 use foxbase_core::tier::TierGame;
 use foxbase_core::variant::floor_winner_name;
 use foxbase_core::variant::Bound;
+use foxbase_tables::plies::Distance;
 use foxbase_tables::probe::Probe;
 use foxbase_tables::Tablebase;
 use serde_json::{json, Value as Json};
@@ -35,15 +36,16 @@ pub fn moves_json<P: Playable>(rules: &P, pos: &P::Position) -> Json {
 }
 
 /// `foxbase probe --json`: the position's value and plies for the side to
-/// move, and every move's (for the mover, plies counted from the position).
-pub fn probe_json<P: Playable>(rules: &P, p: &Probe<P::Position, P::Move>) -> Json {
+/// move, and every move's (for the mover, plies counted from the position),
+/// with what the plies count (`"distance"`: `"dtm"`, `"dtz"` or null).
+pub fn probe_json<P: Playable>(rules: &P, p: &Probe<P::Position, P::Move>, distance: Option<Distance>) -> Json {
     let list: Vec<_> = p
         .moves
         .iter()
         .map(|(m, o)| json!({"move": m.to_string(), "value": o.value.name(), "plies": o.plies}))
         .collect();
     json!({"position": rules.format_position(&p.position), "value": p.outcome.value.name(),
-        "plies": p.outcome.plies, "moves": list})
+        "plies": p.outcome.plies, "distance": distance.map(|d| d.name()), "moves": list})
 }
 
 /// A bound's JSON, `{"sheep_floor", "floor_winner", "note"}`: every JSON
@@ -109,6 +111,7 @@ pub fn variant_json<T: Tablebase>(tables: &T) -> Json {
         ("words", json!(game.variant_words())),
         ("layout", json!(tables.layout().name())),
         ("plies", json!(tables.has_plies())),
+        ("distance", json!(tables.distance().map(|d| d.name()))),
         ("bound", tables.bound().as_ref().map_or(Json::Null, bound_json)),
     ] {
         v[key] = value;

@@ -213,7 +213,7 @@ impl Link for OtherGame {
             variant: self.variant.into(),
             lease_seconds: 30,
             store_url: "file:///nonexistent".into(),
-            plies: true,
+            distance: Some(foxbase_tables::plies::Distance::Dtm),
         })
     }
     fn lease(&self, _: &str) -> Result<LeaseAnswer, LinkError> {

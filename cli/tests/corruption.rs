@@ -58,7 +58,7 @@ impl Solved {
                 threads_per_worker: 2,
                 // The CLI's default: the plane kernel with plies.
                 kernel: foxbase_worker::kernel::Kernel::Planes,
-                output: foxbase_worker::kernel::Output::ValuesAndPlies,
+                output: foxbase_worker::kernel::Output::Dtm,
             },
             &Quiet,
         )

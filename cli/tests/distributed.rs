@@ -47,7 +47,7 @@ fn local_checksums(root: &Path) -> Vec<(String, String)> {
         workers: 1,
         threads_per_worker: 1,
         kernel: foxbase_worker::kernel::Kernel::Planes,
-        output: foxbase_worker::kernel::Output::ValuesAndPlies,
+        output: foxbase_worker::kernel::Output::Dtm,
     };
     let m = solve_local(&game, &TierPlan::new(&game), &dir, options, &Quiet).unwrap();
     m.tiers.into_iter().map(crcs_of).collect()

@@ -95,7 +95,7 @@ fn two_hundred_workers_lease_heartbeat_and_complete_a_run_on_loopback() {
     let plan: &'static TierPlan<FoxGame> = Box::leak(Box::new(TierPlan::new(game)));
     assert_eq!(plan.order.len(), 236);
     let solved = root.0.join("solved");
-    let options = LocalOptions { output: Output::ValuesAndPlies, threads_per_worker: 2, ..Default::default() };
+    let options = LocalOptions { output: Output::Dtm, threads_per_worker: 2, ..Default::default() };
     let expected = solve_local(game, plan, &solved, options, &Quiet).unwrap();
     let reports: HashMap<String, (TierEntry, TierReport)> =
         expected.tiers.iter().map(|t| (t.name.clone(), (t.clone(), report_of(t)))).collect();
@@ -110,7 +110,7 @@ fn two_hundred_workers_lease_heartbeat_and_complete_a_run_on_loopback() {
         token: TOKEN.into(),
         tls: None,
         lease: Duration::from_secs(30),
-        plies: true,
+        distance: Some(foxbase_tables::plies::Distance::Dtm),
         metrics_listen: None,
     };
     let (tx, rx) = std::sync::mpsc::channel();

@@ -51,7 +51,7 @@ fn solve_plies_with(
 ) -> HashMap<String, Vec<u8>> {
     let game = FoxGame::new(*v);
     let plan = TierPlan::new(&game);
-    let options = LocalOptions { workers, threads_per_worker: threads, kernel, output: Output::ValuesAndPlies };
+    let options = LocalOptions { workers, threads_per_worker: threads, kernel, output: Output::Dtm };
     let m = solve_local(&game, &plan, &dir.0, options, &Quiet).unwrap();
     let mut files = HashMap::new();
     for t in &m.tiers {

@@ -26,7 +26,7 @@ fn game() -> FoxGame {
 }
 
 const OPTIONS: RunOptions =
-    RunOptions { lease: Duration::from_secs(10), retry_after: Duration::from_millis(5), plies: false };
+    RunOptions { lease: Duration::from_secs(10), retry_after: Duration::from_millis(5), distance: None };
 
 /// Solves an assignment into its upload key and returns the completion to send.
 fn solve(game: &FoxGame, store: &DirStore, worker: &str, a: &Assignment) -> Completion {

@@ -214,7 +214,11 @@ fn a_directory_with_tables_or_another_solves_journal_is_refused_and_left_as_it_i
         &["plan: 5 tiers, root tier p2-c0 (this solve: 2 tiers, root tier p0-c0)"],
         2,
     );
-    refused(&["--resume", "--no-distance"], &["output: values and plies (this solve: values only, --no-distance)"], 2);
+    refused(
+        &["--resume", "--no-distance"],
+        &["output: values and plies to the end, --distance dtm (this solve: values only, --distance none)"],
+        2,
+    );
 
     // Tables without a journal: refused with --resume too (nothing to resume).
     std::fs::remove_file(out.join("journal.log")).unwrap();

@@ -282,6 +282,7 @@ mod tests {
                 bytes: 50,
                 crc32: "89abcdef".into(),
                 longest: 17,
+                distance: Default::default(),
             }),
         }
     }

@@ -18,6 +18,7 @@ use foxbase_core::tier::TierGame;
 use foxbase_tables::durable::sync_filesystem;
 use foxbase_tables::index::INDEX_FILE;
 use foxbase_tables::manifest::{Manifest, TierEntry, MANIFEST_FILE};
+use foxbase_tables::plies::Distance;
 use foxbase_worker::job::TierReport;
 use foxbase_worker::kernel::{Kernel, Output, SolveTier};
 use foxbase_worker::lease_loop::{run_lease_loop, WorkerOptions};
@@ -185,7 +186,7 @@ pub fn solve_local_journaled<G: SolveTier>(
     // tiers/ before the journal: creating the journal fsyncs `dir`.
     std::fs::create_dir_all(dir.join("tiers"))
         .map_err(|source| CoordinatorError::Io { path: dir.display().to_string(), source })?;
-    let (game_name, run) = (game.game_name(), journal_run(game, plan, options.output.plies()));
+    let (game_name, run) = (game.game_name(), journal_run(game, plan, options.output));
     let (mut journal, mut finished) = if journaled {
         check_journal_run(dir, &journal_path, game_name, &run)?;
         Journal::resume(&journal_path, game_name, &run)?
@@ -199,9 +200,9 @@ pub fn solve_local_journaled<G: SolveTier>(
     let imported = if sources.is_empty() {
         Vec::new()
     } else {
-        let plies = options.output.plies();
+        let distance = options.output.distance();
         let imported =
-            crate::reuse::import(game, plan, sources, dir, &finished, plies, &|n, s| progress.imported(n, s, false));
+            crate::reuse::import(game, plan, sources, dir, &finished, distance, &|n, s| progress.imported(n, s, false));
         let imported = match imported {
             Ok(imported) => imported,
             Err(e) => {
@@ -262,6 +263,9 @@ struct JournalRun<'a> {
     root: String,
     tiers: usize,
     plies: bool,
+    /// What the plies count (absent: to the end, as in journals written before DTZ existed).
+    #[serde(default, skip_serializing_if = "Distance::is_dtm")]
+    distance: Distance,
 }
 
 impl JournalRun<'_> {
@@ -272,22 +276,23 @@ impl JournalRun<'_> {
 
     /// The output, in words.
     fn output(&self) -> &'static str {
-        if self.plies {
-            "values and plies"
-        } else {
-            "values only, --no-distance"
+        match (self.plies, self.distance) {
+            (false, _) => "values only, --distance none",
+            (true, Distance::Dtm) => "values and plies to the end, --distance dtm",
+            (true, Distance::Dtz) => "values and plies to zeroing, --distance dtz",
         }
     }
 }
 
 /// The [`JournalRun`] of this solve, as its journal's first line holds it.
-fn journal_run<G: TierGame>(game: &G, plan: &TierPlan<G>, plies: bool) -> String {
+fn journal_run<G: TierGame>(game: &G, plan: &TierPlan<G>, output: Output) -> String {
     let variant = game.variant_json();
     let run = JournalRun {
         variant: serde_json::from_str(&variant).expect("a game's variant_json is JSON"),
         root: plan.order.last().map(|&t| game.tier_name(t)).unwrap_or_default(),
         tiers: plan.order.len(),
-        plies,
+        plies: output.plies(),
+        distance: output.distance().unwrap_or_default(),
     };
     serde_json::to_string(&run).expect("a journal run serialises")
 }
@@ -336,7 +341,7 @@ fn check_journal_run(dir: &Path, path: &Path, game: &str, run: &str) -> Result<(
                 } else if found.root != this.root || found.tiers != this.tiers {
                     differences.push(format!("plan: {} (this solve: {})", found.plan(), this.plan()));
                 }
-                if found.plies != this.plies {
+                if found.plies != this.plies || (this.plies && found.distance != this.distance) {
                     differences.push(format!("output: {} (this solve: {})", found.output(), this.output()));
                 }
                 if differences.is_empty() {
@@ -362,7 +367,7 @@ fn run_options(options: LocalOptions) -> RunOptions {
     RunOptions {
         lease: Duration::from_secs(3600),
         retry_after: Duration::from_millis(2),
-        plies: options.output.plies(),
+        distance: options.output.distance(),
     }
 }
 
@@ -537,7 +542,7 @@ mod tests {
         let game = FoxGame::new(variant);
         let plan = TierPlan::new(&game);
         assert_eq!(
-            journal_run(&game, &plan, false),
+            journal_run(&game, &plan, Output::Values),
             "{\"variant\":{\"floor_winner\":\"foxes\",\"geometry\":\"classic\",\"pen_target\":9,\"sheep_floor\":18,\
              \"start\":\"F.F/.../......./.SSSSS./SSSSSSS/SSS/SSS s\"},\"root\":\"f2-3.3.7.5.0.0.0\",\"tiers\":21160,\
              \"plies\":false}"

@@ -18,6 +18,7 @@ use crate::error::CoordinatorError;
 use crate::plan::TierPlan;
 use foxbase_core::tier::TierGame;
 use foxbase_tables::manifest::{Manifest, PliesEntry, TierEntry};
+use foxbase_tables::plies::Distance;
 use foxbase_tables::table::{relabel, Layout};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -78,8 +79,8 @@ fn table_rules<G: TierGame>(game: &G, variant: &str) -> Option<serde_json::Map<S
 /// `finished` and that a source holds (the first that does), and returns
 /// their manifest entries, in plan order, once their files are in
 /// `dir/tiers` (not synced: the caller syncs the filesystem before it
-/// journals them). A solve with `plies` takes only tiers solved with
-/// plies; a values-only solve takes the tables alone.
+/// journals them). A solve with a `distance` takes only tiers solved with
+/// plies of that distance; a values-only solve takes the tables alone.
 ///
 /// A source file that is missing or not as its manifest records fails the
 /// import, and the files it wrote so far are removed.
@@ -89,14 +90,14 @@ pub fn import<G: TierGame>(
     sources: &[TableSource],
     dir: &Path,
     finished: &[TierEntry],
-    plies: bool,
+    distance: Option<Distance>,
     progress: &dyn Fn(usize, u64),
 ) -> Result<Vec<TierEntry>, CoordinatorError> {
     let done: HashSet<&str> = finished.iter().map(|e| e.name.as_str()).collect();
     let mut offered: HashMap<&str, (&TableSource, &TierEntry)> = HashMap::new();
     for source in sources.iter().rev() {
         for entry in &source.manifest.tiers {
-            if !plies || entry.plies.is_some() {
+            if distance.is_none_or(|d| entry.plies.as_ref().is_some_and(|p| p.distance == d)) {
                 offered.insert(entry.name.as_str(), (source, entry));
             }
         }
@@ -110,7 +111,7 @@ pub fn import<G: TierGame>(
         let Some(&(source, entry)) = offered.get(name.as_str()).filter(|_| !done.contains(name.as_str())) else {
             continue;
         };
-        let copied = copy_tier(source, entry, dir, &variant, plies, &mut written);
+        let copied = copy_tier(source, entry, dir, &variant, distance.is_some(), &mut written);
         match copied {
             Ok(entry) => {
                 slots += entry.slots;

@@ -16,6 +16,7 @@ use crate::journal::Journal;
 use crate::plan::{Scheduler, TierPlan};
 use foxbase_core::tier::TierGame;
 use foxbase_tables::manifest::{Manifest, PliesEntry, TierEntry};
+use foxbase_tables::plies::Distance;
 use foxbase_tables::source::ByteSource;
 use foxbase_tables::table::{Contents, TableFile, TableHeader};
 use foxbase_tables::tier_files::{plies_beside, plies_key, table_header, TABLE_EXT};
@@ -54,9 +55,11 @@ pub enum ResumeError {
     #[error("the journal says {file} is finished ({bytes} bytes), but the store holds {found}")]
     Missing { file: String, bytes: u64, found: String },
     #[error(
-        "the journal's tier {0} has no plies, and this run computes plies (resume it with --no-distance, as it began)"
+        "the journal's tier {0} has no plies, and this run computes plies (resume it with --distance none, as it began)"
     )]
     NoPlies(String),
+    #[error("the journal's tier {tier} has {found} plies, and this run computes {asked} (resume it with --distance {found}, as it began)")]
+    OtherDistance { tier: String, found: Distance, asked: Distance },
 }
 
 /// Settings of a run.
@@ -66,9 +69,9 @@ pub struct RunOptions {
     pub lease: Duration,
     /// How long a worker waits before asking again when no tier is ready.
     pub retry_after: Duration,
-    /// Whether tiers are solved with plies to the end: every completion
-    /// then brings a plies file, checked and kept beside its table.
-    pub plies: bool,
+    /// What plies tiers are solved with, if any: every completion then
+    /// brings a plies file, checked and kept beside its table.
+    pub distance: Option<Distance>,
 }
 
 struct Lease<T> {
@@ -191,10 +194,13 @@ impl<'g, G: TierGame> RunState<'g, G> {
                 .ok_or_else(|| ResumeError::UnknownTier(entry.name.clone()))?;
             // The store holds each finished file with its journaled length.
             let mut files = vec![(&entry.file, entry.bytes)];
-            match &entry.plies {
-                Some(p) => files.push((&p.file, p.bytes)),
-                None if options.plies => return Err(ResumeError::NoPlies(entry.name.clone())),
-                None => {}
+            match (&entry.plies, options.distance) {
+                (Some(p), Some(asked)) if p.distance != asked => {
+                    return Err(ResumeError::OtherDistance { tier: entry.name.clone(), found: p.distance, asked })
+                }
+                (Some(p), _) => files.push((&p.file, p.bytes)),
+                (None, Some(_)) => return Err(ResumeError::NoPlies(entry.name.clone())),
+                (None, None) => {}
             }
             for (file, bytes) in files {
                 let size =
@@ -278,7 +284,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
             variant: self.game.variant_json(),
             lease_seconds: self.options.lease.as_secs().max(1) as u32,
             store_url: self.store.url(),
-            plies: self.options.plies,
+            distance: self.options.distance,
         }
     }
 
@@ -324,9 +330,11 @@ impl<'g, G: TierGame> RunState<'g, G> {
                     file: e.file.clone(),
                     crc32: u32::from_str_radix(&e.crc32, 16).unwrap_or(0),
                     bytes: e.bytes,
+                    // DTZ reads the children's values alone: their plies stay in the store.
                     plies: e
                         .plies
                         .as_ref()
+                        .filter(|p| p.distance == Distance::Dtm)
                         .map(|p| FileRef { crc32: u32::from_str_radix(&p.crc32, 16).unwrap_or(0), bytes: p.bytes }),
                 }
             })
@@ -477,7 +485,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
             header: header.clone(),
             contents: Contents::Values,
         }];
-        match (req.plies, self.options.plies) {
+        match (req.plies, self.options.distance.is_some()) {
             (Some(p), true) => uploads.push(UploadCheck {
                 key: plies_beside(upload_key),
                 bytes: p.bytes,
@@ -499,10 +507,16 @@ impl<'g, G: TierGame> RunState<'g, G> {
         let slots = self.plan.slots[&tier];
         // The plies first: a table in place always has its plies beside it.
         let plies = match req.plies {
-            Some(p) if self.options.plies => {
+            Some(p) if self.options.distance.is_some() => {
                 let (upload, key) = (plies_beside(&completion.upload_key), plies_key(self.game, tier));
                 self.store.rename(&upload, &key).map_err(|e| Refusal::Internal(format!("{key}: {e}")))?;
-                Some(PliesEntry { file: key, bytes: p.bytes, crc32: format!("{:08x}", p.crc32), longest: p.longest })
+                Some(PliesEntry {
+                    file: key,
+                    bytes: p.bytes,
+                    crc32: format!("{:08x}", p.crc32),
+                    longest: p.longest,
+                    distance: self.options.distance.unwrap_or_default(),
+                })
             }
             _ => None,
         };

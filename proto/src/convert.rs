@@ -7,6 +7,7 @@
 use crate::v1;
 use foxbase_worker::job::{PliesReport, TierReport};
 use foxbase_worker::kernel::{Phases, TierStats};
+use foxbase_worker::protocol::Distance;
 use foxbase_worker::protocol::{
     Accepted, Assignment, Completion, FileRef, LeaseAnswer, Registration, RunStatus, TableRef, WorkerStatus,
 };
@@ -20,7 +21,8 @@ impl From<Registration> for v1::RegisterResponse {
             variant: r.variant,
             lease_seconds: r.lease_seconds,
             store_url: r.store_url,
-            plies: r.plies,
+            plies: r.distance.is_some(),
+            dtz: r.distance == Some(Distance::Dtz),
         }
     }
 }
@@ -33,7 +35,7 @@ impl From<v1::RegisterResponse> for Registration {
             variant: r.variant,
             lease_seconds: r.lease_seconds,
             store_url: r.store_url,
-            plies: r.plies,
+            distance: r.plies.then_some(if r.dtz { Distance::Dtz } else { Distance::Dtm }),
         }
     }
 }
@@ -279,9 +281,13 @@ mod tests {
             variant: "{}".into(),
             lease_seconds: 60,
             store_url: "file:///x".into(),
-            plies: true,
+            distance: Some(Distance::Dtm),
         };
         assert_eq!(Registration::from(v1::RegisterResponse::from(reg.clone())), reg);
+        for distance in [None, Some(Distance::Dtz)] {
+            let reg = Registration { distance, ..reg.clone() };
+            assert_eq!(Registration::from(v1::RegisterResponse::from(reg.clone())), reg);
+        }
         let a = Assignment {
             tier: "t".into(),
             lease_id: 7,

@@ -13,7 +13,8 @@
 use crate::error::{Error, ErrorKind, TableError};
 use crate::index::{IndexEntry, Summary, TierIndex};
 use crate::packed::{PackedValues, UNUSED};
-use crate::plies::Plies;
+use crate::plies::{Distance, Plies};
+use crate::reader::as_child;
 use crate::source::{DirLocation, Location};
 use crate::table::{Contents, Layout, TableFile};
 use crate::tier_files::{key_of_name, plies_key_of_name, table_header};
@@ -119,7 +120,7 @@ pub fn value_by_one_step(
     loaded: &[&Loaded],
     scratch: &mut StepScratch,
 ) -> Result<Value, StepError> {
-    outcome_by_one_step(game, pos, loaded, scratch).map(|o| o.value)
+    outcome_by_one_step(game, pos, loaded, None, scratch).map(|o| o.value)
 }
 
 /// The outcome one forward step gives `pos`, from the values (and plies)
@@ -130,17 +131,22 @@ pub fn value_by_one_step(
 /// a tier without a table must be over. Plies are `None` where a child
 /// that counts has none (tables without plies).
 ///
+/// With [`Distance::Dtz`] a child in another tier than `pos` (a zeroing
+/// move) counts [`Distance::zeroing_child_plies`], whatever its own.
+///
 /// Errors name a child whose tier is not in `loaded` and which is not over,
 /// or whose slot holds the unused code.
 pub fn outcome_by_one_step(
     game: &FoxGame,
     pos: &Position,
     loaded: &[&Loaded],
+    distance: Option<Distance>,
     scratch: &mut StepScratch,
 ) -> Result<Outcome, StepError> {
     if let Some(v) = game.primitive(pos) {
         return Ok(Outcome { value: v, plies: (v != Value::Draw).then_some(0) });
     }
+    let own_tier = (distance == Some(Distance::Dtz)).then(|| game.tier_of(pos));
     scratch.outcomes.clear();
     let mut failure = None;
     game.for_each_child(pos, |child| {
@@ -149,6 +155,9 @@ pub fn outcome_by_one_step(
         }
         let o = match scratch.rank(loaded, child.sheep(), child.fox_count()) {
             Some((k, rank)) => match loaded[k].outcome(rank.slot(child.foxes(), child.side())) {
+                Some(o) if own_tier.is_some_and(|t| t != loaded[k].tier) => {
+                    Outcome { plies: Distance::zeroing_child_plies(o.value), ..o }
+                }
                 Some(o) => o,
                 None => {
                     failure = Some(StepError::UnusedChild { child: format_position(&child) });
@@ -178,7 +187,12 @@ pub fn outcome_by_one_step(
 ///
 /// Precondition: `children` holds every child tier of `own.tier` that the
 /// tablebase holds; their sheep-to-move slots are read, never their even ones.
-pub fn fill_fox_to_move(game: &FoxGame, own: &mut Loaded, children: &[&Loaded]) -> Result<(), DeriveError> {
+pub fn fill_fox_to_move(
+    game: &FoxGame,
+    own: &mut Loaded,
+    children: &[&Loaded],
+    distance: Option<Distance>,
+) -> Result<(), DeriveError> {
     let size = game.tier_size(&own.index);
     let chunk = 1u64 << 16;
     let filled: Vec<Result<Vec<(u8, u16)>, DeriveError>> = {
@@ -200,7 +214,7 @@ pub fn fill_fox_to_move(game: &FoxGame, own: &mut Loaded, children: &[&Loaded]) 
                         return;
                     };
                     debug_assert_eq!(pos.side(), Side::Fox);
-                    match outcome_by_one_step(game, &pos, &all, &mut scratch) {
+                    match outcome_by_one_step(game, &pos, &all, distance, &mut scratch) {
                         Ok(o) => codes.push((o.value.code(), o.plies.unwrap_or(0) as u16)),
                         Err(source) => first = Err(DeriveError { position: format_position(&pos), source }),
                     }
@@ -380,6 +394,11 @@ impl TableDir {
         self.summary.plies
     }
 
+    /// What its plies files count ([`Distance`]); `None` without plies.
+    pub fn distance(&self) -> Option<Distance> {
+        self.summary.plies.then_some(self.summary.distance)
+    }
+
     /// The value of `pos` for the side to move and, in a tablebase with
     /// plies, its plies to the end (`None` for a draw, or without plies).
     /// Reads one block of the table and one of the plies file (a
@@ -394,7 +413,10 @@ impl TableDir {
         if table.layout == Layout::Published && pos.side() == Side::Fox {
             let mut children = Vec::new();
             self.game.for_each_child(pos, |c| children.push(c));
-            let outcomes: Vec<Outcome> = children.iter().map(|c| self.outcome(c)).collect::<Result<_, _>>()?;
+            let outcomes: Vec<Outcome> = children
+                .iter()
+                .map(|c| Ok(as_child(&self.game, self.distance(), pos, c, self.outcome(c)?)))
+                .collect::<Result<_, Error>>()?;
             return Ok(Outcome::from_children(&outcomes));
         }
         let index = self.game.tier_index(tier);
@@ -544,7 +566,7 @@ impl TableDir {
             plies: stored.plies.clone(),
         };
         let refs: Vec<&Loaded> = children.iter().map(|c| c.as_ref()).collect();
-        fill_fox_to_move(&self.game, &mut own, &refs)
+        fill_fox_to_move(&self.game, &mut own, &refs, self.distance())
             .map_err(|source| Error::Derive { file: crate::tier_files::table_key(&self.game, tier), source })?;
         let own = Arc::new(own);
         self.cache.lock().unwrap().remember(true, own.clone());

@@ -59,6 +59,9 @@ pub struct Summary {
     /// Every tier has a plies file (absent in indexes written before plies existed: false).
     #[serde(default)]
     pub plies: bool,
+    /// What the plies files count (absent: plies to the end, as in indexes written before DTZ existed).
+    #[serde(default, skip_serializing_if = "crate::plies::Distance::is_dtm")]
+    pub distance: crate::plies::Distance,
 }
 
 impl Summary {
@@ -73,6 +76,7 @@ impl Summary {
             slots: manifest.total_slots(),
             bytes: manifest.total_bytes(),
             plies: manifest.has_plies(),
+            distance: manifest.distance().unwrap_or_default(),
         }
     }
 }

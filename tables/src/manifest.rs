@@ -6,6 +6,7 @@
 
 use crate::error::{ErrorKind, TableError};
 use crate::index::INDEX_FILE;
+use crate::plies::Distance;
 use crate::source::Location;
 pub use crate::table::Layout;
 use foxbase_core::tier::TierGame;
@@ -51,6 +52,10 @@ pub struct PliesEntry {
     pub crc32: String,
     /// The largest plies count of the tier (its longest win or loss).
     pub longest: u32,
+    /// What the file counts: plies to the end (absent: `dtm`, as in
+    /// manifests written before DTZ existed) or to zeroing.
+    #[serde(default, skip_serializing_if = "Distance::is_dtm")]
+    pub distance: Distance,
 }
 
 /// The value of the variant's start position.
@@ -138,7 +143,14 @@ impl Manifest {
 
     /// Whether every tier has a plies file (a solve without `--no-distance`).
     pub fn has_plies(&self) -> bool {
-        !self.tiers.is_empty() && self.tiers.iter().all(|t| t.plies.is_some())
+        self.distance().is_some()
+    }
+
+    /// What the tables' plies files count, when every tier has one and
+    /// all count the same ([`Distance`]); `None` otherwise (values only).
+    pub fn distance(&self) -> Option<Distance> {
+        let first = self.tiers.first()?.plies.as_ref()?.distance;
+        self.tiers.iter().all(|t| t.plies.as_ref().is_some_and(|p| p.distance == first)).then_some(first)
     }
 
     pub fn total_bytes(&self) -> u64 {

@@ -14,6 +14,74 @@
 
 use crate::table::{Contents, Layout};
 
+/// What a tier's plies count (the manifest records it per plies file,
+/// [`crate::manifest::PliesEntry::distance`]).
+///
+/// - [`Distance::Dtm`]: plies to the end of the game, as above.
+/// - [`Distance::Dtz`]: plies to *zeroing*: to the first move that leaves
+///   the tier (a sheep advance, a capture, a fox removed: every such move is
+///   irreversible) or ends the game, under best play with the same
+///   preferences, rounded up to the parity of the value: a win always has
+///   an odd count and a loss an even one, as with DTM. The move out of the
+///   tier counts as one ply whatever follows it, so a tier's DTZ needs only
+///   its children's values, not their distances
+///   ([`Distance::zeroing_child_plies`]). The rounding touches only a loss
+///   whose longest resistance ends with the loser's own zeroing move (it is
+///   counted as if the winner's reply were part of it: 2 plies where the
+///   zeroing move alone is 1); it keeps the plane kernel's one phase per two
+///   plies and lets a file store half the number. A winner that always
+///   makes a move of smallest DTZ keeping the win reaches a zeroing move
+///   into a won child (the DTZ falls by at least one a ply), and the tiers
+///   form a DAG, so the game ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Distance {
+    #[default]
+    Dtm,
+    Dtz,
+}
+
+impl Distance {
+    /// The name `--distance` takes and the manifest writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Distance::Dtm => "dtm",
+            Distance::Dtz => "dtz",
+        }
+    }
+
+    /// What a count of this distance is, for a sentence: "plies to the end", "plies to zeroing".
+    pub fn counts(self) -> &'static str {
+        match self {
+            Distance::Dtm => "plies to the end",
+            Distance::Dtz => "plies to zeroing",
+        }
+    }
+
+    pub fn is_dtm(&self) -> bool {
+        *self == Distance::Dtm
+    }
+
+    /// With DTZ, the plies a position in another tier than its parent (one
+    /// zeroing move away) counts for the parent, 1 + which is the move's:
+    /// 0 for a child lost for its side to move (the parent's zeroing win
+    /// takes 1 ply), 1 for a won child (the parent's zeroing loss is counted
+    /// 2 plies, the parity rule above). A draw has none.
+    pub fn zeroing_child_plies(value: foxbase_core::Value) -> Option<u32> {
+        match value {
+            foxbase_core::Value::Loss => Some(0),
+            foxbase_core::Value::Win => Some(1),
+            foxbase_core::Value::Draw => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Distance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A tier's plies to the end, one per slot (0 for draws and unused slots),
 /// one byte each while every count fits, else two.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,6 +11,7 @@
 
 use crate::dir::TableDir;
 use crate::error::Error;
+use crate::plies::Distance;
 use crate::table::Layout;
 use crate::tiered::TierTables;
 use foxbase_core::foxgame::FoxGame;
@@ -34,8 +35,14 @@ pub trait Tablebase: Send + Sync {
     /// Where the tablebase is, for messages.
     fn describe(&self) -> String;
 
-    /// Whether the tables hold plies to the end (solved without `--no-distance`).
-    fn has_plies(&self) -> bool;
+    /// What the tables' plies count: to the end or to zeroing
+    /// ([`Distance`]); `None` for tables solved with `--no-distance`.
+    fn distance(&self) -> Option<Distance>;
+
+    /// Whether the tables hold plies of either kind.
+    fn has_plies(&self) -> bool {
+        self.distance().is_some()
+    }
 
     /// The layout of the tables: as solved, or published (`foxbase publish`).
     fn layout(&self) -> Layout {
@@ -89,8 +96,8 @@ impl Tablebase for TableDir {
         TableDir::describe(self)
     }
 
-    fn has_plies(&self) -> bool {
-        TableDir::has_plies(self)
+    fn distance(&self) -> Option<Distance> {
+        TableDir::distance(self)
     }
 
     fn layout(&self) -> Layout {
@@ -125,8 +132,8 @@ impl<G: WithRules> Tablebase for TierTables<G> {
         TierTables::describe(self)
     }
 
-    fn has_plies(&self) -> bool {
-        TierTables::has_plies(self)
+    fn distance(&self) -> Option<Distance> {
+        TierTables::distance(self)
     }
 
     /// A position that is not over must be in a tier the tables hold.
@@ -160,11 +167,28 @@ fn moves_valued<T: Tablebase + ?Sized>(
 ) -> Result<Vec<(MoveOf<T>, Outcome)>, Error> {
     let mut moves = Vec::new();
     tables.game().rules().for_each_move(pos, |m, after| moves.push((m, after)));
+    let distance = tables.distance();
     moves
         .into_iter()
         .map(|(m, after)| {
-            let o = outcome(&after)?;
+            let o = as_child(tables.game(), distance, pos, &after, outcome(&after)?);
             Ok((m, Outcome { value: o.value.for_mover(), plies: o.plies.map(|p| p + 1) }))
         })
         .collect()
+}
+
+/// The outcome of `child` (a position one move from `parent`) as the
+/// parent's distance counts it: with DTZ, a child in another tier (the
+/// move was zeroing) counts [`Distance::zeroing_child_plies`], whatever its own.
+pub(crate) fn as_child<G: TierGame>(
+    game: &G,
+    distance: Option<Distance>,
+    parent: &G::Position,
+    child: &G::Position,
+    outcome: Outcome,
+) -> Outcome {
+    if distance == Some(Distance::Dtz) && outcome.plies.is_some() && game.tier_of(child) != game.tier_of(parent) {
+        return Outcome { plies: Distance::zeroing_child_plies(outcome.value), ..outcome };
+    }
+    outcome
 }

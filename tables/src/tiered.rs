@@ -150,6 +150,11 @@ impl<G: TierGame> TierTables<G> {
         self.manifest.has_plies()
     }
 
+    /// What its plies files count ([`crate::plies::Distance`]); `None` without plies.
+    pub fn distance(&self) -> Option<crate::plies::Distance> {
+        self.manifest.distance()
+    }
+
     /// The outcome of a position that is over (0 plies, in a tablebase with plies).
     pub fn game_over(&self, pos: &G::Position) -> Option<Outcome> {
         let v = self.game.primitive(pos)?;

@@ -375,7 +375,7 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
                         first = Err(fail(format!("slot {i} holds the unused code 3, but a position belongs there")));
                         return;
                     };
-                    first = match outcome_by_one_step(game, &pos, &refs, &mut scratch) {
+                    first = match outcome_by_one_step(game, &pos, &refs, tables.distance(), &mut scratch) {
                         Err(e) => Err(fail(e.to_string())),
                         Ok(d) if d.value != stored.value => Err(fail(format!(
                             "stored {}, but its children say {} (slot {i} of tier {})",
@@ -427,6 +427,7 @@ fn game_outcome_by_one_step<G: TierGame>(
     pos: &G::Position,
     loaded: &[&crate::tiered::WholeTier<G>],
     format: &(dyn Fn(&G::Position) -> String + Sync),
+    distance: Option<crate::plies::Distance>,
     outcomes: &mut Vec<foxbase_core::Outcome>,
 ) -> Result<foxbase_core::Outcome, GameStepError> {
     use foxbase_core::Outcome;
@@ -443,6 +444,10 @@ fn game_outcome_by_one_step<G: TierGame>(
         let tier = game.tier_of(&child);
         let o = match loaded.iter().find(|l| l.tier == tier) {
             Some(l) => match l.outcome(game.canonical_rank(&l.index, &child)) {
+                // With DTZ a move into another tier is zeroing.
+                Some(o) if distance == Some(crate::plies::Distance::Dtz) && tier != loaded[0].tier => {
+                    Outcome { plies: crate::plies::Distance::zeroing_child_plies(o.value), ..o }
+                }
                 Some(o) => o,
                 None => {
                     failure = Some(GameStepError::UnusedChild(format(&game.canonical(&child))));
@@ -501,6 +506,7 @@ pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result
     let format = |p: &G::Position| game.rules().format_position(p);
     let format = &format;
     let plies = tables.has_plies();
+    let distance = tables.distance();
     // The last tier (by position in `tiers`) that reads each tier.
     let mut last_use: HashMap<G::Tier, usize> = HashMap::new();
     for (n, (tier, _, _)) in tiers.iter().enumerate() {
@@ -557,7 +563,7 @@ pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result
                             Err(fail(at(), format!("slot {i} holds the unused code 3, but a position belongs there")));
                         return;
                     };
-                    first = match game_outcome_by_one_step(game, &pos, &refs, format, &mut outcomes) {
+                    first = match game_outcome_by_one_step(game, &pos, &refs, format, distance, &mut outcomes) {
                         Err(GameStepError::MissingTier(t)) => Err(fail(
                             at(),
                             format!(

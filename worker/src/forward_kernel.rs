@@ -32,7 +32,7 @@ use foxbase_core::baghchal::index::{compress, expand, goat_rank_with, rank_table
 use foxbase_core::baghchal::{BaghChal, BaghIndex, BaghTier, Symmetry};
 use foxbase_core::tier::TierGame;
 use foxbase_tables::packed::{PackedValues, UNUSED};
-use foxbase_tables::plies::Plies;
+use foxbase_tables::plies::{Distance, Plies};
 use rayon::prelude::*;
 
 /// The tables' 2-bit codes ([`foxbase_core::Value::code`], [`UNUSED`]; a test checks them).
@@ -51,13 +51,19 @@ struct Child<'a> {
     goat_sets: u64,
     values: &'a PackedValues,
     plies: Option<&'a Plies>,
+    /// The solve counts plies to zeroing: every move into a child tier is zeroing.
+    to_zeroing: bool,
 }
 
 impl Child<'_> {
-    /// The code and plies at `slot`.
+    /// The code and plies at `slot` (with DTZ, [`Distance::zeroing_child_plies`]).
     #[inline]
     fn at(&self, slot: u64) -> (u8, u16) {
-        (self.values.code(slot), self.plies.map_or(0, |p| p.get(slot)))
+        let code = self.values.code(slot);
+        if self.to_zeroing {
+            return (code, (code == WIN) as u16);
+        }
+        (code, self.plies.map_or(0, |p| p.get(slot)))
     }
 }
 
@@ -110,16 +116,19 @@ fn next_subset(s: u32) -> u32 {
 }
 
 /// Solves placing tier `tier` of `game` on the calling thread's rayon pool,
-/// with plies when `with_plies`.
+/// with plies when `distance` is given (with DTZ a placement or a capture
+/// leaves the tier: it counts 1 ply and the children's plies are not read).
 ///
 /// Preconditions: [`handles`]`(game, tier)`, and `children` holds the
-/// tables of [`TierGame::child_tiers`]`(tier)` (with plies when `with_plies`).
+/// tables of [`TierGame::child_tiers`]`(tier)` (with plies for DTM).
 pub fn solve_forward_in_pool(
     game: &BaghChal,
     tier: BaghTier,
     children: &[ChildTable<BaghChal>],
-    with_plies: bool,
+    distance: Option<Distance>,
 ) -> Result<SolvedTier, KernelError> {
+    let with_plies = distance.is_some();
+    let children_plies = distance == Some(Distance::Dtm);
     if !handles(game, tier) {
         return Err(KernelError::Inconsistent(format!(
             "the forward kernel solves placing tiers; {} is not one",
@@ -134,7 +143,7 @@ pub fn solve_forward_in_pool(
             .iter()
             .find(|c| c.tier == t)
             .ok_or_else(|| KernelError::Inconsistent(format!("child tier {} is not loaded", game.tier_name(t))))?;
-        if with_plies && table.plies.is_none() {
+        if children_plies && table.plies.is_none() {
             return Err(KernelError::Inconsistent(format!(
                 "child tier {} has no plies (solved with --no-distance?)",
                 game.tier_name(t)
@@ -143,7 +152,8 @@ pub fn solve_forward_in_pool(
         Ok(Child {
             goat_sets: table.index.goat_sets(),
             values: &table.values,
-            plies: if with_plies { table.plies.as_ref() } else { None },
+            plies: if children_plies { table.plies.as_ref() } else { None },
+            to_zeroing: distance == Some(Distance::Dtz),
         })
     };
     let placed = child(BaghTier { to_place: tier.to_place - 1, captured: tier.captured })?;

@@ -154,7 +154,7 @@ fn solve_and_write<G: SolveTier>(
     write_plies: WritePlies,
 ) -> Result<TierReport, WorkerError> {
     let started = Instant::now();
-    let children = load_children(game, tier, child_path, output.plies())?;
+    let children = load_children(game, tier, child_path, output.children_plies())?;
     let load = started.elapsed().as_secs_f64();
     let solved = game.solve_owning(kernel, output, tier, children)?;
     let writing = Instant::now();

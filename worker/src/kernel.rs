@@ -18,7 +18,7 @@
 use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
 use foxbase_tables::packed::{PackedValues, UNUSED};
-use foxbase_tables::plies::Plies;
+use foxbase_tables::plies::{Distance, Plies};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -124,19 +124,47 @@ pub fn choose_kernel<G: SolveTier>(game: &G, asked: Option<Kernel>, output: Outp
     Ok(kernel)
 }
 
-/// What a solve computes: the values alone, or with plies to the end
-/// ([`foxbase_tables::plies`]). Plies come from the plane kernel (the Fox
-/// Game's default) or from the counter kernel with plies
-/// ([`crate::plies_kernel`], every game); the block kernel computes values only.
+/// What a solve computes: the values alone, or with a distance for every
+/// won or lost position ([`foxbase_tables::plies`]): plies to the end
+/// (`Dtm`) or to zeroing (`Dtz`, [`Distance::Dtz`]). Plies come from the
+/// plane kernel (the Fox Game's default) or from the counter kernel with
+/// plies ([`crate::plies_kernel`], every game); the block kernel computes
+/// values only. Both distances are the same induction: DTM counts a move
+/// out of the tier as 1 + the child's plies, DTZ as 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Output {
     Values,
-    ValuesAndPlies,
+    Dtm,
+    Dtz,
 }
 
 impl Output {
+    /// Whether the solve writes a plies file.
     pub fn plies(self) -> bool {
-        self == Output::ValuesAndPlies
+        self != Output::Values
+    }
+
+    /// What its plies count, if it has any.
+    pub fn distance(self) -> Option<Distance> {
+        match self {
+            Output::Values => None,
+            Output::Dtm => Some(Distance::Dtm),
+            Output::Dtz => Some(Distance::Dtz),
+        }
+    }
+
+    /// The output computing `distance` (`None`: values only).
+    pub fn with(distance: Option<Distance>) -> Output {
+        match distance {
+            None => Output::Values,
+            Some(Distance::Dtm) => Output::Dtm,
+            Some(Distance::Dtz) => Output::Dtz,
+        }
+    }
+
+    /// Whether the solve reads its children's plies: DTM only (DTZ needs their values alone).
+    pub fn children_plies(self) -> bool {
+        self == Output::Dtm
     }
 }
 
@@ -160,22 +188,23 @@ pub trait SolveTier: TierGame + Sized {
         tier: Self::Tier,
         children: &[ChildTable<Self>],
     ) -> Result<SolvedTier, KernelError> {
-        match output {
-            Output::ValuesAndPlies => self.solve_plies(kernel, tier, children),
-            Output::Values => self.solve_values(kernel, tier, children),
+        match output.distance() {
+            Some(distance) => self.solve_plies(kernel, distance, tier, children),
+            None => self.solve_values(kernel, tier, children),
         }
     }
 
-    /// Values and plies of `tier` with `kernel` where the game has a kernel
-    /// with plies of its own, else the counter kernel with plies.
+    /// Values and plies (`distance`) of `tier` with `kernel` where the game
+    /// has a kernel with plies of its own, else the counter kernel with plies.
     fn solve_plies(
         &self,
         kernel: Kernel,
+        distance: Distance,
         tier: Self::Tier,
         children: &[ChildTable<Self>],
     ) -> Result<SolvedTier, KernelError> {
         let _ = kernel;
-        crate::plies_kernel::solve_plies_in_pool(self, tier, children)
+        crate::plies_kernel::solve_plies_in_pool(self, tier, children, distance)
     }
 
     /// The values of `tier` with `kernel`. Preconditions as [`solve_tier`].
@@ -224,15 +253,16 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
     fn solve_plies(
         &self,
         kernel: Kernel,
+        distance: Distance,
         tier: Self::Tier,
         children: &[ChildTable<Self>],
     ) -> Result<SolvedTier, KernelError> {
         refuse_below_floor(self, tier)?;
         match kernel {
             Kernel::Planes if planes_count_plies(self) => {
-                crate::plane_kernel::solve_planes_with_plies(self, tier, children)
+                crate::plane_kernel::solve_planes_with_plies(self, tier, children, distance)
             }
-            _ => crate::plies_kernel::solve_plies_in_pool(self, tier, children),
+            _ => crate::plies_kernel::solve_plies_in_pool(self, tier, children, distance),
         }
     }
 
@@ -246,7 +276,7 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         refuse_below_floor(self, tier)?;
         match kernel {
             Kernel::Planes if !output.plies() || planes_count_plies(self) => {
-                crate::plane_kernel::solve_planes_owning(self, tier, children, output.plies())
+                crate::plane_kernel::solve_planes_owning(self, tier, children, output.distance())
             }
             _ => self.solve_with(kernel, output, tier, &children),
         }
@@ -296,11 +326,11 @@ impl SolveTier for foxbase_core::baghchal::BaghChal {
         children: &[ChildTable<Self>],
     ) -> Result<SolvedTier, KernelError> {
         if kernel == Kernel::Forward && crate::forward_kernel::handles(self, tier) {
-            return crate::forward_kernel::solve_forward_in_pool(self, tier, children, output.plies());
+            return crate::forward_kernel::solve_forward_in_pool(self, tier, children, output.distance());
         }
-        match output {
-            Output::ValuesAndPlies => crate::plies_kernel::solve_plies_in_pool(self, tier, children),
-            Output::Values => solve_in_pool(self, tier, children),
+        match output.distance() {
+            Some(distance) => crate::plies_kernel::solve_plies_in_pool(self, tier, children, distance),
+            None => solve_in_pool(self, tier, children),
         }
     }
 }
@@ -378,7 +408,7 @@ impl Phases {
 /// The result of solving a tier.
 pub struct SolvedTier {
     pub values: PackedValues,
-    /// Plies to the end, when the solve computed them ([`Output::ValuesAndPlies`]).
+    /// Its plies, when the solve computed them ([`Output::plies`]).
     pub plies: Option<Plies>,
     pub stats: TierStats,
     /// `init`, `propagate` and `pack` (the kernel neither loads nor writes).

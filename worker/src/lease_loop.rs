@@ -233,7 +233,7 @@ fn work_on<G: SolveTier>(
                     let key = plies_beside(Path::new(&child.file)).to_string_lossy().into_owned();
                     let at = fetch(store, options, &key, plies.crc32, plies.bytes)?;
                     debug_assert_eq!(at, plies_beside(&path));
-                } else if me.plies {
+                } else if me.distance == Some(foxbase_tables::plies::Distance::Dtm) {
                     return Err(WorkerError::Protocol(format!(
                         "the coordinator sent child tier {} without its plies in a run with plies",
                         child.tier
@@ -254,7 +254,7 @@ fn work_on<G: SolveTier>(
             let local_out = store.local_path(&assignment.upload_key);
             let out = local_out.clone().unwrap_or_else(|| options.cache.join(&assignment.upload_key));
             let child_path = |c: G::Tier| child_paths[&c].clone();
-            let output = if me.plies { Output::ValuesAndPlies } else { Output::Values };
+            let output = Output::with(me.distance);
             let report = pool.install(|| {
                 solve_to_upload_in_pool(game, tier, &child_path, &out, options.kernel, output, options.sync_each_table)
             })?;

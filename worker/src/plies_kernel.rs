@@ -29,7 +29,7 @@ use crate::kernel::{
 };
 use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
-use foxbase_tables::plies::Plies;
+use foxbase_tables::plies::{Distance, Plies};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
@@ -55,14 +55,17 @@ enum Start {
     Count { count: usize, floor: u32 },
 }
 
-/// Solves `tier` of `game` with plies, on the calling thread's rayon pool.
+/// Solves `tier` of `game` with plies (`distance`: to the end, or to
+/// zeroing, where a move out of the tier counts 1 ply and the children's
+/// plies are not read), on the calling thread's rayon pool.
 ///
-/// Preconditions: those of [`crate::kernel::solve_in_pool`], and every
-/// child table holds plies. The values equal the counter kernel's.
+/// Preconditions: those of [`crate::kernel::solve_in_pool`], and for DTM
+/// every child table holds plies. The values equal the counter kernel's.
 pub fn solve_plies_in_pool<G: TierGame>(
     game: &G,
     tier: G::Tier,
     children: &[ChildTable<G>],
+    distance: Distance,
 ) -> Result<SolvedTier, KernelError> {
     let index = game.tier_index(tier);
     let size = game.tier_size(&index);
@@ -70,7 +73,7 @@ pub fn solve_plies_in_pool<G: TierGame>(
         return Err(KernelError::TooLarge { tier: game.tier_name(tier), size });
     }
     for c in children {
-        if c.plies.is_none() {
+        if distance == Distance::Dtm && c.plies.is_none() {
             return Err(KernelError::Inconsistent(format!(
                 "child tier {} has no plies (solved with --no-distance?)",
                 game.tier_name(c.tier)
@@ -97,7 +100,7 @@ pub fn solve_plies_in_pool<G: TierGame>(
                 if result.is_err() {
                     return;
                 }
-                let (s, p) = match start(game, tier, &index, children, &pos, &mut in_tier) {
+                let (s, p) = match start(game, tier, &index, children, &pos, distance, &mut in_tier) {
                     Ok(Start::Over(s)) => {
                         if s != DRAW {
                             over.push(i as u32);
@@ -294,6 +297,7 @@ fn start<G: TierGame>(
     index: &G::Index,
     children: &[ChildTable<G>],
     pos: &G::Position,
+    distance: Distance,
     in_tier: &mut Vec<u64>,
 ) -> Result<Start, KernelError> {
     match game.primitive(pos) {
@@ -311,7 +315,15 @@ fn start<G: TierGame>(
         if error.is_some() {
             return;
         }
-        match locate_child(game, tier, index, children, &child) {
+        // With DTZ a move out of the tier is zeroing: its child counts as
+        // a loss at 0 or a win at 1 plies, whatever follows.
+        let located = match locate_child(game, tier, index, children, &child) {
+            Ok(ChildAt::Outside(v, _)) if distance == Distance::Dtz => {
+                Ok(ChildAt::Outside(v, Distance::zeroing_child_plies(v).unwrap_or(0)))
+            }
+            other => other,
+        };
+        match located {
             Ok(ChildAt::InTier(rank)) => in_tier.push(rank),
             Ok(ChildAt::Outside(Value::Loss, plies)) => win_at = Some(win_at.map_or(plies + 1, |w| w.min(plies + 1))),
             Ok(ChildAt::Outside(Value::Draw, _)) => draw_outside = true,

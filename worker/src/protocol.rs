@@ -6,6 +6,7 @@
 //! ever speaks protobuf to itself.
 
 use crate::job::TierReport;
+pub use foxbase_tables::plies::Distance;
 use std::time::Duration;
 
 /// A worker's registration, as the coordinator answers it.
@@ -19,9 +20,11 @@ pub struct Registration {
     pub lease_seconds: u32,
     /// Where tables are shared (see `store::open_store`).
     pub store_url: String,
-    /// Whether the run computes plies to the end: every table then has
-    /// its plies file beside it ([`crate::job::plies_beside`]).
-    pub plies: bool,
+    /// What plies the run computes, if any: every table then has its
+    /// plies file beside it ([`crate::job::plies_beside`]). With DTM the
+    /// children's plies files come with every assignment; with DTZ they are
+    /// not needed.
+    pub distance: Option<Distance>,
 }
 
 /// A finished table in the store, as the coordinator recorded it.

@@ -135,7 +135,7 @@ fn check_variant(goats: u8, target: u8) -> (u64, usize, Value) {
     for &t in &order {
         let children = tables(&game, &game.child_tiers(t), &solved);
         let s = pool
-            .install(|| game.solve_with(Kernel::Counter, Output::ValuesAndPlies, t, &children))
+            .install(|| game.solve_with(Kernel::Counter, Output::Dtm, t, &children))
             .unwrap_or_else(|e| panic!("{variant:?} {}: {e}", game.tier_name(t)));
         let plain = tables(&game, &game.child_tiers(t), &values_only);
         let v = solve_tier(&game, t, &plain, 1).unwrap();

@@ -29,10 +29,10 @@ fn compare(goats: u8, target: u8, threads: usize) -> (u64, u64) {
         let solve = |kernel, output, children: &[_]| {
             pool.install(|| game.solve_with(kernel, output, t, children)).unwrap_or_else(|e| panic!("{name}: {e}"))
         };
-        let counter = solve(Kernel::Counter, Output::ValuesAndPlies, &children);
+        let counter = solve(Kernel::Counter, Output::Dtm, &children);
         let counter_plain = solve(Kernel::Counter, Output::Values, &plain);
         if handles(&game, t) {
-            let forward = solve(Kernel::Forward, Output::ValuesAndPlies, &children);
+            let forward = solve(Kernel::Forward, Output::Dtm, &children);
             assert_eq!(forward.values, counter.values, "{goats} goats, target {target}: values of {name}");
             let (f, c) = (forward.plies.as_ref().unwrap(), counter.plies.as_ref().unwrap());
             assert_eq!(f.len(), c.len());
@@ -86,7 +86,12 @@ fn forward_kernel_refuses_a_moving_tier() {
     let game = BaghChal::new(BaghChalVariant::new(2, 2).unwrap());
     let moving = BaghTier { to_place: 0, captured: 0 };
     assert!(!handles(&game, moving));
-    let Err(e) = foxbase_worker::forward_kernel::solve_forward_in_pool(&game, moving, &[], true) else {
+    let Err(e) = foxbase_worker::forward_kernel::solve_forward_in_pool(
+        &game,
+        moving,
+        &[],
+        Some(foxbase_worker::protocol::Distance::Dtm),
+    ) else {
         panic!("a moving tier solved by the forward kernel");
     };
     assert!(e.to_string().contains("p0-c0 is not one"), "{e}");
@@ -113,8 +118,7 @@ fn real_game_tier_is_byte_identical_to_the_counter_kernels() {
     let out = scratch.join("tier.fxt");
     let started = std::time::Instant::now();
     let report =
-        foxbase_worker::job::solve_to_file(&game, tier, &child_path, &out, 2, Kernel::Counter, Output::ValuesAndPlies)
-            .unwrap();
+        foxbase_worker::job::solve_to_file(&game, tier, &child_path, &out, 2, Kernel::Counter, Output::Dtm).unwrap();
     eprintln!("counter kernel: {:.1}s, {} draws", started.elapsed().as_secs_f64(), report.stats.draws);
     let ours = child_path(tier);
     let plies = foxbase_worker::job::plies_beside;

@@ -153,10 +153,7 @@ fn tictactoe_plies_match_a_minimax_with_distances() {
     let mut solved: BTreeMap<u8, SolvedTier> = BTreeMap::new();
     for t in ttt_order() {
         let children = tables(&ttt, &ttt.child_tiers(t), &solved);
-        let s = thread_pool(2)
-            .unwrap()
-            .install(|| ttt.solve_with(Kernel::Counter, Output::ValuesAndPlies, t, &children))
-            .unwrap();
+        let s = thread_pool(2).unwrap().install(|| ttt.solve_with(Kernel::Counter, Output::Dtm, t, &children)).unwrap();
         check_solved(&ttt, t, &s);
         solved.insert(t, s);
     }

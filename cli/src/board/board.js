@@ -173,6 +173,15 @@
 
   const pliesText = (n) => `${n} ${n === 1 ? "ply" : "plies"}`;
 
+  // A distance in words: " in 7 plies" (plies to the end), or ", 7 plies to zeroing" (DTZ tables:
+  // plies to the next move that leaves the tier); "" for none.
+  const distanceText = (plies) =>
+    plies == null
+      ? ""
+      : state.variant && state.variant.distance === "dtz"
+        ? `, ${pliesText(plies)} to zeroing`
+        : ` in ${pliesText(plies)}`;
+
   // The end of a game: who won, or a draw.
   const ending = (status) => (status.winner ? wins(status.winner) : "a draw");
 
@@ -182,7 +191,7 @@
       const own = status.winner ? (status.winner === side ? "win" : "loss") : "draw";
       return `${value || own} — game over: ${ending(status)}${status.reason ? ` (${status.reason})` : ""}`;
     }
-    const inPlies = plies == null ? "" : ` in ${pliesText(plies)}`;
+    const inPlies = distanceText(plies);
     switch (value) {
       case "win":
         return `win — ${wins(side)}${inPlies}`;
@@ -197,7 +206,11 @@
 
   function variantWords(v) {
     const first = `${subject(v.first_mover)} ${plural(v.first_mover) ? "move" : "moves"} first`;
-    const plies = v.plies ? "with distances" : "values only, no distances";
+    const plies = !v.plies
+      ? "values only, no distances"
+      : v.distance === "dtz"
+        ? "with distances to zeroing (DTZ)"
+        : "with distances to the end";
     const words = [...(v.words || []), first, `${v.layout} tables, ${plies}`].join(" · ");
     // Tables solved under a sheep floor hold bounds, not the real game's values: say so.
     return v.bound ? `${words} · bound: ${v.bound.note}` : words;
@@ -540,7 +553,7 @@
       b.title =
         e.value === "unknown"
           ? `${e.move}: not in these tables`
-          : `${e.move}: ${e.value} for ${subject(side)}` + (e.plies == null ? "" : ` in ${pliesText(e.plies)}`);
+          : `${e.move}: ${e.value} for ${subject(side)}` + distanceText(e.plies);
       b.append(mv, val);
       b.addEventListener("click", () => {
         if (document.body.dataset.ready === "true") play(e.move);

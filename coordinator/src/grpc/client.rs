@@ -166,11 +166,14 @@ impl Link for GrpcLink {
 }
 
 /// The kernel a worker solves `game` with for a run with or without
-/// `plies`: `asked` (`--kernel`) or the game's default ([`choose_kernel`]);
-/// refused as the coordinator's `title` ("the Fox Game") says.
-fn worker_kernel<G: SolveTier>(game: &G, asked: Option<Kernel>, plies: bool) -> Result<Kernel, CoordinatorError> {
-    let output = if plies { Output::ValuesAndPlies } else { Output::Values };
-    choose_kernel(game, asked, output)
+/// plies (`distance`): `asked` (`--kernel`) or the game's default
+/// ([`choose_kernel`]); refused as the coordinator's `title` ("the Fox Game") says.
+fn worker_kernel<G: SolveTier>(
+    game: &G,
+    asked: Option<Kernel>,
+    distance: Option<foxbase_tables::plies::Distance>,
+) -> Result<Kernel, CoordinatorError> {
+    choose_kernel(game, asked, Output::with(distance))
         .map_err(|e| CoordinatorError::Kernel(format!("the coordinator solves {}: {e}", game.game_kind().title())))
 }
 
@@ -214,7 +217,7 @@ impl GameVisitor for Leasing<'_> {
     type Output = Result<WorkerSummary, CoordinatorError>;
 
     fn visit<G: SolveTier + SealRun + 'static>(self, game: G) -> Self::Output {
-        let kernel = worker_kernel(&game, self.kernel, self.me.plies)?;
+        let kernel = worker_kernel(&game, self.kernel, self.me.distance)?;
         let options = WorkerOptions { kernel, ..self.options.clone() };
         lease_game(&game, &game.about(), self.link, self.store, &options, self.me, self.stop, self.log)
     }

@@ -44,8 +44,8 @@ pub struct CoordinatorConfig {
     /// PEM certificate chain and private key; plain TCP when `None`.
     pub tls: Option<(Vec<u8>, Vec<u8>)>,
     pub lease: Duration,
-    /// Solve with plies to the end (`--no-distance` turns it off).
-    pub plies: bool,
+    /// The plies the run computes (`--distance`; `None`: values only).
+    pub distance: Option<foxbase_tables::plies::Distance>,
     /// Where to serve Prometheus metrics at `/metrics` (none: no metrics server).
     pub metrics_listen: Option<SocketAddr>,
 }
@@ -207,7 +207,8 @@ where
             (Journal::create_in_store(foxbase_objstore::open_store(&config.store)?, game_name, &variant)?, Vec::new())
         }
     };
-    let options = RunOptions { lease: config.lease, retry_after: Duration::from_millis(200), plies: config.plies };
+    let options =
+        RunOptions { lease: config.lease, retry_after: Duration::from_millis(200), distance: config.distance };
     let state = RunState::new(game, plan, store, Some(journal), finished, options)?;
     if resume {
         log(&format!("resumed: {} of {} tiers were finished", state.resumed(), plan.order.len()));

@@ -239,15 +239,22 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The plies of the position with `foxes` and `side` to move in child table `c` at `rank`.
+    /// The plies of the position with `foxes` and `side` to move in child
+    /// table `c` at `rank`, as this tier counts them: 0 with DTZ (the move
+    /// there is zeroing; a won child's loss floor of 1 waits for the next
+    /// even ply as every loss does here, which is the parity rule of
+    /// [`Distance::zeroing_child_plies`]).
     #[inline]
     pub(super) fn child_plies(&self, c: usize, rank: &SetRank, foxes: Bits, side: Side) -> u32 {
+        if self.to_zeroing {
+            return 0;
+        }
         let plies = self.children[c].plies.expect("a solve with plies has its children's plies");
         plies.get(rank.slot(foxes, side)) as u32
     }
 
     /// The plies of a child outside the tier: from its table, or 0 for a
-    /// position that is over (a tier without a table).
+    /// position that is over (a tier without a table) and with DTZ.
     pub(super) fn outside_plies(&self, target: &Target, foxes: Bits, side: Side) -> u32 {
         match target {
             Target::Child(c, rank) => self.child_plies(*c, rank, foxes, side),

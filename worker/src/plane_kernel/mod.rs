@@ -64,7 +64,7 @@ use foxbase_core::foxgame::{bmi2_available, FoxGame, FoxTier, SetRank, TierIndex
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Position, Side, Value};
 use foxbase_tables::packed::PackedValues;
-use foxbase_tables::plies::Plies;
+use foxbase_tables::plies::{Distance, Plies};
 use rayon::prelude::*;
 
 mod bits;
@@ -241,6 +241,9 @@ struct Ctx<'a> {
     /// The solve computes plies: wins from outside the tier wait for their
     /// ply (see [`PlyScratch`]) instead of being decided at the start.
     plies: bool,
+    /// The plies are to zeroing (DTZ): a move out of the tier counts 1 ply
+    /// (its child 0), and the children's plies are not read.
+    to_zeroing: bool,
     /// A capture into a tier without a table (fewer than F sheep left, or
     /// K) wins for the fox; false below a sheep floor won by the sheep.
     capture_out_wins: bool,
@@ -402,39 +405,40 @@ pub fn solve_planes_in_pool(
     children: &[ChildTable<FoxGame>],
 ) -> Result<SolvedTier, KernelError> {
     if bmi2_available() {
-        solve_any::<true, _>(game, tier, children, true, false)
+        solve_any::<true, _>(game, tier, children, true, None)
     } else {
-        solve_any::<false, _>(game, tier, children, true, false)
+        solve_any::<false, _>(game, tier, children, true, None)
     }
 }
 
 /// [`solve_planes_in_pool`] that frees the child tables as soon as the
 /// initial pass has read them (a worker's solve: lower peak memory), and
-/// with `plies` computes plies to the end too (the children then hold
+/// with a `distance` computes plies too (for DTM the children then hold
 /// plies; the result equals [`crate::plies_kernel`]'s).
 pub fn solve_planes_owning(
     game: &FoxGame,
     tier: FoxTier,
     children: Vec<ChildTable<FoxGame>>,
-    plies: bool,
+    distance: Option<Distance>,
 ) -> Result<SolvedTier, KernelError> {
     if bmi2_available() {
-        solve_any::<true, _>(game, tier, children, true, plies)
+        solve_any::<true, _>(game, tier, children, true, distance)
     } else {
-        solve_any::<false, _>(game, tier, children, true, plies)
+        solve_any::<false, _>(game, tier, children, true, distance)
     }
 }
 
-/// [`solve_planes_in_pool`] with plies to the end (borrowed children that hold plies).
+/// [`solve_planes_in_pool`] with plies (`distance`; borrowed children that hold plies for DTM).
 pub fn solve_planes_with_plies(
     game: &FoxGame,
     tier: FoxTier,
     children: &[ChildTable<FoxGame>],
+    distance: Distance,
 ) -> Result<SolvedTier, KernelError> {
     if bmi2_available() {
-        solve_any::<true, _>(game, tier, children, true, true)
+        solve_any::<true, _>(game, tier, children, true, Some(distance))
     } else {
-        solve_any::<false, _>(game, tier, children, true, true)
+        solve_any::<false, _>(game, tier, children, true, Some(distance))
     }
 }
 
@@ -448,9 +452,9 @@ pub fn sweep_planes_in_pool(
 ) -> Result<f64, KernelError> {
     let started = std::time::Instant::now();
     if bmi2_available() {
-        solve_any::<true, _>(game, tier, children, false, false)?;
+        solve_any::<true, _>(game, tier, children, false, None)?;
     } else {
-        solve_any::<false, _>(game, tier, children, false, false)?;
+        solve_any::<false, _>(game, tier, children, false, None)?;
     }
     Ok(started.elapsed().as_secs_f64())
 }

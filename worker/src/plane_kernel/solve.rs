@@ -29,6 +29,7 @@ impl<'a> Ctx<'a> {
             index,
             children,
             plies: false,
+            to_zeroing: false,
             capture_out_wins: game
                 .rules
                 .too_few_sheep(tier.sheep().saturating_sub(1))
@@ -271,18 +272,18 @@ pub(super) fn solve_any<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
     tier: FoxTier,
     children: C,
     propagate: bool,
-    plies: bool,
+    distance: Option<Distance>,
 ) -> Result<SolvedTier, KernelError> {
-    if !plies {
-        return solve::<BMI2, u8, C>(game, tier, children, propagate, false);
+    if distance.is_none() {
+        return solve::<BMI2, u8, C>(game, tier, children, propagate, None);
     }
     // FOXBASE_PLIES_BYTES=2 starts with two bytes (to test that path on small variants).
     if std::env::var("FOXBASE_PLIES_BYTES").is_ok_and(|v| v == "2") {
-        return solve::<BMI2, u16, C>(game, tier, children, propagate, true);
+        return solve::<BMI2, u16, C>(game, tier, children, propagate, distance);
     }
-    match solve::<BMI2, u8, _>(game, tier, children.as_ref(), propagate, true) {
+    match solve::<BMI2, u8, _>(game, tier, children.as_ref(), propagate, distance) {
         Err(KernelError::TooManyPlies { limit, .. }) if limit == u8::MAX as u32 => {
-            solve::<BMI2, u16, C>(game, tier, children, propagate, true)
+            solve::<BMI2, u16, C>(game, tier, children, propagate, distance)
         }
         other => other,
     }
@@ -293,8 +294,10 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     tier: FoxTier,
     children: C,
     propagate: bool,
-    plies: bool,
+    distance: Option<Distance>,
 ) -> Result<SolvedTier, KernelError> {
+    let plies = distance.is_some();
+    let to_zeroing = distance == Some(Distance::Dtz);
     let started = std::time::Instant::now();
     let mut phases = Phases::default();
     let (mut fox_planes, mut sheep_planes, decided_at_start, decided_by_first_fox_phase, mut ply);
@@ -304,7 +307,8 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
         let refs = child_refs(children.as_ref());
         let mut ctx = Ctx::new(game, tier, &refs);
         ctx.plies = plies;
-        if plies && refs.iter().any(|c| c.plies.is_none()) {
+        ctx.to_zeroing = to_zeroing;
+        if plies && !to_zeroing && refs.iter().any(|c| c.plies.is_none()) {
             return Err(KernelError::Inconsistent(format!(
                 "a child tier of {} has no plies (solved with --no-distance?)",
                 tier.name()

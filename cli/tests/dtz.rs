@@ -1,0 +1,301 @@
+//! Distance to zeroing (DTZ, `--distance dtz`): plies to the next move that
+//! leaves the tier, rounded to the parity of the value
+//! (`foxbase_tables::plies::Distance`).
+//!
+//! - Values and DTZ equal an oracle written here from RULES.md alone: the
+//!   reference solver's values, and the distance to the next *progress*
+//!   move (RULES.md, "Draws": the sheep's rank sum rises or a piece leaves
+//!   the board) by a synchronous minimax over the reachable positions.
+//! - The DTZ tables' values are byte for byte the values-only solve's; the
+//!   plane kernel's DTZ files are byte for byte the counter kernel's.
+//! - The engine plays sampled won positions out to a win with DTZ tables.
+//! - `verify` checks DTZ against the children and catches a damaged byte;
+//!   a solve refuses to resume with another distance.
+
+mod common;
+
+use common::TempDir;
+use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
+use foxbase_coordinator::plan::TierPlan;
+use foxbase_core::board::Point;
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::notation::{format_position, parse_position};
+use foxbase_core::reference::ReferenceSolution;
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Geometry, Position, Side, Value, Variant};
+use foxbase_tables::engine::engine_move;
+use foxbase_tables::TableDir;
+use foxbase_worker::kernel::{Kernel, Output};
+use std::collections::HashMap;
+use std::path::Path;
+
+struct Quiet;
+impl Progress for Quiet {
+    fn planned(&self, _: usize, _: u64) {}
+    fn tier_done(&self, _: &foxbase_worker::job::TierReport, _: usize, _: u64) {}
+}
+
+/// Small variants with wins and losses for both sides: two foxes and one.
+fn variants() -> Vec<Variant> {
+    let v = |g, k, start: &str| Variant::new(g, k, parse_position(start).unwrap()).unwrap();
+    vec![
+        v(Geometry::Orthogonal, 2, "F.F/.../......./......./..SSS../.../... f"),
+        v(Geometry::Classic, 3, ".F./.../......./......./..SSSS./.../... s"),
+        v(Geometry::Classic, 2, "F.F/.../......./......./..SSS../.../... s"),
+    ]
+}
+
+fn solve(variant: &Variant, dir: &Path, kernel: Kernel, output: Output) {
+    let game = FoxGame::new(*variant);
+    let plan = TierPlan::new(&game);
+    let options = LocalOptions { workers: 1, threads_per_worker: 2, kernel, output };
+    let m = solve_local(&game, &plan, dir, options, &Quiet).unwrap();
+    foxbase_tables::seal::seal(dir, m).unwrap();
+}
+
+/// The sheep's rank sum (RULES.md: a progress move raises it or takes a piece off).
+fn rank_sum(pos: &Position) -> i32 {
+    Point::iter(pos.sheep()).map(|p| p.y()).sum()
+}
+
+/// Whether the move from `pos` to `child` is progress (zeroing), by RULES.md's definition.
+fn is_progress(pos: &Position, child: &Position) -> bool {
+    child.sheep_count() < pos.sheep_count() || child.fox_count() < pos.fox_count() || rank_sum(child) != rank_sum(pos)
+}
+
+/// The oracle's DTZ of every won or lost reachable position: plies to the
+/// next progress move (or the end) when the winner hurries and the loser
+/// delays, a progress move counting 1 ply whatever follows it; then
+/// rounded up to the parity of the value (a win odd, a loss even).
+fn oracle_dtz(reference: &ReferenceSolution) -> HashMap<Position, u32> {
+    let rules = reference.rules();
+    let positions: Vec<(Position, Value)> = reference.iter().collect();
+    let index: HashMap<Position, usize> = positions.iter().enumerate().map(|(i, (p, _))| (*p, i)).collect();
+    // Each position's moves: the child's index and whether the move is progress.
+    let moves: Vec<Vec<(usize, bool)>> = positions
+        .iter()
+        .map(|(pos, _)| {
+            rules
+                .moves(pos)
+                .into_iter()
+                .map(|m| rules.play(pos, m))
+                .map(|c| (index[&c], is_progress(pos, &c)))
+                .collect()
+        })
+        .collect();
+    const UNKNOWN: u32 = u32::MAX;
+    let mut dtz = vec![UNKNOWN; positions.len()];
+    for (i, (pos, value)) in positions.iter().enumerate() {
+        if matches!(rules.status(pos), foxbase_core::rules::Status::Over { .. }) && *value != Value::Draw {
+            dtz[i] = 0;
+        }
+    }
+    // Synchronous sweeps: sweep `d` decides exactly the positions at distance `d`.
+    for d in 1.. {
+        assert!(d < 10_000, "the oracle does not converge");
+        let mut new = Vec::new();
+        for (i, (_, value)) in positions.iter().enumerate() {
+            if *value == Value::Draw || dtz[i] != UNKNOWN {
+                continue;
+            }
+            // What a move offers: 0 plies after a progress move, else the child's DTZ so far.
+            let offer = |&(c, progress): &(usize, bool)| {
+                if progress {
+                    Some(0)
+                } else {
+                    Some(dtz[c]).filter(|&x| x != UNKNOWN)
+                }
+            };
+            // A win: the quickest lost child known; a loss: every child known, the slowest.
+            let decided = match value {
+                Value::Win => moves[i]
+                    .iter()
+                    .filter(|(c, _)| positions[*c].1 == Value::Loss)
+                    .filter_map(offer)
+                    .map(|p| p + 1)
+                    .min(),
+                _ => moves[i]
+                    .iter()
+                    .map(offer)
+                    .collect::<Option<Vec<u32>>>()
+                    .map(|v| v.into_iter().max().map_or(1, |p| p + 1)),
+            };
+            if let Some(at) = decided {
+                new.push((i, at));
+            }
+        }
+        if new.is_empty() {
+            break;
+        }
+        for (i, at) in new {
+            dtz[i] = at;
+        }
+    }
+    // The parity rule.
+    let mut out = HashMap::new();
+    for (i, (pos, value)) in positions.iter().enumerate() {
+        if *value == Value::Draw {
+            continue;
+        }
+        assert_ne!(dtz[i], UNKNOWN, "{} is won or lost but has no distance", format_position(pos));
+        let odd = *value == Value::Win;
+        out.insert(*pos, if (dtz[i] % 2 == 1) == odd { dtz[i] } else { dtz[i] + 1 });
+    }
+    out
+}
+
+#[test]
+fn values_and_dtz_equal_an_oracle_written_from_the_rules() {
+    for variant in variants() {
+        let dir = TempDir::new("dtz-oracle");
+        solve(&variant, &dir.0, Kernel::Planes, Output::Dtz);
+        let tables = TableDir::open(&dir.0).unwrap();
+        assert_eq!(tables.distance(), Some(foxbase_tables::plies::Distance::Dtz));
+        let reference = ReferenceSolution::solve(&variant, 5_000_000).unwrap();
+        let dtz = oracle_dtz(&reference);
+        let (mut checked, mut longest, mut odd_losses) = (0, 0, 0);
+        for (pos, value) in reference.iter() {
+            let o = tables.outcome_in_memory(&pos).unwrap();
+            assert_eq!((o.value, o.plies), (value, dtz.get(&pos).copied()), "{}", format_position(&pos));
+            checked += 1;
+            longest = longest.max(o.plies.unwrap_or(0));
+            odd_losses += (value == Value::Loss && o.plies.is_some_and(|p| p % 2 == 1)) as u32;
+        }
+        assert_eq!(odd_losses, 0);
+        assert!(checked > 10_000 && longest >= 5, "{checked} positions, longest {longest}");
+    }
+}
+
+/// Every `.fxt` (values) or `.fxp` (plies) file of a solve, by name.
+fn files(dir: &Path, ext: &str) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join("tiers"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn dtz_tables_hold_the_plain_values_and_both_kernels_write_the_same_files() {
+    for variant in variants() {
+        let (values, planes, counter) = (TempDir::new("dtz-v"), TempDir::new("dtz-p"), TempDir::new("dtz-c"));
+        solve(&variant, &values.0, Kernel::Planes, Output::Values);
+        solve(&variant, &planes.0, Kernel::Planes, Output::Dtz);
+        solve(&variant, &counter.0, Kernel::Counter, Output::Dtz);
+        let plain = files(&values.0, "fxt");
+        assert!(!plain.is_empty());
+        assert_eq!(files(&planes.0, "fxt"), plain, "DTZ tables' values are the values-only solve's");
+        assert_eq!(files(&counter.0, "fxt"), plain);
+        let plies = files(&planes.0, "fxp");
+        assert_eq!(plies.len(), plain.len());
+        assert_eq!(files(&counter.0, "fxp"), plies, "the plane kernel's DTZ is the counter kernel's");
+    }
+}
+
+#[test]
+fn the_engine_plays_won_positions_out_to_a_win_with_dtz_tables() {
+    let variant = variants()[0];
+    let dir = TempDir::new("dtz-engine");
+    solve(&variant, &dir.0, Kernel::Planes, Output::Dtz);
+    let tables = TableDir::open(&dir.0).unwrap();
+    let game = &tables.game;
+    let rules = game.rules;
+    let reference = ReferenceSolution::solve(&variant, 5_000_000).unwrap();
+    let mut played = [0usize; 2];
+    let mut zeroing_moves = 0;
+    for (n, (pos, value)) in reference.iter().enumerate() {
+        if value == Value::Draw || game.primitive(&pos).is_some() || n % 499 != 0 {
+            continue;
+        }
+        let winner = if value == Value::Win { pos.side() } else { pos.side().other() };
+        let (mut at, mut plies) = (pos, 0u32);
+        let mut dtz = tables.outcome_in_memory(&at).unwrap().plies.unwrap();
+        while let Some(choice) = engine_move(&tables, &at, plies as u64).unwrap() {
+            let next = rules.play(&at, choice.mv);
+            let after = tables.outcome_in_memory(&next).unwrap();
+            if game.tier_of(&next) == game.tier_of(&at) {
+                // Inside a tier the distance falls by exactly one a ply.
+                assert_eq!(after.plies, Some(dtz - 1), "{} then {}", format_position(&at), choice.mv);
+            } else {
+                zeroing_moves += 1;
+            }
+            assert_ne!(after.value, Value::Draw, "{}: {} gives up the win", format_position(&at), choice.mv);
+            (at, dtz) = (next, after.plies.unwrap_or(0));
+            plies += 1;
+            assert!(plies < 1000, "{}: no end after 1000 plies", format_position(&pos));
+        }
+        let end = tables.outcome(&at).unwrap();
+        let won_by = if end.value == Value::Win { at.side() } else { at.side().other() };
+        assert_eq!(won_by, winner, "{}: the game ended in {}", format_position(&pos), format_position(&at));
+        played[(winner == Side::Sheep) as usize] += 1;
+    }
+    assert!(played[0] > 10 && played[1] > 10, "games won by each side: {played:?}");
+    assert!(zeroing_moves > 20, "{zeroing_moves}");
+}
+
+#[test]
+fn verify_checks_dtz_and_a_solve_keeps_its_distance_when_resumed() {
+    let variant = variants()[0];
+    let dir = TempDir::new("dtz-verify");
+    solve(&variant, &dir.0, Kernel::Planes, Output::Dtz);
+    let d = dir.0.to_str().unwrap();
+    let out = common::foxbase().args(["verify", d, "--one-step"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The DTM files labelled as DTZ are caught: a tier's first move out counts differently.
+    let dtm = TempDir::new("dtz-verify-dtm");
+    solve(&variant, &dtm.0, Kernel::Planes, Output::Dtm);
+    for (name, bytes) in files(&dtm.0, "fxp") {
+        std::fs::write(dir.0.join("tiers").join(&name), bytes).unwrap();
+    }
+    let mut manifest = foxbase_tables::manifest::Manifest::read(&dtm.0).unwrap();
+    for t in &mut manifest.tiers {
+        t.plies.as_mut().unwrap().distance = foxbase_tables::plies::Distance::Dtz;
+    }
+    manifest.write(&dir.0).unwrap();
+    let out = common::foxbase().args(["verify", d, "--one-step"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("plies, but its children say"), "{stderr}");
+    // A solve begun with one distance is not resumed with another.
+    let resumed = TempDir::new("dtz-resume");
+    let start = format_position(&variant.start);
+    let solve_cli = |distance: &str| {
+        common::foxbase()
+            .args(["solve", "--start", &start, "--pen-target", "2", "--geometry", "orthogonal", "--threads", "1"])
+            .args(["--distance", distance, "--resume", "--out", resumed.0.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    assert!(solve_cli("dtz").status.success());
+    let out = solve_cli("dtm");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("values and plies to zeroing, --distance dtz"), "{stderr}");
+    let out = common::foxbase().args(["solve", "--distance", "dtx"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--distance") && stderr.contains("'dtx' is not a distance"), "{stderr}");
+}
+
+#[test]
+fn bagh_chal_dtz_from_the_forward_kernel_is_the_counter_kernels_and_verifies() {
+    let (forward, counter) = (TempDir::new("dtz-bc-f"), TempDir::new("dtz-bc-c"));
+    for (dir, kernel) in [(&forward, "forward"), (&counter, "counter")] {
+        let out = common::foxbase()
+            .args(["solve", "--game", "baghchal", "--goats", "2", "--capture-target", "2", "--distance", "dtz"])
+            .args(["--kernel", kernel, "--threads", "2", "--out", dir.0.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let plies = files(&forward.0, "fxp");
+    assert_eq!(plies.len(), 5);
+    assert_eq!(files(&counter.0, "fxp"), plies);
+    assert_eq!(files(&counter.0, "fxt"), files(&forward.0, "fxt"));
+    let out = common::foxbase().args(["verify", forward.0.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ok: 5 tiers, 806938 positions"));
+}
