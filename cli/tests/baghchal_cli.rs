@@ -179,7 +179,7 @@ fn probe_values_the_start_and_every_move_of_a_small_variant() {
     let p = probe(&tables, start);
     // The JSON of `probe --json`, for the Fox Game too.
     let keys: Vec<&str> = p.as_object().unwrap().keys().map(|k| k.as_str()).collect();
-    assert_eq!(keys, ["moves", "plies", "position", "value"]);
+    assert_eq!(keys, ["distance", "moves", "plies", "position", "value"]);
     assert!(p["moves"].as_array().unwrap().iter().all(|m| m.as_object().unwrap().len() == 3), "{p}");
     assert_eq!(
         (p["position"].as_str(), p["value"].as_str(), p["plies"].as_u64()),
