@@ -240,7 +240,19 @@ pub fn coordinator(args: CoordinatorArgs, matches: &clap::ArgMatches) -> Command
         GameKind::Fox => {
             refuse_baghchal_flags(matches, args.game)?;
             let variant = args.rules.variant(&args.start)?;
-            let config = coordinator_config(&args)?;
+            let mut config = coordinator_config(&args)?;
+            if variant.no_progress > 0 {
+                // The values at every counter follow from the exact distances to zeroing.
+                let dtz = Some(foxbase_tables::plies::Distance::Dtz);
+                if (args.no_distance || args.distance.is_some()) && config.distance != dtz {
+                    return Err(Failure::bad_input(format!(
+                        "--no-progress {} computes distances to zeroing (--distance dtz), not --distance {}",
+                        variant.no_progress,
+                        config.distance.map_or("none", |d| d.name())
+                    )));
+                }
+                config.distance = dtz;
+            }
             let started = std::time::Instant::now();
             let game = FoxGame::new(variant);
             let facts = json!({"game": game.game_name(), "variant": variant.to_json_value()});

@@ -44,6 +44,12 @@ pub struct SolveRuleArgs {
     pub pen_target: u32,
     #[command(flatten)]
     pub floor: crate::rules::FloorArgs,
+    /// Fox Game: a draw after N plies in a row without progress (no sheep rank sum raised, no piece off the
+    /// board; RULES.md, "Draws"), 1..=255; 0, the default, for none. The solve then stores the values at
+    /// counter 0 with exact distances to zeroing (--distance dtz, with the counter kernel), from which
+    /// `probe 'POSITION f C'` gives the value at counter C.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=255))]
+    pub no_progress: u32,
 }
 
 impl SolveRuleArgs {
@@ -51,7 +57,7 @@ impl SolveRuleArgs {
     pub fn variant(&self, start: &str) -> Result<Variant, Failure> {
         let pos = position_arg(start)?;
         let variant = Variant::new(self.geometry, self.pen_target, pos).map_err(Failure::bad_input)?;
-        self.floor.apply(variant)
+        self.floor.apply(variant)?.with_no_progress(self.no_progress).map_err(Failure::bad_input)
     }
 }
 
@@ -149,7 +155,7 @@ impl BaghChalArgs {
 pub fn refuse_fox_flags(matches: &clap::ArgMatches, game: GameKind) -> Result<(), Failure> {
     refuse_flags(
         matches,
-        &["start", "geometry", "pen_target", "sheep_floor", "floor_winner"],
+        &["start", "geometry", "pen_target", "sheep_floor", "floor_winner", "no_progress"],
         &format!("a Fox Game flag; --game {game} takes none"),
     )
 }
@@ -214,6 +220,22 @@ impl OutputArgs {
         }
     }
 
+    /// What these flags ask a solve under a no-progress rule of `no_progress`
+    /// plies to compute: DTZ, unless another distance was asked (bad input).
+    pub fn output_for(self, no_progress: u32) -> Result<Output, Failure> {
+        let asked = self.no_distance || self.distance.is_some();
+        match self.output() {
+            _ if no_progress == 0 => Ok(self.output()),
+            Output::Dtz => Ok(Output::Dtz),
+            _ if !asked => Ok(Output::Dtz),
+            other => Err(Failure::bad_input(format!(
+                "--no-progress {no_progress} computes distances to zeroing (--distance dtz), from which the value at \
+                 every counter follows; not --distance {}",
+                other.distance().map_or("none", |d| d.name())
+            ))),
+        }
+    }
+
     /// The kernel for `game` ([`choose_kernel`]): `--kernel`, or the game's
     /// default; one the game does not take, or `block` with distances, is bad input.
     pub fn kernel<G: SolveTier>(self, game: &G) -> Result<Kernel, Failure> {
@@ -237,7 +259,8 @@ pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
 /// The checked settings of a solve of `game`: its kernel (`--kernel` or the
 /// game's default), what it computes, and the kernel threads.
 fn settings<G: SolveTier>(game: &G, args: &SolveArgs) -> Result<(Kernel, Output, usize), Failure> {
-    let (kernel, output) = (args.output.kernel(game)?, args.output.output());
+    let output = args.output.output_for(game.no_progress())?;
+    let kernel = args.output.kernel(game)?;
     let threads = threads_or_all(args.threads);
     if threads == 0 || args.workers == 0 {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));

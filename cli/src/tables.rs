@@ -15,7 +15,7 @@ use foxbase_core::variant::Bound;
 use foxbase_core::{Outcome, Point, Side, Value};
 use foxbase_objstore::StoreUrl;
 use foxbase_tables::plies::Distance;
-use foxbase_tables::probe::probe;
+use foxbase_tables::probe::probe_at;
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::tiered::TierTables;
 use foxbase_tables::verify::{OnTier, Problem, Verified};
@@ -39,15 +39,18 @@ pub fn bound_line(bound: Option<Bound>) -> CommandResult {
 pub struct ProbeArgs {
     /// The position, in RULES.md notation (quote it); for tic-tac-toe tables, e.g. 'X../.O./... x';
     /// for Bagh-Chal tables, e.g. 'T...T/...../...../...../T...T g 20 0' (the goats to place and
-    /// captured adding up to the variant's goats with those on the board).
+    /// captured adding up to the variant's goats with those on the board). Fox Game tables solved under
+    /// --no-progress N take the no-progress counter as a third field: '... f 12' (0 when absent).
     position: String,
     /// Tablebase written by `foxbase solve` or `foxbase publish`: a directory or s3://BUCKET/PREFIX
     /// (read by byte ranges; the game comes from its manifest).
     #[arg(long)]
     tables: String,
-    /// Print {"position", "value": "win"|"draw"|"loss", "plies", "moves": [{"move", "value", "plies"}]}
-    /// (a move's value for the mover, its plies counted from the position; plies null for a draw
-    /// or in tables solved with --no-distance).
+    /// Print {"position", "value": "win"|"draw"|"loss", "plies", "distance": "dtm"|"dtz"|null, "moves":
+    /// [{"move", "value", "plies"}]} (a move's value for the mover, its plies counted from the position; plies
+    /// null for a draw or in tables solved with --no-distance). Tables solved under --no-progress N add
+    /// "no_progress": {"plies": N, "counter", "value_at_counter_0", "plies_at_counter_0"}: the value at any
+    /// counter c is the one at 0 while plies_at_counter_0 <= N - c, else a draw.
     #[arg(long)]
     json: bool,
 }
@@ -113,21 +116,35 @@ pub fn probe_command(args: ProbeArgs) -> CommandResult {
         fn visit<T: Tablebase>(self, tables: T) -> CommandResult {
             let args = self.0;
             let rules = tables.game().rules();
-            let pos = rules.parse_position(&args.position).map_err(|e| {
+            let (pos, counter) = rules.parse_position_at_counter(&args.position).map_err(|e| {
                 Failure::bad_input(format!(
                     "bad position '{}' (these tables: {}): {e}",
                     args.position,
                     tables.game().about()
                 ))
             })?;
-            let p = probe(&tables, &pos)?;
+            let p = probe_at(&tables, &pos, counter)?;
+            let n = tables.no_progress();
             if args.json {
-                return json(&with_bound(crate::views::probe_json(rules, &p, tables.distance()), tables.bound()));
+                let mut view = crate::views::probe_json(rules, &p, tables.distance());
+                if n > 0 {
+                    // The value at every counter c follows: a win or loss while c <= N - plies.
+                    let at_zero = tables.outcome(&pos).map_err(Failure::failed)?;
+                    view["no_progress"] = json!({"plies": n, "counter": counter,
+                        "value_at_counter_0": at_zero.value.name(), "plies_at_counter_0": at_zero.plies});
+                }
+                return json(&with_bound(view, tables.bound()));
             }
             bound_line(tables.bound())?;
             let side = rules.to_move(&pos);
+            let at = if n > 0 { format!(" {counter}") } else { String::new() };
+            if n > 0 {
+                line(format_args!(
+                    "no-progress rule: a draw after {n} plies without progress; this position's counter: {counter}"
+                ))?;
+            }
             line(format_args!(
-                "{}: {} for {} to move{}",
+                "{}{at}: {} for {} to move{}",
                 rules.format_position(&pos),
                 p.outcome.value,
                 side.team,

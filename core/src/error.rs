@@ -141,6 +141,19 @@ pub enum VariantError {
         #[source]
         error: ParseIntError,
     },
+    /// A `no_progress` cap above the largest.
+    #[error("no_progress {no_progress} is out of range: 1 to {max} plies, or 0 for no such rule")]
+    NoProgressOutOfRange { no_progress: u32, max: u32 },
+    /// The JSON's `no_progress` is not a whole number that fits a `u32`.
+    #[error("variant JSON: 'no_progress' is not a whole number in range")]
+    JsonNoProgress,
+    /// The text form's `no_progress` value is not a number.
+    #[error("variant: no_progress '{value}' is not a number")]
+    NoProgressNotANumber {
+        value: String,
+        #[source]
+        error: ParseIntError,
+    },
     /// The start position has no fox.
     #[error("start: the start position has no fox (1 or 2 are allowed)")]
     NoFox,

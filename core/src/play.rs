@@ -149,6 +149,13 @@ pub trait Playable: Send + Sync {
     /// Writes a position in the game's notation ([`Playable::parse_position`]'s inverse).
     fn format_position(&self, pos: &Self::Position) -> String;
 
+    /// Reads a position that may carry a no-progress counter as one more
+    /// field (RULES.md, "Draws": `... f 12`), with the counter (0 when
+    /// absent). By default a game has no such rule and reads positions alone.
+    fn parse_position_at_counter(&self, text: &str) -> Result<(Self::Position, u32), String> {
+        Ok((self.parse_position(text)?, 0))
+    }
+
     /// The board as text, with coordinates, for a terminal.
     fn board_picture(&self, pos: &Self::Position) -> String;
 

@@ -99,6 +99,12 @@ pub struct Rules {
     /// Who wins when K <= sheep < F after a fox move (the foxes unless the
     /// variant says `floor_winner` `sheep`).
     pub floor_winner: Side,
+    /// N (RULES.md, "Draws"): the game is a draw once N plies in a row were
+    /// not progress (no sheep rank sum raised, no piece off the board); 0:
+    /// no such rule. The counter is not part of a [`Position`]: a tablebase
+    /// stores values at counter 0 with each position's exact distance to
+    /// zeroing, from which the value at any counter follows.
+    pub no_progress: u32,
 }
 
 impl Rules {
@@ -106,7 +112,13 @@ impl Rules {
     ///
     /// Precondition: `pen_target` is in 1..=9 (checked by [`crate::Variant`]).
     pub fn new(geometry: Geometry, pen_target: u32) -> Rules {
-        Rules { board: Board::get(geometry), pen_target, sheep_floor: pen_target, floor_winner: Side::Fox }
+        Rules {
+            board: Board::get(geometry),
+            pen_target,
+            sheep_floor: pen_target,
+            floor_winner: Side::Fox,
+            no_progress: 0,
+        }
     }
 
     /// These rules with the sheep floor F and its winner.
@@ -118,6 +130,11 @@ impl Rules {
         debug_assert!(sheep_floor >= self.pen_target);
         debug_assert!(floor_winner == Side::Fox || sheep_floor > self.pen_target);
         Rules { sheep_floor, floor_winner, ..self }
+    }
+
+    /// These rules with the no-progress draw after `no_progress` plies (0: none).
+    pub fn with_no_progress(self, no_progress: u32) -> Rules {
+        Rules { no_progress, ..self }
     }
 
     /// Whether the game is over with the sheep to move and `sheep` sheep on
@@ -329,6 +346,32 @@ impl crate::play::Playable for Rules {
 
     fn parse_position(&self, text: &str) -> Result<Position, String> {
         crate::notation::parse_position(text).map_err(|e| e.to_string())
+    }
+
+    /// `RANKS SIDE [COUNTER]`: the counter (plies since the last progress
+    /// move) is allowed under a no-progress rule of N plies, from 0 to N
+    /// (at N the game is drawn).
+    fn parse_position_at_counter(&self, text: &str) -> Result<(Position, u32), String> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if fields.len() != 3 {
+            return Ok((self.parse_position(text)?, 0));
+        }
+        let pos = self.parse_position(&fields[..2].join(" "))?;
+        let counter = fields[2].parse::<u32>().map_err(|_| {
+            format!("the third field '{}' is not a no-progress counter (a whole number of plies)", fields[2])
+        })?;
+        if self.no_progress == 0 {
+            return Err(format!(
+                "the third field {counter} is a no-progress counter, and these rules have no no-progress rule"
+            ));
+        }
+        if counter > self.no_progress {
+            return Err(format!(
+                "the no-progress counter {counter} is out of range: 0 to {} plies (at {} the game is drawn)",
+                self.no_progress, self.no_progress
+            ));
+        }
+        Ok((pos, counter))
     }
 
     fn format_position(&self, pos: &Position) -> String {

@@ -58,6 +58,15 @@ pub trait TierGame: Sync + Send {
     /// The position play starts from.
     fn initial_position(&self) -> Self::Position;
 
+    /// N of a no-progress rule (a draw after N plies in a row without a
+    /// move out of the tier), 0 for none, the default. Under it a tier's
+    /// values are those at counter 0 and its plies the exact distance to
+    /// zeroing, at most N (a solve stops there): the value at counter c is
+    /// the stored one when its distance is at most N - c, else a draw.
+    fn no_progress(&self) -> u32 {
+        0
+    }
+
     /// The tier holding `pos`. No precondition: every position has a tier,
     /// although tiers of positions that are all primitive are never solved.
     fn tier_of(&self, pos: &Self::Position) -> Self::Tier;

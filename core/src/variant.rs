@@ -30,6 +30,9 @@ use crate::rules::Rules;
 use std::fmt;
 use std::str::FromStr;
 
+/// The largest no-progress cap N (plies): a distance to zeroing of at most N is one byte.
+pub const MAX_NO_PROGRESS: u32 = 255;
+
 /// The default start: foxes on c7 and e7, twenty sheep on ranks 1..4, fox first.
 pub const DEFAULT_START: &str = "F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS f";
 
@@ -46,6 +49,9 @@ pub struct Variant {
     pub sheep_floor: u32,
     /// Who wins below the floor: the foxes, or (only with F > K) the sheep.
     pub floor_winner: Side,
+    /// N (RULES.md, "Draws"): a draw after N plies without progress, 1..=255;
+    /// 0 (the default) for no such rule. Written only when set.
+    pub no_progress: u32,
 }
 
 impl Default for Variant {
@@ -114,7 +120,7 @@ impl Variant {
         if start.fox_count() == 0 {
             return Err(VariantError::NoFox);
         }
-        Ok(Variant { geometry, pen_target, start, sheep_floor: pen_target, floor_winner: Side::Fox })
+        Ok(Variant { geometry, pen_target, start, sheep_floor: pen_target, floor_winner: Side::Fox, no_progress: 0 })
     }
 
     /// This variant with the sheep floor F and its winner (RULES.md, "End of
@@ -124,6 +130,16 @@ impl Variant {
     pub fn with_sheep_floor(self, sheep_floor: u32, floor_winner: Side) -> Result<Variant, VariantError> {
         check_sheep_floor(self.pen_target, self.start.sheep_count(), sheep_floor, floor_winner)?;
         Ok(Variant { sheep_floor, floor_winner, ..self })
+    }
+
+    /// This variant with the no-progress rule after `no_progress` plies
+    /// (RULES.md, "Draws"): 1..=255, or 0 for none
+    /// ([`VariantError::NoProgressOutOfRange`]).
+    pub fn with_no_progress(self, no_progress: u32) -> Result<Variant, VariantError> {
+        if no_progress > MAX_NO_PROGRESS {
+            return Err(VariantError::NoProgressOutOfRange { no_progress, max: MAX_NO_PROGRESS });
+        }
+        Ok(Variant { no_progress, ..self })
     }
 
     /// Whether a sheep floor above K is set: the values are then bounds on
@@ -159,7 +175,9 @@ impl Variant {
     }
 
     pub fn rules(&self) -> Rules {
-        Rules::new(self.geometry, self.pen_target).with_sheep_floor(self.sheep_floor, self.floor_winner)
+        Rules::new(self.geometry, self.pen_target)
+            .with_sheep_floor(self.sheep_floor, self.floor_winner)
+            .with_no_progress(self.no_progress)
     }
 
     pub fn fox_count(&self) -> u32 {
@@ -179,6 +197,9 @@ impl Variant {
         if self.has_floor() {
             v["sheep_floor"] = self.sheep_floor.into();
             v["floor_winner"] = floor_winner_name(self.floor_winner).into();
+        }
+        if self.no_progress > 0 {
+            v["no_progress"] = self.no_progress.into();
         }
         v.to_string()
     }
@@ -207,7 +228,11 @@ impl Variant {
             None => Side::Fox,
             Some(w) => parse_floor_winner(w.as_str().ok_or(VariantError::JsonNotAString { field: "floor_winner" })?)?,
         };
-        variant.with_sheep_floor(sheep_floor, floor_winner)
+        let no_progress = match v.get("no_progress") {
+            None => 0,
+            Some(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or(VariantError::JsonNoProgress)?,
+        };
+        variant.with_sheep_floor(sheep_floor, floor_winner)?.with_no_progress(no_progress)
     }
 }
 
@@ -216,6 +241,9 @@ impl fmt::Display for Variant {
         write!(f, "geometry={};pen_target={};", self.geometry, self.pen_target)?;
         if self.has_floor() {
             write!(f, "sheep_floor={};floor_winner={};", self.sheep_floor, floor_winner_name(self.floor_winner))?;
+        }
+        if self.no_progress > 0 {
+            write!(f, "no_progress={};", self.no_progress)?;
         }
         write!(f, "start={}", format_position(&self.start))
     }
@@ -228,7 +256,7 @@ impl FromStr for Variant {
     /// [`VariantError`], or [`Variant::new`]'s).
     fn from_str(s: &str) -> Result<Variant, VariantError> {
         let (mut geometry, mut pen_target, mut start) = (None, None, None);
-        let (mut sheep_floor, mut floor_winner) = (None, Side::Fox);
+        let (mut sheep_floor, mut floor_winner, mut no_progress) = (None, Side::Fox, 0);
         for part in s.split(';') {
             let (key, value) =
                 part.split_once('=').ok_or_else(|| VariantError::NotKeyValue { part: part.to_string() })?;
@@ -250,6 +278,11 @@ impl FromStr for Variant {
                     )
                 }
                 "floor_winner" => floor_winner = parse_floor_winner(value)?,
+                "no_progress" => {
+                    no_progress = value
+                        .parse::<u32>()
+                        .map_err(|error| VariantError::NoProgressNotANumber { value: value.to_string(), error })?
+                }
                 other => return Err(VariantError::UnknownField { field: other.to_string() }),
             }
         }
@@ -258,6 +291,6 @@ impl FromStr for Variant {
             pen_target.ok_or(VariantError::MissingField { field: "pen_target" })?,
             start.ok_or(VariantError::MissingField { field: "start" })?,
         )?;
-        variant.with_sheep_floor(sheep_floor.unwrap_or(variant.pen_target), floor_winner)
+        variant.with_sheep_floor(sheep_floor.unwrap_or(variant.pen_target), floor_winner)?.with_no_progress(no_progress)
     }
 }

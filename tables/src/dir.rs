@@ -156,7 +156,7 @@ pub fn outcome_by_one_step(
         let o = match scratch.rank(loaded, child.sheep(), child.fox_count()) {
             Some((k, rank)) => match loaded[k].outcome(rank.slot(child.foxes(), child.side())) {
                 Some(o) if own_tier.is_some_and(|t| t != loaded[k].tier) => {
-                    Outcome { plies: Distance::zeroing_child_plies(o.value), ..o }
+                    Outcome { plies: Distance::zeroing_child_plies(o.value, game.rules.no_progress > 0), ..o }
                 }
                 Some(o) => o,
                 None => {
@@ -176,7 +176,7 @@ pub fn outcome_by_one_step(
     });
     match failure {
         Some(f) => Err(f),
-        None => Ok(Outcome::from_children(&scratch.outcomes)),
+        None => Ok(crate::plies::capped(Outcome::from_children(&scratch.outcomes), game.rules.no_progress)),
     }
 }
 

@@ -66,15 +66,47 @@ impl Distance {
     /// zeroing move away) counts for the parent, 1 + which is the move's:
     /// 0 for a child lost for its side to move (the parent's zeroing win
     /// takes 1 ply), 1 for a won child (the parent's zeroing loss is counted
-    /// 2 plies, the parity rule above). A draw has none.
-    pub fn zeroing_child_plies(value: foxbase_core::Value) -> Option<u32> {
+    /// 2 plies, the parity rule above). A draw has none. Under a
+    /// no-progress rule (`exact`) the count is exact, not rounded: 0 for both.
+    pub fn zeroing_child_plies(value: foxbase_core::Value, exact: bool) -> Option<u32> {
         match value {
             foxbase_core::Value::Loss => Some(0),
-            foxbase_core::Value::Win => Some(1),
+            foxbase_core::Value::Win => Some(!exact as u32),
             foxbase_core::Value::Draw => None,
         }
     }
 }
+
+/// An outcome one step derives from its children's (exact DTZ under a
+/// no-progress rule of `n` plies) as a solve under that rule stores it: a
+/// win or loss more than `n` plies from zeroing is a draw at counter 0.
+pub fn capped(derived: foxbase_core::Outcome, n: u32) -> foxbase_core::Outcome {
+    at_counter(derived, 0, n)
+}
+
+/// The outcome at no-progress counter `counter` of a position whose
+/// outcome at counter 0 is `at_zero`, under a no-progress rule of `n` plies
+/// (0: none, the outcome is `at_zero`): a win or loss whose exact distance
+/// to zeroing is at most `n - counter` stays, anything else is a draw
+/// (RULES.md, "Draws"; the distances are those of a solve under the rule).
+/// A counter of `n` or more is a draw already, unless the position is over
+/// (0 plies): a move that ends the game ends it whatever the counter.
+pub fn at_counter(at_zero: foxbase_core::Outcome, counter: u32, n: u32) -> foxbase_core::Outcome {
+    let draw = foxbase_core::Outcome { value: foxbase_core::Value::Draw, plies: None };
+    if n == 0 || at_zero.plies == Some(0) {
+        return at_zero;
+    }
+    if counter >= n {
+        return draw;
+    }
+    match at_zero.plies {
+        Some(d) if d <= n - counter => at_zero,
+        _ if at_zero.value == foxbase_core::Value::Draw => at_zero,
+        _ => draw,
+    }
+}
+
+impl Distance {}
 
 impl std::fmt::Display for Distance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -22,8 +22,19 @@ pub struct Probe<P, M> {
 /// the tables' variant ([`Tablebase::check_position`]), one whose tier the
 /// tables do not hold, or a table that cannot be read.
 pub fn probe<T: Tablebase>(tables: &T, pos: &PositionOf<T>) -> Result<Probe<PositionOf<T>, MoveOf<T>>, Error> {
+    probe_at(tables, pos, 0)
+}
+
+/// [`probe`] at no-progress counter `counter` (tables solved under a
+/// no-progress rule; 0 for any other): the position's value there and each
+/// move's at the counter it leads to ([`Tablebase::move_outcomes_at`]).
+pub fn probe_at<T: Tablebase>(
+    tables: &T,
+    pos: &PositionOf<T>,
+    counter: u32,
+) -> Result<Probe<PositionOf<T>, MoveOf<T>>, Error> {
     tables.check_position(pos)?;
-    let mut moves = tables.move_outcomes(pos)?;
+    let mut moves = tables.move_outcomes_at(pos, counter)?;
     crate::engine::best_first(&mut moves);
-    Ok(Probe { position: *pos, outcome: tables.outcome(pos)?, moves })
+    Ok(Probe { position: *pos, outcome: tables.outcome_at(pos, counter)?, moves })
 }

@@ -76,12 +76,30 @@ pub trait Tablebase: Send + Sync {
     /// Every legal move of `pos` with its outcome for the player making it,
     /// plies counted from `pos`, in the game's generation order.
     fn move_outcomes(&self, pos: &PositionOf<Self>) -> Result<Vec<(MoveOf<Self>, Outcome)>, Error> {
-        moves_valued(self, pos, |after| self.outcome(after))
+        moves_valued(self, pos, 0, |after| self.outcome(after))
     }
 
     /// [`Tablebase::move_outcomes`] through [`Tablebase::outcome_in_bulk`].
     fn move_outcomes_in_bulk(&self, pos: &PositionOf<Self>) -> Result<Vec<(MoveOf<Self>, Outcome)>, Error> {
-        moves_valued(self, pos, |after| self.outcome_in_bulk(after))
+        moves_valued(self, pos, 0, |after| self.outcome_in_bulk(after))
+    }
+
+    /// The no-progress rule's N of the tables' variant (0: none; [`TierGame::no_progress`]).
+    fn no_progress(&self) -> u32 {
+        self.game().no_progress()
+    }
+
+    /// [`Tablebase::outcome`] at no-progress counter `counter` (plies since
+    /// the last move out of a tier): a draw unless the stored distance to
+    /// zeroing is at most N - counter ([`crate::plies::at_counter`]).
+    fn outcome_at(&self, pos: &PositionOf<Self>, counter: u32) -> Result<Outcome, Error> {
+        Ok(crate::plies::at_counter(self.outcome(pos)?, counter, self.no_progress()))
+    }
+
+    /// [`Tablebase::move_outcomes`] at no-progress counter `counter`: a
+    /// move out of the tier leads to counter 0, any other to `counter + 1`.
+    fn move_outcomes_at(&self, pos: &PositionOf<Self>, counter: u32) -> Result<Vec<(MoveOf<Self>, Outcome)>, Error> {
+        moves_valued(self, pos, counter, |after| self.outcome(after))
     }
 }
 
@@ -163,15 +181,19 @@ impl<G: WithRules> Tablebase for TierTables<G> {
 fn moves_valued<T: Tablebase + ?Sized>(
     tables: &T,
     pos: &PositionOf<T>,
+    counter: u32,
     outcome: impl Fn(&PositionOf<T>) -> Result<Outcome, Error>,
 ) -> Result<Vec<(MoveOf<T>, Outcome)>, Error> {
     let mut moves = Vec::new();
     tables.game().rules().for_each_move(pos, |m, after| moves.push((m, after)));
-    let distance = tables.distance();
+    let (game, distance, n) = (tables.game(), tables.distance(), tables.no_progress());
     moves
         .into_iter()
         .map(|(m, after)| {
-            let o = as_child(tables.game(), distance, pos, &after, outcome(&after)?);
+            // Under a no-progress rule the child is valued at its own counter.
+            let next = if game.tier_of(&after) == game.tier_of(pos) { counter + 1 } else { 0 };
+            let o = crate::plies::at_counter(outcome(&after)?, next, n);
+            let o = as_child(game, distance, pos, &after, o);
             Ok((m, Outcome { value: o.value.for_mover(), plies: o.plies.map(|p| p + 1) }))
         })
         .collect()
@@ -188,7 +210,7 @@ pub(crate) fn as_child<G: TierGame>(
     outcome: Outcome,
 ) -> Outcome {
     if distance == Some(Distance::Dtz) && outcome.plies.is_some() && game.tier_of(child) != game.tier_of(parent) {
-        return Outcome { plies: Distance::zeroing_child_plies(outcome.value), ..outcome };
+        return Outcome { plies: Distance::zeroing_child_plies(outcome.value, game.no_progress() > 0), ..outcome };
     }
     outcome
 }

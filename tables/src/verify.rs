@@ -446,7 +446,7 @@ fn game_outcome_by_one_step<G: TierGame>(
             Some(l) => match l.outcome(game.canonical_rank(&l.index, &child)) {
                 // With DTZ a move into another tier is zeroing.
                 Some(o) if distance == Some(crate::plies::Distance::Dtz) && tier != loaded[0].tier => {
-                    Outcome { plies: crate::plies::Distance::zeroing_child_plies(o.value), ..o }
+                    Outcome { plies: crate::plies::Distance::zeroing_child_plies(o.value, game.no_progress() > 0), ..o }
                 }
                 Some(o) => o,
                 None => {
@@ -466,7 +466,7 @@ fn game_outcome_by_one_step<G: TierGame>(
     });
     match failure {
         Some(f) => Err(f),
-        None => Ok(Outcome::from_children(outcomes)),
+        None => Ok(crate::plies::capped(Outcome::from_children(outcomes), game.no_progress())),
     }
 }
 

@@ -243,6 +243,7 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         children: &[ChildTable<Self>],
     ) -> Result<SolvedTier, KernelError> {
         refuse_below_floor(self, tier)?;
+        refuse_no_progress_without_dtz(self, None)?;
         match kernel {
             Kernel::Planes => crate::plane_kernel::solve_planes_in_pool(self, tier, children),
             Kernel::Block => crate::fox_kernel::solve_fox_in_pool(self, tier, children),
@@ -258,6 +259,7 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         children: &[ChildTable<Self>],
     ) -> Result<SolvedTier, KernelError> {
         refuse_below_floor(self, tier)?;
+        refuse_no_progress_without_dtz(self, Some(distance))?;
         match kernel {
             Kernel::Planes if planes_count_plies(self) => {
                 crate::plane_kernel::solve_planes_with_plies(self, tier, children, distance)
@@ -274,6 +276,7 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         children: Vec<ChildTable<Self>>,
     ) -> Result<SolvedTier, KernelError> {
         refuse_below_floor(self, tier)?;
+        refuse_no_progress_without_dtz(self, output.distance())?;
         match kernel {
             Kernel::Planes if !output.plies() || planes_count_plies(self) => {
                 crate::plane_kernel::solve_planes_owning(self, tier, children, output.distance())
@@ -286,9 +289,28 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
 /// Whether the plane kernel's plies hold for `game`. It decides a side's
 /// wins at odd plies and losses at even ones; below a floor won by the
 /// sheep the game ends after a fox move with the sheep to move the winner
-/// (a win at even plies), so those plies come from the counter kernel.
+/// (a win at even plies), so those plies come from the counter kernel. So
+/// do those of a no-progress rule: its distances to zeroing are exact, and
+/// a loss can be 1 ply from zeroing.
 fn planes_count_plies(game: &foxbase_core::foxgame::FoxGame) -> bool {
-    game.rules.floor_winner == foxbase_core::Side::Fox
+    game.rules.floor_winner == foxbase_core::Side::Fox && game.rules.no_progress == 0
+}
+
+/// A solve under a no-progress rule computes its exact distances to
+/// zeroing (the values at other counters follow from them): anything else
+/// is refused.
+fn refuse_no_progress_without_dtz(
+    game: &foxbase_core::foxgame::FoxGame,
+    distance: Option<Distance>,
+) -> Result<(), KernelError> {
+    if game.rules.no_progress > 0 && distance != Some(Distance::Dtz) {
+        return Err(KernelError::Inconsistent(format!(
+            "a solve under the no-progress rule ({} plies) computes distances to zeroing (dtz), not {}",
+            game.rules.no_progress,
+            distance.map_or("values alone", |d| d.name())
+        )));
+    }
+    Ok(())
 }
 
 /// A tier with K..F-1 sheep (below a sheep floor F) is never planned: its

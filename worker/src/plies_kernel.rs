@@ -148,7 +148,16 @@ pub fn solve_plies_in_pool<G: TierGame>(
     let started = std::time::Instant::now();
     let mut level = 0u32;
     let mut levels = 0u32;
+    // Under a no-progress rule of N plies, nothing is won or lost more than
+    // N plies from zeroing: the levels stop at N and what is left is drawn.
+    let cap = match game.no_progress() {
+        0 => u32::MAX,
+        n => n,
+    };
     loop {
+        if level > cap {
+            break;
+        }
         // The positions whose ply has come: those still waiting are decided now.
         if let Some(due) = buckets.remove(&level) {
             let mut now: Vec<u32> = due
@@ -176,6 +185,9 @@ pub fn solve_plies_in_pool<G: TierGame>(
                 }
                 None => break,
             }
+        }
+        if level == cap {
+            break;
         }
         levels += 1;
         let next_level = level + 1;
@@ -319,7 +331,7 @@ fn start<G: TierGame>(
         // a loss at 0 or a win at 1 plies, whatever follows.
         let located = match locate_child(game, tier, index, children, &child) {
             Ok(ChildAt::Outside(v, _)) if distance == Distance::Dtz => {
-                Ok(ChildAt::Outside(v, Distance::zeroing_child_plies(v).unwrap_or(0)))
+                Ok(ChildAt::Outside(v, Distance::zeroing_child_plies(v, game.no_progress() > 0).unwrap_or(0)))
             }
             other => other,
         };

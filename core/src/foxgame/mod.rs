@@ -75,6 +75,10 @@ impl TierGame for FoxGame {
     type Tier = FoxTier;
     type Position = Position;
 
+    fn no_progress(&self) -> u32 {
+        self.rules.no_progress
+    }
+
     fn game_kind(&self) -> crate::game::GameKind {
         crate::game::GameKind::Fox
     }

@@ -160,6 +160,10 @@ impl foxbase_tables::verify::TierCheck for PlaneCheck {
         fox_side: bool,
     ) -> Option<Result<u64, foxbase_tables::verify::TierCheckError>> {
         use foxbase_tables::verify::TierCheckError;
+        // Values under a no-progress rule hang on distances: checked one position at a time.
+        if game.rules.no_progress > 0 {
+            return None;
+        }
         let refs: Vec<ChildRef> = children
             .iter()
             .map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None })

@@ -1,0 +1,198 @@
+//! The no-progress rule (`--no-progress N`, RULES.md "Draws"), solved
+//! exactly: a tablebase stores the values at counter 0 with exact
+//! distances to zeroing, and the value at counter c follows. Checked here
+//! against a direct search over (position, counter) states written from
+//! RULES.md alone, for several N; with N large enough the values are the
+//! unlimited game's.
+
+mod common;
+
+use common::TempDir;
+use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
+use foxbase_coordinator::plan::TierPlan;
+use foxbase_core::board::Point;
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::notation::{format_position, parse_position};
+use foxbase_core::reference::ReferenceSolution;
+use foxbase_core::rules::{Rules, Status};
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Geometry, Position, Value, Variant};
+use foxbase_tables::{TableDir, Tablebase};
+use foxbase_worker::kernel::{Kernel, Output};
+use std::collections::HashMap;
+use std::path::Path;
+
+struct Quiet;
+impl Progress for Quiet {
+    fn planned(&self, _: usize, _: u64) {}
+    fn tier_done(&self, _: &foxbase_worker::job::TierReport, _: usize, _: u64) {}
+}
+
+fn variant(no_progress: u32) -> Variant {
+    let start = parse_position(".F./.../......./......./..SSS../.../... s").unwrap();
+    Variant::new(Geometry::Classic, 2, start).unwrap().with_no_progress(no_progress).unwrap()
+}
+
+fn solve(variant: &Variant, dir: &Path) {
+    let game = FoxGame::new(*variant);
+    let plan = TierPlan::new(&game);
+    let output = if variant.no_progress > 0 { Output::Dtz } else { Output::Values };
+    let options = LocalOptions { workers: 1, threads_per_worker: 2, kernel: Kernel::Counter, output };
+    let m = solve_local(&game, &plan, dir, options, &Quiet).unwrap();
+    foxbase_tables::seal::seal(dir, m).unwrap();
+}
+
+/// RULES.md: a progress move raises the sheep's rank sum or takes a piece off the board.
+fn is_progress(pos: &Position, child: &Position) -> bool {
+    let rank_sum = |p: &Position| Point::iter(p.sheep()).map(|q| q.y()).sum::<i32>();
+    child.sheep_count() < pos.sheep_count() || child.fox_count() < pos.fox_count() || rank_sum(child) != rank_sum(pos)
+}
+
+/// The value for the side to move of every (position, counter) state
+/// reachable from the start at counter 0, by RULES.md: after a move that
+/// does not end the game the counter is reset by progress and incremented
+/// otherwise, and a counter of `n` is a draw. Solved by sweeps to a fixed point.
+fn oracle(rules: &Rules, start: Position, n: u32) -> HashMap<(Position, u32), Value> {
+    let over = |pos: &Position| match rules.status(pos) {
+        Status::Over { winner, .. } => Some(if winner == pos.side() { Value::Win } else { Value::Loss }),
+        Status::Ongoing => None,
+    };
+    let mut index: HashMap<(Position, u32), usize> = HashMap::new();
+    let mut states: Vec<(Position, u32)> = vec![(start, 0)];
+    index.insert((start, 0), 0);
+    // A state's successors; a terminal state has a fixed value instead.
+    let mut children: Vec<Vec<usize>> = Vec::new();
+    let mut fixed: Vec<Option<Value>> = Vec::new();
+    let mut i = 0;
+    while i < states.len() {
+        let (pos, c) = states[i];
+        let mut next = Vec::new();
+        let terminal = over(&pos).or((c >= n).then_some(Value::Draw));
+        if terminal.is_none() {
+            for m in rules.moves(&pos) {
+                let child = rules.play(&pos, m);
+                let cc = if over(&child).is_some() || is_progress(&pos, &child) { 0 } else { c + 1 };
+                let k = *index.entry((child, cc)).or_insert_with(|| {
+                    states.push((child, cc));
+                    states.len() - 1
+                });
+                next.push(k);
+            }
+        }
+        children.push(next);
+        fixed.push(terminal);
+        i += 1;
+        assert!(states.len() < 3_000_000, "too many states for the oracle");
+    }
+    let mut value: Vec<Option<Value>> = fixed.clone();
+    loop {
+        let mut changed = false;
+        for s in 0..states.len() {
+            if value[s].is_some() {
+                continue;
+            }
+            let kids = &children[s];
+            if kids.iter().any(|&k| value[k] == Some(Value::Loss)) {
+                value[s] = Some(Value::Win);
+                changed = true;
+            } else if kids.iter().all(|&k| value[k] == Some(Value::Win)) {
+                value[s] = Some(Value::Loss);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    states.into_iter().zip(value).map(|(s, v)| (s, v.unwrap_or(Value::Draw))).collect()
+}
+
+#[test]
+fn values_at_every_counter_equal_a_search_over_positions_and_counters() {
+    for n in [3, 8, 20] {
+        let v = variant(n);
+        let dir = TempDir::new("no-progress");
+        solve(&v, &dir.0);
+        let tables = TableDir::open(&dir.0).unwrap();
+        assert_eq!(tables.no_progress(), n);
+        let expected = oracle(&v.rules(), v.start, n);
+        let (mut counted, mut by_value) = (0, [0usize; 3]);
+        let mut changed_by_counter = 0;
+        for (&(pos, c), &value) in &expected {
+            let at = |c| foxbase_tables::plies::at_counter(tables.outcome_in_memory(&pos).unwrap(), c, n);
+            let got = at(c);
+            assert_eq!(got.value, value, "N = {n}: {} at counter {c}", format_position(&pos));
+            if c > 0 && at(0).value != value {
+                changed_by_counter += 1;
+            }
+            counted += 1;
+            by_value[value.code() as usize] += 1;
+        }
+        assert!(counted > 1000 && by_value.iter().all(|&k| k > 0), "N = {n}: {counted} states, {by_value:?}");
+        assert!(changed_by_counter > 0, "N = {n}: no value depends on the counter");
+        // Moves at a counter: the best move's value is the position's, in every state of a sample.
+        let mut sample: Vec<&(Position, u32)> =
+            expected.keys().filter(|(p, c)| *c > 0 && *c < n && tables.game.primitive(p).is_none()).collect();
+        sample.sort();
+        for &(pos, c) in sample.into_iter().step_by(97) {
+            let moves = tables.move_outcomes_at(&pos, c).unwrap();
+            let best = moves.iter().map(|(_, o)| o.value).max_by_key(|v| match v {
+                Value::Win => 2,
+                Value::Draw => 1,
+                Value::Loss => 0,
+            });
+            assert_eq!(best, Some(expected[&(pos, c)]), "N = {n}: {} at counter {c}", format_position(&pos));
+        }
+    }
+}
+
+#[test]
+fn with_n_large_enough_the_values_are_the_unlimited_games() {
+    let (limited, plain) = (TempDir::new("no-progress-255"), TempDir::new("no-progress-0"));
+    solve(&variant(255), &limited.0);
+    solve(&variant(0), &plain.0);
+    let (a, b) = (TableDir::open(&limited.0).unwrap(), TableDir::open(&plain.0).unwrap());
+    let reference = ReferenceSolution::solve(&variant(0), 5_000_000).unwrap();
+    for (pos, value) in reference.iter() {
+        assert_eq!(b.outcome_in_memory(&pos).unwrap().value, value);
+        assert_eq!(a.outcome_in_memory(&pos).unwrap().value, value, "{}", format_position(&pos));
+    }
+    // And `verify` checks the capped distances one position at a time.
+    let out = common::foxbase().args(["verify", limited.0.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn the_cli_refuses_what_the_rule_cannot_do() {
+    let dir = TempDir::new("no-progress-cli");
+    let d = dir.0.to_str().unwrap();
+    let start = ".F./.../......./......./..SSS../.../... s";
+    let run = |extra: &[&str]| {
+        common::foxbase()
+            .args(["solve", "--start", start, "--pen-target", "2", "--out", d])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    for (flags, says) in [
+        (&["--no-progress", "256"][..], "--no-progress"),
+        (&["--no-progress", "20", "--distance", "dtm"][..], "--no-progress 20 computes distances to zeroing"),
+        (&["--no-progress", "20", "--no-distance"][..], "not --distance none"),
+    ] {
+        let out = run(flags);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {stderr}");
+        assert!(stderr.contains(says), "{flags:?}: {stderr}");
+    }
+    let out = run(&["--no-progress", "6", "--threads", "1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let probe = |position: &str| common::foxbase().args(["probe", position, "--tables", d]).output().unwrap();
+    let out = probe(&format!("{start} 7"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the no-progress counter 7 is out of range: 0 to 6"));
+    let out = probe(&format!("{start} 2"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && stdout.contains("this position's counter: 2"), "{stdout}");
+    let manifest = std::fs::read_to_string(dir.0.join("manifest.json")).unwrap();
+    assert!(manifest.contains("no_progress") && manifest.contains("\"distance\": \"dtz\""), "{manifest}");
+}
