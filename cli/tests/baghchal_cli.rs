@@ -239,7 +239,8 @@ fn probe_values_the_start_and_every_move_of_a_small_variant() {
     let over = probe(&tables, "T...T/...../...../...../T...T g 0 2");
     assert_eq!(
         over,
-        serde_json::json!({"position": "T...T/...../...../...../T...T g 0 2", "value": "loss", "plies": 0, "moves": []})
+        serde_json::json!({"position": "T...T/...../...../...../T...T g 0 2", "value": "loss", "plies": 0,
+            "distance": "dtm", "moves": []})
     );
     // The text names the winner.
     let (code, stdout, stderr) = run(&["probe", "--tables", tables.to_str().unwrap(), start]);
