@@ -10,7 +10,7 @@ use clap::Args;
 use foxbase_core::notation::count;
 use foxbase_core::play::{GameStatus, Playable, WithRules};
 use foxbase_core::tier::TierGame;
-use foxbase_tables::engine::engine_move;
+use foxbase_tables::engine::engine_move_at;
 use foxbase_tables::puzzles::{find_puzzles, PuzzleOptions};
 use foxbase_tables::Tablebase;
 use serde_json::json;
@@ -26,7 +26,9 @@ pub struct VersusArgs {
     /// tables, x or o with tic-tac-toe's. Default: the side to move at the start.
     #[arg(long)]
     side: Option<String>,
-    /// Start position in the tables' game's notation (default: the tables' start).
+    /// Start position in the tables' game's notation (default: the tables' start); with tables solved
+    /// under --no-progress N, its no-progress counter as a third field ('... f 12'), counted from there
+    /// on, and the game drawn when it reaches N.
     #[arg(long)]
     start: Option<String>,
     /// Seed of the engine's random choice among equally good moves (the same seed replays the same game).
@@ -67,9 +69,13 @@ fn play_versus<T: Tablebase>(args: &VersusArgs, tables: &T) -> CommandResult {
         })?)),
         None => Some(Player::Default),
     };
-    let mut pos = match &args.start {
-        Some(text) => rules.parse_position(text).map_err(|e| Failure::bad_input(format!("--start '{text}': {e}")))?,
-        None => game.initial_position(),
+    // Under a no-progress rule of N plies the counter is the start's third field, then counted here.
+    let n = tables.no_progress();
+    let (mut pos, mut counter) = match &args.start {
+        Some(text) => {
+            rules.parse_position_at_counter(text).map_err(|e| Failure::bad_input(format!("--start '{text}': {e}")))?
+        }
+        None => (game.initial_position(), 0),
     };
     tables.check_position(&pos)?;
     tables.outcome(&pos)?;
@@ -82,11 +88,12 @@ fn play_versus<T: Tablebase>(args: &VersusArgs, tables: &T) -> CommandResult {
     let mut input = std::io::stdin().lock().lines();
     let mut ply = 0u32;
     loop {
-        let now = tables.outcome(&pos).map_err(Failure::failed)?;
+        let now = tables.outcome_at(&pos, counter).map_err(Failure::failed)?;
         let side = rules.to_move(&pos);
         text(&rules.board_picture(&pos))?;
+        let at = if n > 0 { format!(" {counter}") } else { String::new() };
         line(format_args!(
-            "{}: {} for {} to move{}",
+            "{}{at}: {} for {} to move{}",
             rules.format_position(&pos),
             now.value,
             side.team,
@@ -115,7 +122,7 @@ fn play_versus<T: Tablebase>(args: &VersusArgs, tables: &T) -> CommandResult {
                 }
             }
         } else {
-            let choice = engine_move(tables, &pos, args.seed.wrapping_add(ply as u64))
+            let choice = engine_move_at(tables, &pos, counter, args.seed.wrapping_add(ply as u64))
                 .map_err(Failure::failed)?
                 .expect("a position that is not over has a move");
             line(format_args!(
@@ -128,8 +135,16 @@ fn play_versus<T: Tablebase>(args: &VersusArgs, tables: &T) -> CommandResult {
             ))?;
             choice.mv
         };
-        pos = rules.play(&pos, mv);
+        let next = rules.play(&pos, mv);
+        counter = if game.tier_of(&next) == game.tier_of(&pos) { counter + 1 } else { 0 };
+        pos = next;
         ply += 1;
+        if n > 0 && counter >= n && !rules.status(&pos).is_over() {
+            return line(format_args!(
+                "game over after {}: a draw ({n} plies without progress)",
+                count(ply, "ply", "plies")
+            ));
+        }
     }
 }
 

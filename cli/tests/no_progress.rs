@@ -193,6 +193,20 @@ fn the_cli_refuses_what_the_rule_cannot_do() {
     let out = probe(&format!("{start} 2"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && stdout.contains("this position's counter: 2"), "{stdout}");
+    // versus counts the plies without progress: a fox win at counter 0 is played out; at counter 2
+    // the same position is a draw, and the game ends in one by the rule.
+    let won = ".../.../SS...../....F../......./.../... f";
+    let versus = |start: &str| {
+        let out =
+            common::foxbase().args(["versus", "--tables", d, "--side", "none", "--start", start]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let game = versus(won);
+    assert!(game.trim_end().ends_with("game over after 5 plies: the foxes win"), "{game}");
+    let game = versus(&format!("{won} 2"));
+    assert!(game.contains(&format!("{won} 2: draw for the foxes to move")), "{game}");
+    assert!(game.trim_end().ends_with("a draw (6 plies without progress)"), "{game}");
     let manifest = std::fs::read_to_string(dir.0.join("manifest.json")).unwrap();
     assert!(manifest.contains("no_progress") && manifest.contains("\"distance\": \"dtz\""), "{manifest}");
 }

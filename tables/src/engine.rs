@@ -32,12 +32,24 @@ pub fn engine_move<T: Tablebase>(
     pos: &PositionOf<T>,
     seed: u64,
 ) -> Result<Option<Choice<MoveOf<T>>>, Error> {
+    engine_move_at(tables, pos, 0, seed)
+}
+
+/// [`engine_move`] at no-progress counter `counter` (tables solved under a
+/// no-progress rule; 0 for any other): moves valued at the counters they
+/// lead to ([`Tablebase::move_outcomes_at`]).
+pub fn engine_move_at<T: Tablebase>(
+    tables: &T,
+    pos: &PositionOf<T>,
+    counter: u32,
+    seed: u64,
+) -> Result<Option<Choice<MoveOf<T>>>, Error> {
     tables.check_position(pos)?;
     let rules = tables.game().rules();
     if rules.status(pos).is_over() {
         return Ok(None);
     }
-    let moves = tables.move_outcomes(pos)?;
+    let moves = tables.move_outcomes_at(pos, counter)?;
     let hash = position_hash(&rules.format_position(pos));
     Ok(choose(&moves, seed ^ hash).map(|(mv, outcome)| Choice { mv, outcome }))
 }
