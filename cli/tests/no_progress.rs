@@ -130,6 +130,20 @@ fn values_at_every_counter_equal_a_search_over_positions_and_counters() {
         }
         assert!(counted > 1000 && by_value.iter().all(|&k| k > 0), "N = {n}: {counted} states, {by_value:?}");
         assert!(changed_by_counter > 0, "N = {n}: no value depends on the counter");
+        // Published (fox-to-move values and distances derived by one move): the same at every counter.
+        let published = TempDir::new("no-progress-published");
+        let _ = std::fs::remove_dir_all(&published.0);
+        let out = common::foxbase()
+            .args(["publish", dir.0.to_str().unwrap(), published.0.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let p = TableDir::open(&published.0).unwrap();
+        for (&(pos, c), &value) in expected.iter().step_by(41) {
+            let at = format!("published, N = {n}: {} at {c}", format_position(&pos));
+            assert_eq!(p.outcome_at(&pos, c).unwrap().value, value, "{at}");
+            assert_eq!(p.outcome(&pos).unwrap(), tables.outcome_in_memory(&pos).unwrap(), "{at}");
+        }
         // Moves at a counter: the best move's value is the position's, in every state of a sample.
         let mut sample: Vec<&(Position, u32)> =
             expected.keys().filter(|(p, c)| *c > 0 && *c < n && tables.game.primitive(p).is_none()).collect();

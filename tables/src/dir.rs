@@ -417,7 +417,7 @@ impl TableDir {
                 .iter()
                 .map(|c| Ok(as_child(&self.game, self.distance(), pos, c, self.outcome(c)?)))
                 .collect::<Result<_, Error>>()?;
-            return Ok(Outcome::from_children(&outcomes));
+            return Ok(crate::plies::capped(Outcome::from_children(&outcomes), self.game.rules.no_progress));
         }
         let index = self.game.tier_index(tier);
         let i = self.game.rank(&index, &pos.canonical());
