@@ -19,7 +19,10 @@
 //! - `dtz`: the plane kernel with plies to zeroing (`--distance dtz`),
 //!   reported as `dtz_over_values` and `dtz_bits_per_slot`, its tables equal
 //!   to the others and its peak memory within the values-only budget plus
-//!   one byte a slot of the largest tier (no children's plies are read).
+//!   one byte a slot of the largest tier (no children's plies are read);
+//! - `no-progress`: the same variant under the no-progress rule of
+//!   [`NO_PROGRESS`] plies (`--no-progress 80`: exact DTZ with the counter
+//!   kernel), reported as `no_progress_over_values`.
 //!
 //! Each run prints one JSON object; after each thread count a summary
 //! object. The targets (exit status 1 when one is missed) are those of the
@@ -29,7 +32,8 @@
 //! and peak memory at most 1.5 bytes per slot of the largest tier plus its
 //! children's packed tables plus 64 MB; and those of the DTZ issue: a DTZ
 //! solve in at most 2 times the values-only one, DTZ files of at most 0.6
-//! bit per slot as the solve writes them, and the memory above.
+//! bit per slot as the solve writes them, the memory above, and a solve
+//! under the no-progress rule in at most 2.5 times the values-only one.
 
 use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
 use foxbase_coordinator::plan::TierPlan;
@@ -49,6 +53,8 @@ use std::time::Instant;
 
 pub const START: &str = "F.F/.../......./......./SSSSSS./.../... f";
 pub const PEN_TARGET: u32 = 5;
+/// The no-progress rule of the `no-progress` run, in plies.
+pub const NO_PROGRESS: u32 = 80;
 
 pub fn variant() -> Variant {
     Variant::new(Geometry::Classic, PEN_TARGET, parse_position(START).unwrap()).unwrap()
@@ -94,7 +100,7 @@ impl Progress for SumPhases {
 /// One run, in this process: `kernel` is "sweep" or a kernel name ("planes", "counter", "block");
 /// `out` receives the tables of a solve; a sweep reads `children`.
 pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>) -> Json {
-    let v = variant();
+    let v = if kernel == "no-progress" { variant().with_no_progress(NO_PROGRESS).unwrap() } else { variant() };
     let game = FoxGame::new(v);
     let plan = TierPlan::new(&game);
     let started = Instant::now();
@@ -127,6 +133,8 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
             let (kernel, output) = match kernel {
                 "plies" => (Kernel::Planes, Output::Dtm),
                 "dtz" => (Kernel::Planes, Output::Dtz),
+                // The counter kernel: the plane kernel's levels are not exact DTZ.
+                "no-progress" => (Kernel::Counter, Output::Dtz),
                 name => (name.parse().unwrap(), Output::Values),
             };
             let sum = SumPhases::default();
@@ -191,7 +199,7 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
             );
         } else if j["summary"] == true {
             println!(
-                "threads {}: planes {:.2}x the counter kernel, {:.2}x the sweep; verify {:.2}x the sweep; with plies {:.2}x the values alone ({:.2} bit/slot of plies files); with DTZ {:.2}x ({:.2} bit/slot); tables identical: {}",
+                "threads {}: planes {:.2}x the counter kernel, {:.2}x the sweep; verify {:.2}x the sweep; with plies {:.2}x the values alone ({:.2} bit/slot of plies files); with DTZ {:.2}x ({:.2} bit/slot); under --no-progress {} {:.2}x; tables identical: {}",
                 j["threads"],
                 j["speedup_vs_counter"].as_f64().unwrap(),
                 j["solve_over_sweep"].as_f64().unwrap(),
@@ -200,6 +208,8 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
                 j["plies_bits_per_slot"].as_f64().unwrap(),
                 j["dtz_over_values"].as_f64().unwrap(),
                 j["dtz_bits_per_slot"].as_f64().unwrap(),
+                j["no_progress_plies"],
+                j["no_progress_over_values"].as_f64().unwrap(),
                 j["tables_identical"]
             );
         } else {
@@ -218,6 +228,7 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         let (dc, db, ds) = (root.join(format!("counter-{t}")), root.join(format!("planes-{t}")), root.join("sweep"));
         let dp = root.join(format!("plies-{t}"));
         let dz = root.join(format!("dtz-{t}"));
+        let dn = root.join(format!("no-progress-{t}"));
         let counter = child("counter", t, &dc, None);
         say(&counter);
         let block = child("planes", t, &db, None);
@@ -231,6 +242,8 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         say(&plies);
         let dtz = child("dtz", t, &dz, None);
         say(&dtz);
+        let no_progress = child("no-progress", t, &dn, None);
+        say(&no_progress);
         let identical = crcs(&dc) == crcs(&db) && crcs(&dp) == crcs(&db) && crcs(&dz) == crcs(&db);
         let wall = |j: &Json| j["wall_s"].as_f64().unwrap();
         let plies_bytes = |dir: &Path| -> u64 {
@@ -242,6 +255,7 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
             "plies_over_values": wall(&plies) / wall(&block),
             "plies_bits_per_slot": bits(&dp),
             "dtz_over_values": wall(&dtz) / wall(&block), "dtz_bits_per_slot": bits(&dz),
+            "no_progress_over_values": wall(&no_progress) / wall(&block), "no_progress_plies": NO_PROGRESS,
             "tables_identical": identical, "memory_budget_bytes": budget, "plies_memory_budget_bytes": plies_budget,
             "dtz_memory_budget_bytes": dtz_budget});
         say(&summary);
@@ -254,11 +268,13 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
             && plies["peak_rss_bytes"].as_u64().unwrap() <= plies_budget
             && summary["dtz_over_values"].as_f64().unwrap() <= 2.0
             && summary["dtz_bits_per_slot"].as_f64().unwrap() <= 0.6
-            && dtz["peak_rss_bytes"].as_u64().unwrap() <= dtz_budget;
+            && dtz["peak_rss_bytes"].as_u64().unwrap() <= dtz_budget
+            && summary["no_progress_over_values"].as_f64().unwrap() <= 2.5;
         let _ = std::fs::remove_dir_all(&dc);
         let _ = std::fs::remove_dir_all(&db);
         let _ = std::fs::remove_dir_all(&dp);
         let _ = std::fs::remove_dir_all(&dz);
+        let _ = std::fs::remove_dir_all(&dn);
     }
     let _ = std::fs::remove_dir_all(&root);
     if let (Some(one), Some(two)) =

@@ -41,14 +41,15 @@ fn game() -> FoxGame {
 /// (tier, crc32) of `foxbase solve`'s tables for the variant, in manifest order.
 /// Per tier, the CRCs of its table and plies file from a local solve with plies (the coordinator's default).
 fn local_checksums(root: &Path) -> Vec<(String, String)> {
+    local_checksums_of(root, foxbase_worker::kernel::Output::Dtm)
+}
+
+/// [`local_checksums`] of a solve writing `output`.
+fn local_checksums_of(root: &Path, output: foxbase_worker::kernel::Output) -> Vec<(String, String)> {
     let dir = root.join("local");
     let game = game();
-    let options = LocalOptions {
-        workers: 1,
-        threads_per_worker: 1,
-        kernel: foxbase_worker::kernel::Kernel::Planes,
-        output: foxbase_worker::kernel::Output::Dtm,
-    };
+    let options =
+        LocalOptions { workers: 1, threads_per_worker: 1, kernel: foxbase_worker::kernel::Kernel::Planes, output };
     let m = solve_local(&game, &TierPlan::new(&game), &dir, options, &Quiet).unwrap();
     m.tiers.into_iter().map(crcs_of).collect()
 }
@@ -91,6 +92,27 @@ fn a_coordinator_and_two_workers_make_the_tables_of_a_local_solve() {
         w.finish_ok(Duration::from_secs(20));
     }
     // The store publishes like a local solve's directory.
+    let v = foxbase().arg("verify").arg(&store).output().unwrap();
+    assert_eq!(v.status.code(), Some(0), "{}", String::from_utf8_lossy(&v.stderr));
+}
+
+/// With distances to zeroing the workers write packed plies files beside
+/// their tables (docs/format.md), and the store holds a local solve's files.
+#[test]
+fn a_coordinator_and_two_workers_make_a_local_solves_dtz_files() {
+    let root = TempDir::new("dist-dtz");
+    let expected = local_checksums_of(&root.0, foxbase_worker::kernel::Output::Dtz);
+    let store = root.0.join("store");
+    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 30, &["--distance", "dtz"]);
+    let url = format!("http://{addr}");
+    let w1 = worker(&root.0, TOKEN, &url, "one", &[]);
+    let w2 = worker(&root.0, TOKEN, &url, "two", &[]);
+    let s = summary(&c.finish_ok(Duration::from_secs(60)));
+    assert_eq!((s["tiers"].as_u64(), s["value"].as_str()), (Some(100), Some("win")));
+    assert_eq!(checksums(&store), expected);
+    for w in [w1, w2] {
+        w.finish_ok(Duration::from_secs(20));
+    }
     let v = foxbase().arg("verify").arg(&store).output().unwrap();
     assert_eq!(v.status.code(), Some(0), "{}", String::from_utf8_lossy(&v.stderr));
 }

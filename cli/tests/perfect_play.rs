@@ -281,13 +281,14 @@ fn verify_names_a_plies_file_whose_plies_disagree_with_the_children() {
     let header = foxbase_tables::tier_files::table_header(&game, tier, entry.slots);
     let values = foxbase_tables::table::read_table(&dir.0.join(&entry.file), &header).unwrap();
     let pfile = entry.plies.as_ref().unwrap().file.clone();
-    let mut plies = foxbase_tables::plies::read_plies(&dir.0.join(&pfile), &header).unwrap();
+    let mut plies = foxbase_tables::plies::read_plies(&dir.0.join(&pfile), &header, &values).unwrap();
     let slot = (0..entry.slots).find(|&i| values.value(i) == Some(Value::Win)).unwrap();
     plies.set(slot, plies.get(slot) + 2);
     let (crc, bytes) = foxbase_tables::table::write_plies(
         &dir.0.join(&pfile),
         &header,
         &plies,
+        None,
         foxbase_tables::table::ZSTD_LEVEL,
         foxbase_tables::Layout::Solved,
     )

@@ -77,7 +77,7 @@ fn compare(v: &Variant, expected_start: Value) -> usize {
             let index = game.tier_index(t);
             let header = table_header(&game, t, game.tier_size(&index));
             let values = read_table(&table_path(&game, &dir.0, t), &header).unwrap();
-            let plies = read_plies(&plies_path(&game, &dir.0, t), &header).unwrap();
+            let plies = read_plies(&plies_path(&game, &dir.0, t), &header, &values).unwrap();
             (t, (index, values, plies))
         })
         .collect();

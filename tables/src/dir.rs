@@ -421,12 +421,13 @@ impl TableDir {
         }
         let index = self.game.tier_index(tier);
         let i = self.game.rank(&index, &pos.canonical());
-        let code = table.code(i)?;
+        let block = table.block_of(i)?;
+        let code = block.code(i);
         let value = Value::from_code(code).ok_or_else(|| {
             Error::Table(TableError::new(key_of_name(&entry.name), ErrorKind::UnusedSlot { slot: i }))
         })?;
         let plies = if value != Value::Draw && self.has_plies() {
-            Some(self.plies_file(tier, &entry)?.plies_at(i)?)
+            Some(self.plies_file(tier, &entry)?.plies_at(i, &block)?)
         } else {
             None
         };
@@ -532,7 +533,7 @@ impl TableDir {
         let entry = self.held_entry(tier)?;
         let t = self.file(tier, &entry)?;
         let values = t.read_all()?;
-        let plies = if self.has_plies() { Some(self.plies_file(tier, &entry)?.read_all_plies()?) } else { None };
+        let plies = if self.has_plies() { Some(self.plies_file(tier, &entry)?.read_all_plies(&values)?) } else { None };
         let loaded = Arc::new(Loaded { tier, index: self.game.tier_index(tier), values, layout: t.layout, plies });
         self.plies_files.lock().unwrap().remove(&tier);
         // The whole table is in memory now; the open file is not needed again.

@@ -107,6 +107,12 @@ pub enum ErrorKind {
     RawLength { found: usize, expected: usize },
     #[error("checksum mismatch")]
     BlockChecksum,
+    /// A packed plies block does not fit the values its table holds.
+    #[error("packed plies of {found} bytes where the table's values need {expected} (a plies file of another table?)")]
+    PackedPlies { found: usize, expected: usize },
+    /// A packed plies file and its table have blocks of different sizes.
+    #[error("packed plies in blocks of {plies} slots, the table's blocks are {table} slots")]
+    PackedBlocks { table: u32, plies: u32 },
     #[error("index {index} is past the table's {slots} slots")]
     PastEnd { index: u64, slots: u64 },
     #[error("holds {found}, expected {expected} (a table and a plies file swapped?)")]

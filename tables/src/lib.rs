@@ -20,6 +20,7 @@ pub mod index;
 pub mod manifest;
 pub mod packed;
 pub mod plies;
+pub mod plies_pack;
 pub mod probe;
 pub mod publish;
 pub mod puzzles;

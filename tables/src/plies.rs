@@ -62,6 +62,14 @@ impl Distance {
         *self == Distance::Dtm
     }
 
+    /// Whether plies files of this distance are packed beside their
+    /// values ([`crate::plies_pack`]): DTZ rounded to the value's parity,
+    /// not the exact counts of a no-progress rule (`exact`). DTM has the
+    /// parity too, but keeps a byte or two a slot, as it was first written.
+    pub fn packs(self, exact: bool) -> bool {
+        self == Distance::Dtz && !exact
+    }
+
     /// With DTZ, the plies a position in another tier than its parent (one
     /// zeroing move away) counts for the parent, 1 + which is the move's:
     /// 0 for a child lost for its side to move (the parent's zeroing win
@@ -216,7 +224,7 @@ impl Plies {
         match contents {
             Contents::Plies8 => (start..end).map(|i| stored(i) as u8).collect(),
             Contents::Plies16 => (start..end).flat_map(|i| stored(i).to_le_bytes()).collect(),
-            Contents::Values => unreachable!("plies are written as plies"),
+            Contents::Values | Contents::PliesPacked => unreachable!("packed and slot plies are written apart"),
         }
     }
 
@@ -234,13 +242,18 @@ impl Plies {
 
 /// Reads a whole plies file written by a solve and checks that it is the
 /// expected tier's (a published one is refused, as [`crate::table::read_table`] refuses tables).
-pub fn read_plies(path: &std::path::Path, expect: &crate::table::TableHeader) -> Result<Plies, crate::TableError> {
+/// `values` are the tier's values as read from its table (a packed file is read with them).
+pub fn read_plies(
+    path: &std::path::Path,
+    expect: &crate::table::TableHeader,
+    values: &crate::packed::PackedValues,
+) -> Result<Plies, crate::TableError> {
     let t = crate::table::TableFile::open(path)?;
     t.expect(expect)?;
     if t.layout != Layout::Solved {
         return Err(crate::TableError::new(t.name(), crate::ErrorKind::PublishedAsChild));
     }
-    t.read_all_plies()
+    t.read_all_plies(values)
 }
 
 /// The outcome stored at slot `i` of a tier held whole: its value, and its

@@ -93,7 +93,7 @@ pub trait Publishable: WithRules + Sized {
             let header = table_header(self, tier, entry.slots);
             let values = read_table(&dir.join(&entry.file), &header)?;
             let plies = match &entry.plies {
-                Some(p) => Some(read_plies(&dir.join(&p.file), &header)?),
+                Some(p) => Some(read_plies(&dir.join(&p.file), &header, &values)?),
                 None => None,
             };
             check(&values, plies.as_ref())
@@ -187,7 +187,9 @@ fn build<G: Publishable>(
             )?;
             let plies = match (&entry.plies, &checked.plies) {
                 (Some(p), Some(plies)) => {
-                    let (crc32, bytes) = write_plies(&staging.join(&p.file), &header, plies, level, G::LAYOUT)?;
+                    let packed_with = p.distance.packs(game.no_progress() > 0).then_some(&checked.values);
+                    let (crc32, bytes) =
+                        write_plies(&staging.join(&p.file), &header, plies, packed_with, level, G::LAYOUT)?;
                     Some(PliesEntry { crc32: format!("{crc32:08x}"), bytes, ..p.clone() })
                 }
                 _ => None,
@@ -211,7 +213,7 @@ fn build<G: Publishable>(
         let header = table_header(game, *tier, entry.slots);
         let solved = read_table(&src.join(&entry.file), &header)?;
         let solved_plies = match &entry.plies {
-            Some(p) => Some(read_plies(&src.join(&p.file), &header)?),
+            Some(p) => Some(read_plies(&src.join(&p.file), &header, &solved)?),
             None => None,
         };
         let new_entry = &published.tiers[n];

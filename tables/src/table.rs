@@ -47,6 +47,10 @@ pub const PUBLISH_ZSTD_LEVEL: i32 = 15;
 pub const FLAG_PLIES_U8: u32 = 2;
 /// Header flag: the slots hold plies to the end, two bytes each, little-endian.
 pub const FLAG_PLIES_U16: u32 = 4;
+/// Header flag: the slots hold plies packed beside the table's values,
+/// only the won and lost slots' counts, halved, in 4-bit nibbles
+/// ([`crate::plies_pack`]): the plies files of rounded distances to zeroing.
+pub const FLAG_PLIES_PACKED: u32 = 8;
 /// How the plies of a plies file are written.
 pub const PLIES_ENCODING: &str =
     "plies to the end of a won or lost position, side to move; 0 for a draw, an unused slot or a game over";
@@ -60,6 +64,9 @@ pub enum Contents {
     Plies8,
     /// Two bytes a slot, little-endian.
     Plies16,
+    /// Won and lost slots only, halved, packed with the table's values
+    /// ([`crate::plies_pack`]): a block's raw length depends on its values.
+    PliesPacked,
 }
 
 impl Contents {
@@ -69,7 +76,14 @@ impl Contents {
             Contents::Values => slots.div_ceil(4),
             Contents::Plies8 => slots,
             Contents::Plies16 => slots * 2,
+            Contents::PliesPacked => crate::plies_pack::max_raw_len(slots),
         }
+    }
+
+    /// Whether every block of `slots` slots has exactly [`Contents::raw_len`]
+    /// raw bytes (else that is the most it can have).
+    fn raw_len_is_exact(self) -> bool {
+        self != Contents::PliesPacked
     }
 
     fn flags(self) -> u32 {
@@ -77,6 +91,7 @@ impl Contents {
             Contents::Values => 0,
             Contents::Plies8 => FLAG_PLIES_U8,
             Contents::Plies16 => FLAG_PLIES_U16,
+            Contents::PliesPacked => FLAG_PLIES_PACKED,
         }
     }
 }
@@ -113,6 +128,22 @@ impl Layout {
 impl std::fmt::Display for Layout {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// One block of a file as read: its raw bytes, and where it lies.
+#[derive(Clone, Debug)]
+pub struct RawBlock {
+    pub block: usize,
+    pub block_slots: u32,
+    pub bytes: Vec<u8>,
+}
+
+impl RawBlock {
+    /// The 2-bit code of slot `i` of a table (which this block holds).
+    pub fn code(&self, i: u64) -> u8 {
+        let j = i - self.block as u64 * self.block_slots as u64;
+        (self.bytes[(j / 4) as usize] >> ((j % 4) * 2)) & 3
     }
 }
 
@@ -275,12 +306,37 @@ fn encode(
     })
 }
 
-/// The bytes of a plies file (see [`crate::plies`]), as pieces at offsets, and the file's length.
-fn encode_plies(header: &TableHeader, plies: &Plies, level: i32, layout: Layout) -> (Vec<Vec<u8>>, u64) {
+/// The bytes of a plies file (see [`crate::plies`]), as pieces at offsets,
+/// and the file's length: packed beside `packed_with`, the tier's values,
+/// when given ([`crate::plies_pack`]; the table is written with blocks of
+/// the same [`DEFAULT_BLOCK_SLOTS`] and `layout`), else a byte or two a slot.
+fn encode_plies(
+    header: &TableHeader,
+    plies: &Plies,
+    packed_with: Option<&PackedValues>,
+    level: i32,
+    layout: Layout,
+) -> (Vec<Vec<u8>>, u64) {
     assert_eq!(header.slots, plies.len(), "header and plies disagree on the slot count");
-    let contents = plies.contents();
     let block_slots = DEFAULT_BLOCK_SLOTS;
-    encode_body(header, contents, block_slots, level, layout, &|b| plies.raw_block(block_slots, b, contents, layout))
+    match packed_with {
+        Some(values) => {
+            assert_eq!(values.len(), plies.len(), "values and plies disagree on the slot count");
+            encode_body(header, Contents::PliesPacked, block_slots, level, layout, &|b| {
+                // The codes the table file holds for these slots, don't-care fills included.
+                let codes = raw_block_with(values, block_slots, b, layout);
+                let start = b * block_slots as u64;
+                let n = (start + block_slots as u64).min(plies.len()) - start;
+                crate::plies_pack::pack(|k| plies.get(start + k as u64), &codes, n as usize, layout)
+            })
+        }
+        None => {
+            let contents = plies.contents();
+            encode_body(header, contents, block_slots, level, layout, &|b| {
+                plies.raw_block(block_slots, b, contents, layout)
+            })
+        }
+    }
 }
 
 /// The file around blocks whose raw bytes `raw_block(b)` gives.
@@ -358,17 +414,19 @@ fn assemble(
     (pieces, file_len)
 }
 
-/// Writes a plies file durably (see [`crate::plies`]); returns the CRC32 of
-/// the whole file and its length. Published plies files use
-/// [`Layout::Published`] at [`PUBLISH_ZSTD_LEVEL`].
+/// Writes a plies file durably (see [`crate::plies`]), packed beside the
+/// tier's values `packed_with` when given ([`crate::plies::Distance::packs`]
+/// says when); returns the CRC32 of the whole file and its length. Published
+/// plies files use [`Layout::Published`] at [`PUBLISH_ZSTD_LEVEL`].
 pub fn write_plies(
     path: &Path,
     header: &TableHeader,
     plies: &Plies,
+    packed_with: Option<&PackedValues>,
     level: i32,
     layout: Layout,
 ) -> Result<(u32, u64), TableError> {
-    let (pieces, file_len) = encode_plies(header, plies, level, layout);
+    let (pieces, file_len) = encode_plies(header, plies, packed_with, level, layout);
     let (placed, crc) = place(&pieces, file_len);
     crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
     Ok((crc, file_len))
@@ -379,9 +437,10 @@ pub fn write_plies_upload(
     path: &Path,
     header: &TableHeader,
     plies: &Plies,
+    packed_with: Option<&PackedValues>,
     sync: bool,
 ) -> Result<(u32, u64), TableError> {
-    let (pieces, file_len) = encode_plies(header, plies, ZSTD_LEVEL, Layout::Solved);
+    let (pieces, file_len) = encode_plies(header, plies, packed_with, ZSTD_LEVEL, Layout::Solved);
     let (placed, crc) = place(&pieces, file_len);
     crate::durable::write_pieces_unnamed(path, &placed, sync).map_err(io_error(path.display().to_string()))?;
     Ok((crc, file_len))
@@ -549,8 +608,9 @@ impl TableFile {
             return Err(fail(ErrorKind::SlotCount { slots, limit: MAX_SLOTS }));
         }
         let flags = le32(&fixed, 36);
-        if flags & !(FLAG_EVEN_DERIVED | FLAG_PLIES_U8 | FLAG_PLIES_U16) != 0
-            || flags & (FLAG_PLIES_U8 | FLAG_PLIES_U16) == FLAG_PLIES_U8 | FLAG_PLIES_U16
+        let plies_flags = flags & (FLAG_PLIES_U8 | FLAG_PLIES_U16 | FLAG_PLIES_PACKED);
+        if flags & !(FLAG_EVEN_DERIVED | FLAG_PLIES_U8 | FLAG_PLIES_U16 | FLAG_PLIES_PACKED) != 0
+            || plies_flags.count_ones() > 1
             || fixed[52..].iter().any(|&b| b != 0)
         {
             return Err(fail(ErrorKind::Reserved));
@@ -560,6 +620,8 @@ impl TableFile {
             Contents::Plies8
         } else if flags & FLAG_PLIES_U16 != 0 {
             Contents::Plies16
+        } else if flags & FLAG_PLIES_PACKED != 0 {
+            Contents::PliesPacked
         } else {
             Contents::Values
         };
@@ -646,7 +708,7 @@ impl TableFile {
             CODEC_STORED => stored.to_vec(),
             _ => decompress_block(stored, raw_len).map_err(|e| fail(ErrorKind::Decompress(e.to_string())))?,
         };
-        if raw.len() != raw_len {
+        if raw.len() != raw_len && (self.contents.raw_len_is_exact() || raw.len() > raw_len) {
             return Err(fail(ErrorKind::RawLength { found: raw.len(), expected: raw_len }));
         }
         if crc32fast::hash(&raw) != self.blocks[b].crc32 {
@@ -692,37 +754,86 @@ impl TableFile {
     }
 
     /// All plies of a plies file, with several block reads in flight.
-    pub fn read_all_plies(&self) -> Result<Plies, TableError> {
+    /// `values` are the tier's values as its table file holds them
+    /// ([`TableFile::read_all`]): a packed file's blocks are read with them
+    /// ([`crate::plies_pack`]); the other files do not need them.
+    pub fn read_all_plies(&self, values: &PackedValues) -> Result<Plies, TableError> {
         self.expect_contents(Contents::Plies8)?;
-        let bytes = self.read_all_raw()?;
-        Ok(Plies::from_raw(self.contents, bytes))
+        if self.contents != Contents::PliesPacked {
+            return Ok(Plies::from_raw(self.contents, self.read_all_raw()?));
+        }
+        if values.len() != self.header.slots {
+            let kind = ErrorKind::WrongSlots { found: self.header.slots, expected: values.len() };
+            return Err(TableError::new(self.name(), kind));
+        }
+        let mut plies = Plies::zeros(self.header.slots);
+        let step = crate::uring::QUEUE_DEPTH as usize * 4;
+        let mut b = 0;
+        while b < self.blocks.len() {
+            let end = (b + step).min(self.blocks.len());
+            for (b, raw) in (b..end).zip(self.read_blocks(b..end)?) {
+                let start = b as u64 * self.block_slots as u64;
+                let codes = &values.bytes()[(start / 4) as usize..];
+                let counts = self.unpack(b, &raw, codes, None)?;
+                for (k, c) in counts.into_iter().enumerate() {
+                    if c != 0 {
+                        plies.set(start + k as u64, c);
+                    }
+                }
+            }
+            b = end;
+        }
+        Ok(plies)
     }
 
-    /// The raw block holding slot `i`, and `i`'s place in it.
-    fn block_of(&self, i: u64) -> Result<(Vec<u8>, u64), TableError> {
+    /// Block `b` of a packed plies file from its raw bytes and the table's
+    /// raw codes for its slots: every slot's count, or slot `one`'s alone
+    /// (then the only one in the result).
+    fn unpack(&self, b: usize, raw: &[u8], codes: &[u8], one: Option<usize>) -> Result<Vec<u16>, TableError> {
+        let n = self.slots_in_block(b) as usize;
+        let layout = self.layout;
+        let unpacked = match one {
+            None => crate::plies_pack::unpack(raw, codes, n, layout),
+            Some(j) => crate::plies_pack::unpack_one(raw, codes, n, layout, j).map(|c| vec![c]),
+        };
+        unpacked.map_err(|m| {
+            TableError::in_block(self.name(), b as u64, ErrorKind::PackedPlies { found: m.found, expected: m.expected })
+        })
+    }
+
+    /// The raw block holding slot `i`.
+    pub fn block_of(&self, i: u64) -> Result<RawBlock, TableError> {
         if i >= self.header.slots {
             return Err(TableError::new(self.name(), ErrorKind::PastEnd { index: i, slots: self.header.slots }));
         }
         let b = (i / self.block_slots as u64) as usize;
-        let raw = self.read_blocks(b..b + 1)?.pop().unwrap();
-        Ok((raw, i % self.block_slots as u64))
+        let bytes = self.read_blocks(b..b + 1)?.pop().unwrap();
+        Ok(RawBlock { block: b, block_slots: self.block_slots, bytes })
     }
 
     /// The code of one slot, reading and decompressing only its block.
     pub fn code(&self, i: u64) -> Result<u8, TableError> {
         self.expect_contents(Contents::Values)?;
-        let (raw, j) = self.block_of(i)?;
-        Ok((raw[(j / 4) as usize] >> ((j % 4) * 2)) & 3)
+        Ok(self.block_of(i)?.code(i))
     }
 
     /// The plies of one slot of a plies file, reading only its block.
-    pub fn plies_at(&self, i: u64) -> Result<u32, TableError> {
+    /// `values` is the table's block holding `i` ([`TableFile::block_of`]),
+    /// which a packed file is read with; the other files do not need it.
+    pub fn plies_at(&self, i: u64, values: &RawBlock) -> Result<u32, TableError> {
         self.expect_contents(Contents::Plies8)?;
-        let (raw, j) = self.block_of(i)?;
-        let j = j as usize;
+        let raw = self.block_of(i)?;
+        let j = (i % self.block_slots as u64) as usize;
         Ok(match self.contents {
-            Contents::Plies16 => u16::from_le_bytes([raw[2 * j], raw[2 * j + 1]]) as u32,
-            _ => raw[j] as u32,
+            Contents::Plies16 => u16::from_le_bytes([raw.bytes[2 * j], raw.bytes[2 * j + 1]]) as u32,
+            Contents::PliesPacked => {
+                if (values.block, values.block_slots) != (raw.block, raw.block_slots) {
+                    let kind = ErrorKind::PackedBlocks { table: values.block_slots, plies: raw.block_slots };
+                    return Err(TableError::new(self.name(), kind));
+                }
+                self.unpack(raw.block, &raw.bytes, &values.bytes, Some(j))?[0] as u32
+            }
+            _ => raw.bytes[j] as u32,
         })
     }
 
@@ -777,7 +888,7 @@ mod tests {
         let (a, b) = (header("{\"start\":\"a\"}"), header("{\"start\":\"a longer one\"}"));
         type Write<'a> = &'a dyn Fn(&Path, &TableHeader) -> (u32, u64);
         let table: Write = &|path, h| write_table(path, h, &values).unwrap();
-        let plies: Write = &|path, h| write_plies(path, h, &plies, ZSTD_LEVEL, Layout::Solved).unwrap();
+        let plies: Write = &|path, h| write_plies(path, h, &plies, None, ZSTD_LEVEL, Layout::Solved).unwrap();
         for (name, write) in [("fxt", table), ("fxp", plies)] {
             let (from, want, to) =
                 (dir.join(format!("a.{name}")), dir.join(format!("b.{name}")), dir.join(format!("c.{name}")));
@@ -791,6 +902,59 @@ mod tests {
             assert!(!to.exists());
         }
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 4, "no temporary file is left");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A packed plies file reads back every won and lost slot's count, whole
+    /// and one slot at a time, in both layouts, with the values its table
+    /// file holds (unused slots filled); read with another tier's values it
+    /// is refused, naming the block.
+    #[test]
+    fn packed_plies_read_back_beside_their_table() {
+        let dir = std::env::temp_dir().join(format!("foxbase-packed-plies-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let len = 600_001u64; // three blocks, the last of one slot
+        let mut values = PackedValues::filled(len, 0);
+        let mut plies = Plies::zeros(len);
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for i in 0..len {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let code = [0u8, 1, 1, 2, 2, 3][(x % 6) as usize];
+            values.set_code(i, code);
+            // Short counts mostly, some past the nibble's 15 halves, a few past a byte.
+            let half = [0u16, 0, 1, 2, 7, 14, 15, 16, 40, 300][((x >> 8) % 10) as usize];
+            match code {
+                1 => plies.set(i, 2 * half + 1),
+                2 => plies.set(i, 2 * half),
+                _ => {}
+            }
+        }
+        let header =
+            TableHeader { game: "fox".into(), variant: "{}".into(), tier: "f2-0.0.0.1.2.0.0".into(), slots: len };
+        for layout in [Layout::Solved, Layout::Published] {
+            let (table_path, plies_path) = (dir.join("t.fxt"), dir.join("t.fxp"));
+            write_table_layout(&table_path, &header, &values, DEFAULT_BLOCK_SLOTS, ZSTD_LEVEL, layout).unwrap();
+            write_plies(&plies_path, &header, &plies, Some(&values), ZSTD_LEVEL, layout).unwrap();
+            let (table, file) = (TableFile::open(&table_path).unwrap(), TableFile::open(&plies_path).unwrap());
+            assert_eq!((file.contents, file.layout), (Contents::PliesPacked, layout));
+            let stored = table.read_all().unwrap();
+            let read = file.read_all_plies(&stored).unwrap();
+            let held = |i: u64| values.value(i).is_some_and(|v| v != foxbase_core::Value::Draw);
+            let kept = |i: u64| layout == Layout::Solved || i % 2 == 1;
+            for i in (0..len).filter(|&i| held(i) && kept(i)) {
+                assert_eq!(read.get(i), plies.get(i), "{layout} slot {i}");
+            }
+            for i in (0..len).step_by(997).chain([len - 1]).filter(|&i| held(i) && kept(i)) {
+                let block = table.block_of(i).unwrap();
+                assert_eq!(file.plies_at(i, &block).unwrap(), plies.get(i) as u32, "{layout} slot {i}");
+            }
+            let other = PackedValues::filled(len, 1);
+            let refused = file.read_all_plies(&other).unwrap_err().to_string();
+            assert!(refused.contains("block 0") && refused.contains("packed plies of"), "{refused}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -201,10 +201,11 @@ impl<G: TierGame> TierTables<G> {
         let tier = self.game.tier_of(pos);
         let t = self.opened(tier)?;
         let i = self.game.canonical_rank(&t.index, pos);
-        let value = Value::from_code(t.table.code(i)?)
+        let block = t.table.block_of(i)?;
+        let value = Value::from_code(block.code(i))
             .ok_or_else(|| Error::Table(TableError::new(t.table.name(), ErrorKind::UnusedSlot { slot: i })))?;
         let plies = match &t.plies {
-            Some(p) if value != Value::Draw => Some(p.plies_at(i)?),
+            Some(p) if value != Value::Draw => Some(p.plies_at(i, &block)?),
             _ => None,
         };
         Ok(Outcome { value, plies })
@@ -249,7 +250,7 @@ impl<G: TierGame> TierTables<G> {
         let t = self.opened(tier)?;
         let values = t.table.read_all()?;
         let plies = match &t.plies {
-            Some(p) => Some(p.read_all_plies()?),
+            Some(p) => Some(p.read_all_plies(&values)?),
             None => None,
         };
         Ok(WholeTier { tier, index: self.game.tier_index(tier), values, plies })

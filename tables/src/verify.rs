@@ -177,7 +177,7 @@ pub(crate) fn check_tier<G: TierGame>(
         check_file(&path, &entry.file, &header, entry.bytes, &entry.crc32, want_layout, false, |t| t.read_all())?;
     let plies = match &entry.plies {
         Some(p) => {
-            let read = |t: &TableFile| t.read_all_plies();
+            let read = |t: &TableFile| t.read_all_plies(&values);
             let (pt, plies) =
                 check_file(&dir.join(&p.file), &p.file, &header, p.bytes, &p.crc32, want_layout, true, read)?;
             // A published file stores no fox-to-move plies, so its own largest may be smaller.

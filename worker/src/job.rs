@@ -91,7 +91,7 @@ pub fn load_children<G: TierGame>(
             let header = table_header(game, child, game.tier_size(&index));
             let path = child_path(child);
             let values = read_table(&path, &header)?;
-            let plies = if plies { Some(read_plies(&plies_beside(&path), &header)?) } else { None };
+            let plies = if plies { Some(read_plies(&plies_beside(&path), &header, &values)?) } else { None };
             Ok(ChildTable { tier: child, index, values, plies })
         })
         .collect()
@@ -107,8 +107,9 @@ pub fn solve_to_file_in_pool<G: SolveTier>(
     kernel: Kernel,
     output: Output,
 ) -> Result<TierReport, WorkerError> {
-    let write_plies =
-        |path: &Path, header: &TableHeader, plies: &Plies| write_plies(path, header, plies, ZSTD_LEVEL, Layout::Solved);
+    let write_plies = |path: &Path, header: &TableHeader, plies: &Plies, packed_with: Option<&PackedValues>| {
+        write_plies(path, header, plies, packed_with, ZSTD_LEVEL, Layout::Solved)
+    };
     solve_and_write(game, tier, child_path, out, kernel, output, &write_table, &write_plies)
 }
 
@@ -133,12 +134,13 @@ pub fn solve_to_upload_in_pool<G: SolveTier>(
         kernel,
         output,
         &|path, header, values| write_table_upload(path, header, values, sync),
-        &|path, header, plies| write_plies_upload(path, header, plies, sync),
+        &|path, header, plies, packed_with| write_plies_upload(path, header, plies, packed_with, sync),
     )
 }
 
 type WriteTable<'a> = &'a dyn Fn(&Path, &TableHeader, &PackedValues) -> Result<(u32, u64), TableError>;
-type WritePlies<'a> = &'a dyn Fn(&Path, &TableHeader, &Plies) -> Result<(u32, u64), TableError>;
+/// Writes a plies file, packed beside the tier's values when given.
+type WritePlies<'a> = &'a dyn Fn(&Path, &TableHeader, &Plies, Option<&PackedValues>) -> Result<(u32, u64), TableError>;
 
 /// Solves and writes the plies file (if any) first, then the table: a
 /// table on disk always has its plies beside it.
@@ -164,7 +166,8 @@ fn solve_and_write<G: SolveTier>(
     let header = table_header(game, tier, solved.values.len());
     let plies = match &solved.plies {
         Some(plies) => {
-            let (crc32, bytes) = write_plies(&plies_beside(out), &header, plies)?;
+            let packs = output.distance().is_some_and(|d| d.packs(game.no_progress() > 0));
+            let (crc32, bytes) = write_plies(&plies_beside(out), &header, plies, packs.then_some(&solved.values))?;
             Some(PliesReport { crc32, bytes, longest: plies.max() as u32 })
         }
         None => None,

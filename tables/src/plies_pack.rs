@@ -1,0 +1,211 @@
+//! Packed plies blocks: how a plies file of rounded distances to zeroing
+//! ([`crate::plies::Distance::packs`]) stores a block's counts beside the
+//! table that holds the block's values (docs/format.md, "Packed plies").
+//!
+//! A block of `n` slots is read with the raw codes of the same `n` slots
+//! *as the table file stores them* (`codes`, four to a byte, lowest bits
+//! first: a file's unused slots hold a don't-care code, and the writer
+//! sees exactly what a reader will). Its *members* are the slots whose code
+//! is a win or a loss, in four groups, each in slot order: wins on even
+//! slots, wins on odd slots, losses on even slots, losses on odd slots
+//! ([`Layout::Published`] leaves out the even groups: a reader derives a
+//! fox-to-move count by one move). Draws need no count, and splitting by
+//! value and side puts alike counts together.
+//!
+//! A member's count has the parity of its value (a win odd, a loss even),
+//! so it is stored halved, `h = count / 2`, and read back as `2h + 1` for a
+//! win and `2h` for a loss. The raw bytes are the members' `h` as 4-bit
+//! nibbles, two a byte, the first in the low nibble (an odd count of
+//! members leaves the last high nibble 0); a nibble of 15 says `h >= 15`,
+//! and for each such member, in member order, two bytes little-endian of
+//! `h - 15` follow the nibbles. Most counts of a tier are short, so most
+//! members take half a byte before compression (on the README's variant
+//! 0.54 bit a slot after zstd against 1.30 for a byte a slot; docs/results.md).
+
+use crate::table::Layout;
+
+/// The nibble that says "15 or more: the rest follows the nibbles".
+const ESCAPE: u8 = 15;
+
+/// The code of slot `k` in raw codes, four to a byte.
+#[inline]
+fn code_at(codes: &[u8], k: usize) -> u8 {
+    (codes[k / 4] >> ((k % 4) * 2)) & 3
+}
+
+/// The group of slot `k` with code `code`: 0 and 1 wins on even and odd
+/// slots, 2 and 3 losses; `None` for a slot without a stored count.
+#[inline]
+fn group(code: u8, k: usize, layout: Layout) -> Option<usize> {
+    let odd = k & 1;
+    if layout == Layout::Published && odd == 0 {
+        return None;
+    }
+    match code {
+        1 => Some(odd),
+        2 => Some(2 + odd),
+        _ => None,
+    }
+}
+
+/// Where each group's members start in member order, and how many members there are.
+fn group_starts(codes: &[u8], n: usize, layout: Layout) -> ([usize; 4], usize) {
+    let mut sizes = [0usize; 4];
+    for k in 0..n {
+        if let Some(g) = group(code_at(codes, k), k, layout) {
+            sizes[g] += 1;
+        }
+    }
+    let mut starts = [0usize; 4];
+    let mut total = 0;
+    for g in 0..4 {
+        starts[g] = total;
+        total += sizes[g];
+    }
+    (starts, total)
+}
+
+/// The raw bytes of a block of `n` slots whose counts `count(k)` gives,
+/// with the table's raw codes `codes` for the same slots.
+/// Precondition: a member's count has its value's parity (a non-member's is not read).
+pub fn pack(count: impl Fn(usize) -> u16, codes: &[u8], n: usize, layout: Layout) -> Vec<u8> {
+    let (mut next, members) = group_starts(codes, n, layout);
+    let mut halves = vec![0u16; members];
+    for k in 0..n {
+        if let Some(g) = group(code_at(codes, k), k, layout) {
+            let c = count(k);
+            debug_assert!(c == 0 || (c % 2 == 1) == (g < 2), "slot {k}: count {c} of the wrong parity");
+            halves[next[g]] = c / 2;
+            next[g] += 1;
+        }
+    }
+    let mut raw = vec![0u8; members.div_ceil(2)];
+    let mut escapes = Vec::new();
+    for (m, &h) in halves.iter().enumerate() {
+        let nibble = if h >= ESCAPE as u16 {
+            escapes.extend_from_slice(&(h - ESCAPE as u16).to_le_bytes());
+            ESCAPE
+        } else {
+            h as u8
+        };
+        raw[m / 2] |= nibble << ((m % 2) * 4);
+    }
+    raw.extend_from_slice(&escapes);
+    raw
+}
+
+/// Why a packed block does not fit its table's codes.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    pub found: usize,
+    pub expected: usize,
+}
+
+/// The members' halved counts of a block, checked against its length.
+fn halves(raw: &[u8], members: usize) -> Result<Vec<u16>, Mismatch> {
+    let nibbles = members.div_ceil(2);
+    if raw.len() < nibbles {
+        return Err(Mismatch { found: raw.len(), expected: nibbles });
+    }
+    let escaped = (0..members).filter(|&m| (raw[m / 2] >> ((m % 2) * 4)) & 15 == ESCAPE).count();
+    if raw.len() != nibbles + 2 * escaped {
+        return Err(Mismatch { found: raw.len(), expected: nibbles + 2 * escaped });
+    }
+    let mut rest = raw[nibbles..].chunks_exact(2);
+    Ok((0..members)
+        .map(|m| match (raw[m / 2] >> ((m % 2) * 4)) & 15 {
+            ESCAPE => {
+                let two = rest.next().expect("counted above");
+                ESCAPE as u16 + u16::from_le_bytes([two[0], two[1]])
+            }
+            h => h as u16,
+        })
+        .collect())
+}
+
+/// The count of a member of group `g` halved to `h`.
+#[inline]
+fn count_of(g: usize, h: u16) -> u16 {
+    2 * h + (g < 2) as u16
+}
+
+/// Every slot's count of a block of `n` slots (0 for a slot without one),
+/// from its raw bytes and the table's raw codes for the same slots.
+pub fn unpack(raw: &[u8], codes: &[u8], n: usize, layout: Layout) -> Result<Vec<u16>, Mismatch> {
+    let (mut next, members) = group_starts(codes, n, layout);
+    let halves = halves(raw, members)?;
+    let mut counts = vec![0u16; n];
+    for (k, c) in counts.iter_mut().enumerate() {
+        if let Some(g) = group(code_at(codes, k), k, layout) {
+            *c = count_of(g, halves[next[g]]);
+            next[g] += 1;
+        }
+    }
+    Ok(counts)
+}
+
+/// The count of slot `j` alone (0 without one), as [`unpack`] gives it.
+pub fn unpack_one(raw: &[u8], codes: &[u8], n: usize, layout: Layout, j: usize) -> Result<u16, Mismatch> {
+    let (starts, members) = group_starts(codes, n, layout);
+    let halves = halves(raw, members)?;
+    let Some(g) = group(code_at(codes, j), j, layout) else {
+        return Ok(0);
+    };
+    let before = (0..j).filter(|&k| group(code_at(codes, k), k, layout) == Some(g)).count();
+    Ok(count_of(g, halves[starts[g] + before]))
+}
+
+/// The most raw bytes a packed block of `n` slots can take (every slot a
+/// member with an escaped count).
+pub fn max_raw_len(n: u64) -> u64 {
+    n.div_ceil(2) + 2 * n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes_of(values: &[u8]) -> Vec<u8> {
+        let mut codes = vec![0u8; values.len().div_ceil(4)];
+        for (k, &v) in values.iter().enumerate() {
+            codes[k / 4] |= v << ((k % 4) * 2);
+        }
+        codes
+    }
+
+    #[test]
+    fn groups_halves_and_escapes_round_trip() {
+        // draw, win 1, loss 2, win 33 (escaped), loss 0, win 3, loss 40 (escaped), draw, win 31 (h = 15, escaped)
+        let values = [0u8, 1, 2, 1, 2, 1, 2, 0, 1];
+        let counts = [0u16, 1, 2, 33, 0, 3, 40, 0, 31];
+        let codes = codes_of(&values);
+        let raw = pack(|k| counts[k], &codes, values.len(), Layout::Solved);
+        // Members in order: wins even (slot 8: h 15), wins odd (1: 0, 3: 16, 5: 1),
+        // losses even (2: 1, 4: 0, 6: 20), losses odd (none): seven nibbles, three escapes.
+        assert_eq!(raw, vec![0x0F, 0x1F, 0x01, 0x0F, 0, 0, 1, 0, 5, 0]);
+        assert_eq!(unpack(&raw, &codes, values.len(), Layout::Solved).unwrap(), counts.to_vec());
+        for (j, &c) in counts.iter().enumerate() {
+            assert_eq!(unpack_one(&raw, &codes, values.len(), Layout::Solved, j).unwrap(), c, "slot {j}");
+        }
+    }
+
+    #[test]
+    fn published_blocks_hold_odd_slots_only() {
+        let values = [1u8, 1, 2, 2, 1, 0];
+        let counts = [5u16, 7, 4, 6, 1, 0];
+        let codes = codes_of(&values);
+        let raw = pack(|k| counts[k], &codes, values.len(), Layout::Published);
+        assert_eq!(raw, vec![0x33]);
+        assert_eq!(unpack(&raw, &codes, values.len(), Layout::Published).unwrap(), vec![0, 7, 0, 6, 0, 0]);
+        assert!(max_raw_len(6) >= raw.len() as u64);
+    }
+
+    #[test]
+    fn a_block_of_the_wrong_length_is_refused() {
+        let values = [1u8, 2, 1];
+        let codes = codes_of(&values);
+        let raw = pack(|k| if values[k] == 1 { 31 } else { 30 }, &codes, 3, Layout::Solved);
+        assert_eq!(unpack(&raw[..raw.len() - 1], &codes, 3, Layout::Solved), Err(Mismatch { found: 7, expected: 8 }));
+        assert_eq!(unpack(&[], &codes, 3, Layout::Solved), Err(Mismatch { found: 0, expected: 2 }));
+    }
+}
