@@ -132,6 +132,11 @@ pub struct GameArgs {
     /// or --goats when fewer).
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
     capture_target: Option<u8>,
+    /// Fox Game: the no-progress rule of N plies, 0..=255 (RULES.md, "Draws"; default 0: none). A position
+    /// may then carry its counter, the plies since the last progress move, as a third field ('... f 12',
+    /// 0 to N): `show` prints it, `moves` gives each move's, `play` counts it and stops at a draw.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=foxbase_core::variant::MAX_NO_PROGRESS as i64))]
+    no_progress: Option<u32>,
 }
 
 /// The rules of the game a command plays, built from its flags: the one
@@ -204,6 +209,7 @@ impl GameArgs {
             ("--pen-target", self.fox.pen_target.is_some()),
             ("--sheep-floor", self.fox.floor.sheep_floor.is_some()),
             ("--floor-winner", self.fox.floor.floor_winner.is_some()),
+            ("--no-progress", self.no_progress.is_some()),
         ];
         let bc_flags = [("--goats", self.goats.is_some()), ("--capture-target", self.capture_target.is_some())];
         // "--goats is a Bagh-Chal flag; --game fox takes --geometry, ...", as `solve` says it.
@@ -215,8 +221,12 @@ impl GameArgs {
         };
         match self.game {
             GameKind::Fox => {
-                refuse(&bc_flags, "Bagh-Chal", "--geometry, --pen-target, --sheep-floor and --floor-winner")?;
-                let rules = self.fox.rules();
+                refuse(
+                    &bc_flags,
+                    "Bagh-Chal",
+                    "--geometry, --pen-target, --sheep-floor, --floor-winner and --no-progress",
+                )?;
+                let rules = self.fox.rules().with_no_progress(self.no_progress.unwrap_or(0));
                 let text = position.unwrap_or(foxbase_core::variant::DEFAULT_START);
                 let sheep = match position_arg(text) {
                     Ok(pos) => pos.sheep_count(),
@@ -244,17 +254,25 @@ impl GameArgs {
 /// A position argument of `rules`' game; a text that reads as a position
 /// of another game gets a hint to add its `--game`.
 fn position_of<P: Playable>(rules: &P, text: &str) -> Result<P::Position, Failure> {
-    rules.parse_position(text).map_err(|e| {
-        let mine = rules.game_kind();
-        let other =
-            GameKind::ALL.into_iter().filter(|k| *k != mine).find(|k| AnyRules::standard(*k).reads_position(text));
-        match other {
-            Some(k) => {
-                Failure::bad_input(format!("bad position '{text}': {e} (a position of {}: add --game {k})", k.title()))
-            }
-            None => Failure::bad_input(format!("bad position '{text}': {e}")),
+    rules.parse_position(text).map_err(|e| bad_position(rules, text, e))
+}
+
+/// [`position_of`] with the no-progress counter it may carry as one more
+/// field (0 when absent; refused beyond the rule's N, or without the rule).
+fn position_at_counter_of<P: Playable>(rules: &P, text: &str) -> Result<(P::Position, u32), Failure> {
+    rules.parse_position_at_counter(text).map_err(|e| bad_position(rules, text, e))
+}
+
+/// A bad position argument, with the hint of [`position_of`].
+fn bad_position<P: Playable>(rules: &P, text: &str, e: String) -> Failure {
+    let mine = rules.game_kind();
+    let other = GameKind::ALL.into_iter().filter(|k| *k != mine).find(|k| AnyRules::standard(*k).reads_position(text));
+    match other {
+        Some(k) => {
+            Failure::bad_input(format!("bad position '{text}': {e} (a position of {}: add --game {k})", k.title()))
         }
-    })
+        None => Failure::bad_input(format!("bad position '{text}': {e}")),
+    }
 }
 
 pub fn parse_geometry(s: &str) -> Result<Geometry, foxbase_core::ParseError> {
@@ -334,9 +352,15 @@ pub fn show(args: ShowArgs) -> CommandResult {
     struct Show<'a>(&'a str);
     impl RulesVisitor for Show<'_> {
         fn visit<P: Playable>(self, rules: &P) -> CommandResult {
-            let pos = position_of(rules, self.0)?;
+            let (pos, counter) = position_at_counter_of(rules, self.0)?;
             text(&rules.board_picture(&pos))?;
-            line(rules.status(&pos).describe())
+            if rules.no_progress() > 0 {
+                line(format_args!(
+                    "no-progress counter: {counter} of {} (plies since the last progress move)",
+                    count(rules.no_progress() as u64, "ply", "plies")
+                ))?;
+            }
+            line(rules.status_at(&pos, counter).describe())
         }
     }
     args.game.resolve(Some(&args.position))?.visit(Show(&args.position))
@@ -347,25 +371,27 @@ pub fn moves(args: MovesArgs) -> CommandResult {
     impl RulesVisitor for Moves<'_> {
         fn visit<P: Playable>(self, rules: &P) -> CommandResult {
             let Moves(args, switches) = self;
-            let pos = position_of(rules, &args.position)?;
+            let (pos, counter) = position_at_counter_of(rules, &args.position)?;
             if args.json {
-                let mut view = crate::views::moves_json(rules, &pos);
+                let mut view = crate::views::moves_json(rules, &pos, Some(counter));
                 view["rules"] = switches;
                 return json(&view);
             }
-            let moves = rules.moves(&pos);
+            // A game drawn by the no-progress rule has no moves left.
+            let moves = if rules.status_at(&pos, counter).is_over() { Vec::new() } else { rules.moves(&pos) };
             line(format_args!(
                 "{} ({}; {})",
-                rules.format_position(&pos),
+                rules.format_position_at_counter(&pos, counter),
                 count(moves.len() as u64, "legal move", "legal moves"),
-                rules.status(&pos).describe()
+                rules.status_at(&pos, counter).describe()
             ))?;
             for (m, child) in moves {
+                let after = rules.counter_after(&pos, &child, counter);
                 line(format_args!(
                     "{:7} {}  {}",
                     m.to_string(),
-                    rules.format_position(&child),
-                    rules.status(&child).describe()
+                    rules.format_position_at_counter(&child, after),
+                    rules.status_at(&child, after).describe()
                 ))?;
             }
             Ok(())
@@ -380,13 +406,22 @@ pub fn play(args: PlayArgs) -> CommandResult {
     struct Play<'a>(&'a PlayArgs);
     impl RulesVisitor for Play<'_> {
         fn visit<P: Playable>(self, rules: &P) -> CommandResult {
-            let mut pos = position_of(rules, &self.0.position)?;
+            let (mut pos, mut counter) = position_at_counter_of(rules, &self.0.position)?;
             for text in &self.0.moves {
+                if rules.no_progress() > 0 && rules.status_at(&pos, counter).is_over() && !rules.status(&pos).is_over()
+                {
+                    return Err(Failure::bad_input(format!(
+                        "bad move: {text}: the game is drawn, {} without progress",
+                        count(counter as u64, "ply", "plies")
+                    )));
+                }
                 let m = rules.parse_move(&pos, text).map_err(|e| Failure::bad_input(format!("bad move: {e}")))?;
-                pos = rules.play(&pos, m);
+                let child = rules.play(&pos, m);
+                counter = rules.counter_after(&pos, &child, counter);
+                pos = child;
             }
-            line(rules.format_position(&pos))?;
-            line(rules.status(&pos).describe())
+            line(rules.format_position_at_counter(&pos, counter))?;
+            line(rules.status_at(&pos, counter).describe())
         }
     }
     args.game.resolve(Some(&args.position))?.visit(Play(&args))

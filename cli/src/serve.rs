@@ -129,7 +129,7 @@ async fn moves_api<T: Tablebase + 'static>(
 ) -> Result<Json<Value>, ApiError> {
     let pos = position(&x, &params(q, &["position"])?)?;
     let rules = x.tables.game().rules();
-    let mut view = moves_json(rules, &pos);
+    let mut view = moves_json(rules, &pos, None);
     view["rules"] = rules.rule_switches();
     Ok(Json(view))
 }

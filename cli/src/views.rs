@@ -22,17 +22,27 @@ pub fn status_json(status: &GameStatus) -> Json {
 }
 
 /// `foxbase moves --json`: every legal move with the position it leads to.
-pub fn moves_json<P: Playable>(rules: &P, pos: &P::Position) -> Json {
-    let list: Vec<_> = rules
-        .moves(pos)
+/// With a no-progress `counter` (`foxbase moves` under the rule) positions
+/// carry their counters (`"position": "... f 12"`) and the statuses are at
+/// those counters, a position drawn by the rule having no moves; without
+/// one (the explorer's API) positions and statuses are the rules' alone.
+pub fn moves_json<P: Playable>(rules: &P, pos: &P::Position, counter: Option<u32>) -> Json {
+    let at = |p: &P::Position, c: u32| match counter {
+        Some(_) => (rules.format_position_at_counter(p, c), rules.status_at(p, c)),
+        None => (rules.format_position(p), rules.status(p)),
+    };
+    let counter_now = counter.unwrap_or(0);
+    let (position, status) = at(pos, counter_now);
+    let moves = if status.is_over() { Vec::new() } else { rules.moves(pos) };
+    let list: Vec<_> = moves
         .into_iter()
         .map(|(m, child)| {
-            json!({"move": m.to_string(), "position": rules.format_position(&child),
-                "status": status_json(&rules.status(&child))})
+            let (position, status) = at(&child, rules.counter_after(pos, &child, counter_now));
+            json!({"move": m.to_string(), "position": position, "status": status_json(&status)})
         })
         .collect();
-    json!({"game": rules.game_kind().name(), "position": rules.format_position(pos),
-        "side_to_move": rules.to_move(pos).name, "status": status_json(&rules.status(pos)), "moves": list})
+    json!({"game": rules.game_kind().name(), "position": position,
+        "side_to_move": rules.to_move(pos).name, "status": status_json(&status), "moves": list})
 }
 
 /// `foxbase probe --json`: the position's value and plies for the side to

@@ -224,3 +224,63 @@ fn the_cli_refuses_what_the_rule_cannot_do() {
     let manifest = std::fs::read_to_string(dir.0.join("manifest.json")).unwrap();
     assert!(manifest.contains("no_progress") && manifest.contains("\"distance\": \"dtz\""), "{manifest}");
 }
+
+/// The rules count the counter as RULES.md says (this file's `is_progress`)
+/// on every move of the positions reachable in four plies, and `show`,
+/// `moves` and `play` read, count and print it: a sideways sheep step at
+/// N - 1 draws, an advance resets it, a move after the draw is refused.
+#[test]
+fn show_moves_and_play_count_the_no_progress_counter() {
+    use foxbase_core::play::Playable;
+    let rules = variant(40).rules();
+    let mut layer = vec![parse_position("F.F/.../......./......./SSSSSSS/SSS/... f").unwrap()];
+    for _ in 0..4 {
+        let mut next = Vec::new();
+        for pos in &layer {
+            for (_, child) in Playable::moves(&rules, pos) {
+                let want = if is_progress(pos, &child) { 0 } else { 8 };
+                assert_eq!(rules.counter_after(pos, &child, 7), want, "{}", format_position(&child));
+                next.push(child);
+            }
+        }
+        layer = next;
+    }
+    let run = |args: &[&str]| {
+        let o = common::foxbase().args(args).args(["--pen-target", "7", "--no-progress", "40"]).output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let start = ".F./.../......./......./SSSSSSS/.S./... s 39";
+    let (code, out, _) = run(&["show", start]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("no-progress counter: 39 of 40 plies") && out.ends_with("game goes on\n"), "{out}");
+    let (code, out, _) = run(&["moves", start]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("d2-c2   .F./.../......./......./SSSSSSS/S../... f 40  game over: a draw"), "{out}");
+    assert!(out.contains("a3-a4   .F./.../......./S....../.SSSSSS/.S./... f 0  game goes on"), "{out}");
+    let (code, out, _) = run(&["moves", start, "--json"]);
+    assert_eq!(code, Some(0));
+    let view: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(view["position"], start);
+    assert_eq!(view["moves"][0]["position"], ".F./.../......./......./SSSSSSS/S../... f 40");
+    assert_eq!(view["moves"][0]["status"]["over"], true);
+    let (code, out, _) = run(&["play", ".F./.../......./......./SSSSSSS/.S./... f 38", "d7-c7", "d2-c2"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            Some(0),
+            "F../.../......./......./SSSSSSS/S../... f 40\ngame over: a draw (no progress for the rule's plies)\n"
+        )
+    );
+    let (code, _, err) = run(&["play", ".F./.../......./......./SSSSSSS/.S./... f 38", "d7-c7", "d2-c2", "c7-d7"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("bad move: c7-d7: the game is drawn, 40 plies without progress"), "{err}");
+    let (code, _, err) = run(&["show", ".F./.../......./......./SSSSSSS/.S./... f 41"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("the no-progress counter 41 is out of range: 0 to 40"), "{err}");
+    let o = common::foxbase().args(["show", ".F./.../......./......./SSSSSSS/.S./... f 3"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "a counter without the rule is refused");
+}

@@ -174,6 +174,50 @@ pub trait Playable: Send + Sync {
     /// Whether the game is over in `pos`, and how.
     fn status(&self, pos: &Self::Position) -> GameStatus;
 
+    /// The no-progress rule's N in plies (RULES.md, "Draws"): the game is
+    /// drawn once N plies in a row made no progress; 0 (the default): no
+    /// such rule.
+    fn no_progress(&self) -> u32 {
+        0
+    }
+
+    /// Whether the move from `pos` to `child` is progress, which sets the
+    /// no-progress counter back to 0. By default every move is.
+    fn is_progress(&self, _pos: &Self::Position, _child: &Self::Position) -> bool {
+        true
+    }
+
+    /// The no-progress counter after the move from `pos` (at `counter`) to
+    /// `child`: 0 after progress, else one more.
+    fn counter_after(&self, pos: &Self::Position, child: &Self::Position, counter: u32) -> u32 {
+        if self.is_progress(pos, child) {
+            0
+        } else {
+            counter + 1
+        }
+    }
+
+    /// [`Playable::status`] at no-progress counter `counter`: a game that
+    /// is not over otherwise is drawn once the counter reaches
+    /// [`Playable::no_progress`].
+    fn status_at(&self, pos: &Self::Position, counter: u32) -> GameStatus {
+        match self.status(pos) {
+            GameStatus::Ongoing if self.no_progress() > 0 && counter >= self.no_progress() => {
+                GameStatus::Over { winner: None, reason: "no progress for the rule's plies" }
+            }
+            status => status,
+        }
+    }
+
+    /// A position in the notation with its no-progress counter as a third
+    /// field under the rule (`... f 12`), alone without it.
+    fn format_position_at_counter(&self, pos: &Self::Position, counter: u32) -> String {
+        match self.no_progress() {
+            0 => self.format_position(pos),
+            _ => format!("{} {counter}", self.format_position(pos)),
+        }
+    }
+
     /// Calls `f(move, position after it)` for each legal move of `pos`, in
     /// the game's generation order; nothing when the game is over.
     fn for_each_move(&self, pos: &Self::Position, f: impl FnMut(Self::Move, Self::Position));

@@ -378,6 +378,19 @@ impl crate::play::Playable for Rules {
         crate::notation::format_position(pos)
     }
 
+    fn no_progress(&self) -> u32 {
+        self.no_progress
+    }
+
+    /// RULES.md, "Draws": the sheep's rank sum rose, or a piece left the
+    /// board (a sheep jumped, a fox removed): exactly a move out of the tier.
+    fn is_progress(&self, pos: &Position, child: &Position) -> bool {
+        let rank_sum = |p: &Position| Point::iter(p.sheep()).map(|q| q.y()).sum::<i32>();
+        child.sheep_count() < pos.sheep_count()
+            || child.fox_count() < pos.fox_count()
+            || rank_sum(child) > rank_sum(pos)
+    }
+
     fn board_picture(&self, pos: &Position) -> String {
         crate::notation::board_picture(pos)
     }
