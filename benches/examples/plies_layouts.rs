@@ -24,7 +24,7 @@ use foxbase_core::tier::TierGame;
 use foxbase_core::{Value, Variant};
 use foxbase_tables::manifest::Manifest;
 use foxbase_tables::plies::read_plies;
-use foxbase_tables::table::{raw_block, raw_block_with, read_table, Layout};
+use foxbase_tables::table::{raw_block_with, read_table, Layout};
 use foxbase_tables::tier_files::table_header;
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -115,23 +115,14 @@ fn main() {
                 out[5] += zstd(&wins_then_losses);
                 let grouped = members.concat();
                 out[6] += zstd(&grouped);
-                let codes = raw_block(values, BLOCK as u32, b as u64);
-                let packed = foxbase_tables::plies_pack::pack(
-                    |k| plies.get((start + k) as u64),
-                    &codes,
-                    end - start,
-                    Layout::Solved,
-                );
-                out[7] += zstd(&packed);
+                // As a solve writes the block, and as `foxbase publish` does.
+                let packed = |layout: Layout| {
+                    let codes = raw_block_with(values, BLOCK as u32, b as u64, layout);
+                    foxbase_tables::plies_pack::pack(|k| plies.get((start + k) as u64), &codes, end - start, layout)
+                };
+                out[7] += zstd(&packed(Layout::Solved));
                 out[8] += zstd(&crumbs(&grouped));
-                let codes = raw_block_with(values, BLOCK as u32, b as u64, Layout::Published);
-                let odd = foxbase_tables::plies_pack::pack(
-                    |k| plies.get((start + k) as u64),
-                    &codes,
-                    end - start,
-                    Layout::Published,
-                );
-                out[10] += zstd(&odd);
+                out[10] += zstd(&packed(Layout::Published));
                 let mut histogram = [0u64; 256];
                 for &h in &in_slot_order {
                     histogram[h as usize] += 1;

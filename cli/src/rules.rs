@@ -566,8 +566,12 @@ mod tests {
         );
         assert_eq!(
             refused(&["--capture-target", "5"]),
-            "--capture-target is a Bagh-Chal flag; --game fox takes --geometry, --pen-target, --sheep-floor \
-             and --floor-winner"
+            "--capture-target is a Bagh-Chal flag; --game fox takes --geometry, --pen-target, --sheep-floor, \
+             --floor-winner and --no-progress"
+        );
+        assert_eq!(
+            refused(&["--game", "baghchal", "--no-progress", "40"]),
+            "--no-progress is a Fox Game flag; --game baghchal takes --goats and --capture-target"
         );
         assert_eq!(
             refused(&["--game", "tictactoe", "--goats", "5"]),
