@@ -886,8 +886,9 @@ fn unknown_flags_are_refused() {
     assert!(e.contains("holds plies, expected values"), "{e}");
     let dir = TempDir::new("flags");
     let values = random_values(100, 3);
-    // 8 and up are unused; 6 says a plies file of one and of two bytes a slot at once.
-    for flags in [8u32, 6, 7, 1 << 31] {
+    // 16 and up are unused; 6, 10 and 12 say plies files of two kinds at once
+    // (one byte a slot, two, packed).
+    for flags in [16u32, 6, 7, 10, 12, 14, 1 << 31] {
         let mut bytes = craft_valid(&values, 16, CODEC_ZSTD);
         bytes[36..40].copy_from_slice(&flags.to_le_bytes());
         reseal_header(&mut bytes);
@@ -1176,11 +1177,11 @@ fn even_derived_tables_keep_every_odd_slot_and_say_so() {
         let err = read_table(&path, &header(len)).unwrap_err().to_string();
         assert!(err.contains("a published table"), "{what}: {err}");
     }
-    // Other flag bits stay reserved (bits 1 and 2 say a plies file; bit 3 is unused).
+    // Other flag bits stay reserved (bits 1 to 3 say a plies file; bit 4 is unused).
     let path = dir.path("derived-flags.fxt");
     write_table_layout(&path, &header(16), &random_values(16, 1), 8, 3, Layout::Published).unwrap();
     let mut file = std::fs::read(&path).unwrap();
-    file[36] = 9;
+    file[36] = 17;
     // With the header checksum made good again, so the flag check itself is what refuses it.
     reseal_header(&mut file);
     std::fs::write(&path, &file).unwrap();
