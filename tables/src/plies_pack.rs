@@ -27,33 +27,67 @@ use crate::table::Layout;
 /// The nibble that says "15 or more: the rest follows the nibbles".
 const ESCAPE: u8 = 15;
 
-/// The code of slot `k` in raw codes, four to a byte.
+/// Slots a word of raw codes holds.
+const WORD_SLOTS: usize = 32;
+
+/// Word `w` of raw codes (slots `32w..32w + 32`), slots at and past `n` cleared.
 #[inline]
-fn code_at(codes: &[u8], k: usize) -> u8 {
-    (codes[k / 4] >> ((k % 4) * 2)) & 3
+fn word_at(codes: &[u8], w: usize, n: usize) -> u64 {
+    let start = w * 8;
+    let mut bytes = [0u8; 8];
+    let end = (start + 8).min(codes.len()).min(n.div_ceil(4));
+    bytes[..end - start].copy_from_slice(&codes[start..end]);
+    let word = u64::from_le_bytes(bytes);
+    let left = n - w * WORD_SLOTS;
+    if left >= WORD_SLOTS {
+        word
+    } else {
+        word & ((1u64 << (2 * left)) - 1)
+    }
 }
 
-/// The group of slot `k` with code `code`: 0 and 1 wins on even and odd
-/// slots, 2 and 3 losses; `None` for a slot without a stored count.
+/// The four groups' slots in a word of raw codes, one bit a slot (slot
+/// `k` of the word at bit `2k`): wins on even slots, wins on odd slots,
+/// losses on even slots, losses on odd slots; the published layout has no
+/// even groups.
 #[inline]
-fn group(code: u8, k: usize, layout: Layout) -> Option<usize> {
-    let odd = k & 1;
-    if layout == Layout::Published && odd == 0 {
-        return None;
-    }
-    match code {
-        1 => Some(odd),
-        2 => Some(2 + odd),
-        _ => None,
+fn group_masks(word: u64, layout: Layout) -> [u64; 4] {
+    const LOW: u64 = 0x5555_5555_5555_5555;
+    // Even slots are at bits 0, 4, 8, ...; odd slots at 2, 6, 10, ...
+    const EVEN: u64 = 0x1111_1111_1111_1111;
+    const ODD: u64 = 0x4444_4444_4444_4444;
+    let (lo, hi) = (word & LOW, (word >> 1) & LOW);
+    let (win, loss) = (lo & !hi, hi & !lo);
+    let even = if layout == Layout::Published { 0 } else { EVEN };
+    [win & even, win & ODD, loss & even, loss & ODD]
+}
+
+/// Calls `f(group, slot)` for every member of a block of `n` slots, group
+/// by group in member order.
+#[inline]
+fn for_each_member(codes: &[u8], n: usize, layout: Layout, mut f: impl FnMut(usize, usize)) {
+    let words = n.div_ceil(WORD_SLOTS);
+    for g in 0..4 {
+        if layout == Layout::Published && g % 2 == 0 {
+            continue;
+        }
+        for w in 0..words {
+            let mut mask = group_masks(word_at(codes, w, n), layout)[g];
+            while mask != 0 {
+                f(g, w * WORD_SLOTS + mask.trailing_zeros() as usize / 2);
+                mask &= mask - 1;
+            }
+        }
     }
 }
 
 /// Where each group's members start in member order, and how many members there are.
 fn group_starts(codes: &[u8], n: usize, layout: Layout) -> ([usize; 4], usize) {
     let mut sizes = [0usize; 4];
-    for k in 0..n {
-        if let Some(g) = group(code_at(codes, k), k, layout) {
-            sizes[g] += 1;
+    for w in 0..n.div_ceil(WORD_SLOTS) {
+        let masks = group_masks(word_at(codes, w, n), layout);
+        for g in 0..4 {
+            sizes[g] += masks[g].count_ones() as usize;
         }
     }
     let mut starts = [0usize; 4];
@@ -69,19 +103,14 @@ fn group_starts(codes: &[u8], n: usize, layout: Layout) -> ([usize; 4], usize) {
 /// with the table's raw codes `codes` for the same slots.
 /// Precondition: a member's count has its value's parity (a non-member's is not read).
 pub fn pack(count: impl Fn(usize) -> u16, codes: &[u8], n: usize, layout: Layout) -> Vec<u8> {
-    let (mut next, members) = group_starts(codes, n, layout);
-    let mut halves = vec![0u16; members];
-    for k in 0..n {
-        if let Some(g) = group(code_at(codes, k), k, layout) {
-            let c = count(k);
-            debug_assert!(c == 0 || (c % 2 == 1) == (g < 2), "slot {k}: count {c} of the wrong parity");
-            halves[next[g]] = c / 2;
-            next[g] += 1;
-        }
-    }
+    let (_, members) = group_starts(codes, n, layout);
     let mut raw = vec![0u8; members.div_ceil(2)];
     let mut escapes = Vec::new();
-    for (m, &h) in halves.iter().enumerate() {
+    let mut m = 0;
+    for_each_member(codes, n, layout, |g, k| {
+        let c = count(k);
+        debug_assert!(c == 0 || (c % 2 == 1) == (g < 2), "slot {k}: count {c} of the wrong parity");
+        let h = c / 2;
         let nibble = if h >= ESCAPE as u16 {
             escapes.extend_from_slice(&(h - ESCAPE as u16).to_le_bytes());
             ESCAPE
@@ -89,7 +118,8 @@ pub fn pack(count: impl Fn(usize) -> u16, codes: &[u8], n: usize, layout: Layout
             h as u8
         };
         raw[m / 2] |= nibble << ((m % 2) * 4);
-    }
+        m += 1;
+    });
     raw.extend_from_slice(&escapes);
     raw
 }
@@ -132,15 +162,14 @@ fn count_of(g: usize, h: u16) -> u16 {
 /// Every slot's count of a block of `n` slots (0 for a slot without one),
 /// from its raw bytes and the table's raw codes for the same slots.
 pub fn unpack(raw: &[u8], codes: &[u8], n: usize, layout: Layout) -> Result<Vec<u16>, Mismatch> {
-    let (mut next, members) = group_starts(codes, n, layout);
+    let (_, members) = group_starts(codes, n, layout);
     let halves = halves(raw, members)?;
     let mut counts = vec![0u16; n];
-    for (k, c) in counts.iter_mut().enumerate() {
-        if let Some(g) = group(code_at(codes, k), k, layout) {
-            *c = count_of(g, halves[next[g]]);
-            next[g] += 1;
-        }
-    }
+    let mut m = 0;
+    for_each_member(codes, n, layout, |g, k| {
+        counts[k] = count_of(g, halves[m]);
+        m += 1;
+    });
     Ok(counts)
 }
 
@@ -148,10 +177,14 @@ pub fn unpack(raw: &[u8], codes: &[u8], n: usize, layout: Layout) -> Result<Vec<
 pub fn unpack_one(raw: &[u8], codes: &[u8], n: usize, layout: Layout, j: usize) -> Result<u16, Mismatch> {
     let (starts, members) = group_starts(codes, n, layout);
     let halves = halves(raw, members)?;
-    let Some(g) = group(code_at(codes, j), j, layout) else {
+    let (w, bit) = (j / WORD_SLOTS, 2 * (j % WORD_SLOTS));
+    let masks = group_masks(word_at(codes, w, n), layout);
+    let Some(g) = (0..4).find(|&g| masks[g] >> bit & 1 != 0) else {
         return Ok(0);
     };
-    let before = (0..j).filter(|&k| group(code_at(codes, k), k, layout) == Some(g)).count();
+    let before: usize =
+        (0..w).map(|v| group_masks(word_at(codes, v, n), layout)[g].count_ones() as usize).sum::<usize>()
+            + (masks[g] & ((1u64 << bit) - 1)).count_ones() as usize;
     Ok(count_of(g, halves[starts[g] + before]))
 }
 

@@ -164,7 +164,9 @@ impl<'a> Ctx<'a> {
             let drawn = (left_j & child_drawn) | at_i(child_drawn);
             s[win_plane * n + i] |= lost;
             s[CANNOT_LOSE * n + i] |= drawn;
-            if self.plies {
+            if self.plies && self.to_zeroing {
+                scratch.plies.zeroing_children(SHEEP, i, pairs & !drawn & lost, pairs & !drawn & !lost);
+            } else if self.plies {
                 for j in BitIter((pairs & !drawn) as u64) {
                     let j = j as usize;
                     let p = if both >> j & 1 != 0 {

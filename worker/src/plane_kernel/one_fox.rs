@@ -118,7 +118,9 @@ impl<'a> Ctx<'a> {
                         );
                         s[win_plane] |= l & ok;
                         s[CANNOT_LOSE] |= !w & ok;
-                        if plies {
+                        if plies && self.to_zeroing {
+                            scratch.plies.zeroing_children(SHEEP, 0, l & ok, w & ok);
+                        } else if plies {
                             for i in BitIter(((w | l) & ok) as u64) {
                                 let fox = 1u64 << view.points[i as usize];
                                 let p = self.child_plies(c, &rank, fox, Side::Fox);

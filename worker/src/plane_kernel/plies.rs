@@ -12,10 +12,21 @@ use super::*;
 /// the opponent; 0: none). A position won from outside waits for its ply
 /// instead of being decided at the start, so that positions are decided in
 /// order of their plies.
+///
+/// A child of 0 plies (every child outside the tier with DTZ,
+/// [`Ctx::child_plies`]; a game over with DTM) is kept as a bit of a row of
+/// placements instead: `zeroing_lost[side][i]` bit `j`, a child lost for the
+/// opponent (a win at ply 1); `zeroing_won`, one won for the opponent (a
+/// floor of ply 1). A sheep step reaches a whole row of placements at once
+/// ([`PlyScratch::zeroing_children`]). With DTZ every recorded child is
+/// such a bit and [`Ctx::init_plies`] reads the rows alone; with DTM
+/// [`PlyScratch::fold_zeroing`] moves them into `win_at` and `floor` first.
 #[derive(Default)]
 pub(super) struct PlyScratch {
     pub(super) win_at: [[[u16; 32]; 32]; 2],
     pub(super) floor: [[[u16; 32]; 32]; 2],
+    zeroing_lost: [[u32; 32]; 2],
+    zeroing_won: [[u32; 32]; 2],
 }
 
 impl PlyScratch {
@@ -26,12 +37,18 @@ impl PlyScratch {
                 self.win_at[side][i][..n].fill(0);
                 self.floor[side][i][..n].fill(0);
             }
+            self.zeroing_lost[side][..rows].fill(0);
+            self.zeroing_won[side][..rows].fill(0);
         }
     }
 
     /// Records a child with `plies` (lost for the opponent when `lost`) for side `side`'s placement `[i][j]`.
     #[inline]
     pub(super) fn child(&mut self, side: usize, i: usize, j: usize, lost: bool, plies: u32) {
+        if plies == 0 {
+            let bit = 1u32 << j;
+            return self.zeroing_children(side, i, if lost { bit } else { 0 }, if lost { 0 } else { bit });
+        }
         let at = (plies + 1).min(u16::MAX as u32) as u16;
         if lost {
             let w = &mut self.win_at[side][i][j];
@@ -42,6 +59,50 @@ impl PlyScratch {
             let f = &mut self.floor[side][i][j];
             *f = (*f).max(at);
         }
+    }
+}
+
+impl PlyScratch {
+    /// With DTZ: children outside the tier of side `side`'s placements
+    /// `[i][j]` for the `j` in `lost` (lost for the opponent) and in `won`.
+    #[inline]
+    pub(super) fn zeroing_children(&mut self, side: usize, i: usize, lost: u32, won: u32) {
+        self.zeroing_lost[side][i] |= lost;
+        self.zeroing_won[side][i] |= won;
+    }
+
+    /// Moves side `side`'s rows of [`PlyScratch::zeroing_children`] (the
+    /// first `rows`) into `win_at` and `floor`, as children of 0 plies.
+    pub(super) fn fold_zeroing(&mut self, side: usize, rows: usize) {
+        for i in 0..rows {
+            let lost = std::mem::take(&mut self.zeroing_lost[side][i]);
+            let won = std::mem::take(&mut self.zeroing_won[side][i]);
+            for j in BitIter(lost as u64) {
+                self.win_at[side][i][j as usize] = 1;
+            }
+            for j in BitIter(won as u64) {
+                let f = &mut self.floor[side][i][j as usize];
+                *f = (*f).max(1);
+            }
+        }
+    }
+
+    /// Makes side `side`'s rows of 0-plies children symmetric (a child of
+    /// placement `[i][j]` is one of `[j][i]`): the captures of the other
+    /// fox are recorded the other way round.
+    pub(super) fn symmetric_zeroing(&mut self, side: usize, n: usize) {
+        let (mut lost, mut won) = (self.zeroing_lost[side], self.zeroing_won[side]);
+        transpose_pair(&mut lost, &mut won, n);
+        for i in 0..n {
+            self.zeroing_lost[side][i] |= lost[i];
+            self.zeroing_won[side][i] |= won[i];
+        }
+    }
+
+    /// The rows of 0-plies children of side `side`'s placements `[i][..]`: (lost, won).
+    #[inline]
+    pub(super) fn zeroing_rows(&self, side: usize, i: usize) -> (u32, u32) {
+        (self.zeroing_lost[side][i], self.zeroing_won[side][i])
     }
 }
 

@@ -71,6 +71,10 @@ impl<'a> Ctx<'a> {
                     self.init_block_any::<BMI2>(&view, fb, sb, &mut scratch, sideways)?;
                     decided += self.count_decided(&view, fb, sb);
                     let block_plies = if self.plies {
+                        if !self.to_zeroing {
+                            scratch.plies.fold_zeroing(FOX, self.rows);
+                            scratch.plies.fold_zeroing(SHEEP, self.rows);
+                        }
                         let pb = &mut pl[b * self.per_set as usize..(b + 1) * self.per_set as usize];
                         (due_f[b], due_s[b]) = self.init_plies(fb, sb, &scratch.plies, pb)?;
                         Some(pb)
@@ -131,6 +135,29 @@ impl<'a> Ctx<'a> {
     ) -> Result<(u32, u32), KernelError> {
         let rows = self.rows;
         let mut due = [u32::MAX; 2];
+        if self.to_zeroing {
+            // Every child outside the tier counts 0 plies, kept as rows: a
+            // position that cannot lose with a won child outside waits for
+            // ply 1, any other undecided one with a child outside has a floor of 1.
+            for (side, planes) in [(FOX, f), (SHEEP, s)] {
+                for h in 0..rows {
+                    // Placement [h][j] for j < h (one fox: every j), at h(h - 1) + 2j + side.
+                    let (base, len) = if self.one_fox { (0, self.n) } else { (h * h.saturating_sub(1), h) };
+                    let decided = planes[WON * rows + h] | planes[LOST * rows + h];
+                    let cannot_lose = planes[CANNOT_LOSE * rows + h];
+                    let (lost, won) = ply.zeroing_rows(side, h);
+                    let wins = lost & cannot_lose & !decided & row_mask(len);
+                    let ones = wins | (won & !cannot_lose & !decided);
+                    if wins != 0 {
+                        due[side] = due[side].min(win_phase(1));
+                    }
+                    for (j, x) in out[base..base + 2 * len].chunks_exact_mut(2).enumerate() {
+                        x[side] = P::put(ones >> j & 1);
+                    }
+                }
+            }
+            return Ok((due[FOX], due[SHEEP]));
+        }
         let mut largest = 0u32;
         for (side, planes) in [(FOX, f), (SHEEP, s)] {
             let mut put = |i: usize, j: usize| {
@@ -182,13 +209,15 @@ impl<'a> Ctx<'a> {
     ) -> bool {
         let rows = self.rows;
         let (level_win, level_loss) = levels(side, k);
+        // With DTZ no floor passes ply 1 (every child outside counts 0 plies).
+        let floors_pass = !self.to_zeroing || level_loss == 0;
         let wins_due = *due <= k;
         let mut next_due = if wins_due { u32::MAX } else { *due };
         let mut changed = false;
         for h in 0..rows {
             let (w0, l0) = (before[h], before[32 + h]);
             let (mut w, mut l) = (planes[WON * rows + h], planes[LOST * rows + h]);
-            for j in BitIter((l & !l0) as u64) {
+            for j in BitIter((l & !l0) as u64).filter(|_| floors_pass) {
                 let floor = pl[self.block_slot(h, j as usize, side)].get();
                 if floor > level_loss {
                     l &= !(1 << j);
@@ -327,6 +356,7 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     drop(children);
     let mut ctx = Ctx::new(game, tier, &[]);
     ctx.plies = plies;
+    ctx.to_zeroing = to_zeroing;
     let (size, stride) = (game.tier_size(&ctx.index), ctx.stride);
     let sets = ctx.index.sheep_sets as usize;
     let item = BLOCKS_PER_ITEM * stride;

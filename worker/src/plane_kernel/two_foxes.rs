@@ -68,7 +68,9 @@ impl<'a> Ctx<'a> {
                             let row_lost = child_row::<BMI2>(&lost, rank.free, rank.mirrored, t, view.free);
                             x_won[ia] |= row_lost & ok;
                             x_open[ia] |= !row_won & ok;
-                            if plies {
+                            if plies && self.to_zeroing {
+                                scratch.plies.zeroing_children(FOX, ia, row_lost & ok, row_won & ok);
+                            } else if plies {
                                 for j in BitIter((ok & (row_won | row_lost)) as u64) {
                                     let foxes = (1u64 << t) | (1u64 << view.points[j as usize]);
                                     let p = self.child_plies(c, &rank, foxes, Side::Sheep);
@@ -112,7 +114,8 @@ impl<'a> Ctx<'a> {
             if plies {
                 // Likewise: a capture by the other fox was recorded the other way round.
                 let ply = &mut scratch.plies;
-                for i in 0..n {
+                ply.symmetric_zeroing(FOX, n);
+                for i in (0..n).filter(|_| !self.to_zeroing) {
                     for j in 0..i {
                         let (a, b) = (ply.win_at[FOX][i][j], ply.win_at[FOX][j][i]);
                         let w = if a == 0 || (b != 0 && b < a) { b } else { a };
@@ -185,7 +188,9 @@ impl<'a> Ctx<'a> {
                             let row_lost = child_row::<BMI2>(&lost, rank.free, rank.mirrored, p, view.free);
                             s[win_plane * n + i] |= row_lost & ok;
                             s[CANNOT_LOSE * n + i] |= !row_won & ok;
-                            if plies {
+                            if plies && self.to_zeroing {
+                                scratch.plies.zeroing_children(SHEEP, i, row_lost & ok, row_won & ok);
+                            } else if plies {
                                 for j in BitIter((ok & (row_won | row_lost)) as u64) {
                                     let foxes = (1u64 << p) | (1u64 << view.points[j as usize]);
                                     let q = self.child_plies(c, &rank, foxes, Side::Fox);
