@@ -127,6 +127,11 @@ pub struct WorkerArgs {
     /// Local directory for fetched child tables and tables before upload.
     #[arg(long, default_value = "foxbase-cache")]
     cache: PathBuf,
+    /// Keep the cache under this size, dropping the least recently used child tables first (never
+    /// one the tier being solved needs): bytes, or with a suffix K, M, G or T (powers of 1024),
+    /// e.g. 20G. Default: no limit.
+    #[arg(long, value_parser = parse_bytes, value_name = "BYTES")]
+    cache_max: Option<u64>,
     /// The shared store as mounted on this machine (default: where the coordinator says it is).
     #[arg(long)]
     store: Option<PathBuf>,
@@ -328,6 +333,27 @@ fn connect(url: &str, auth: &ClientAuthArgs) -> Result<GrpcLink, Failure> {
     GrpcLink::new(url, credentials, tls).map_err(Failure::bad_input)
 }
 
+/// A size in bytes: digits, optionally followed by K, M, G or T (powers of 1024).
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("'{text}': the suffix must be K, M, G or T")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 =
+        digits.parse().map_err(|_| format!("'{text}' is not a size (bytes, or a number with K, M, G or T)"))?;
+    n.checked_mul(1 << shift).ok_or_else(|| format!("'{text}' is too large"))
+}
+
 fn default_worker_name() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string());
     format!("{}-{}", host.unwrap_or_else(|_| "worker".into()), std::process::id())
@@ -359,12 +385,15 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
         return Err(Failure::bad_input("--threads must be at least 1"));
     }
     let link = connect(&args.coordinator, &args.auth)?;
+    let metrics = Arc::new(WorkerMetrics::default());
     let options = WorkerOptions {
         name: args.name.unwrap_or_else(default_worker_name),
         threads,
         // Replaced by the kernel for the coordinator's game (`choose_kernel`), once it is known.
         kernel: args.kernel.unwrap_or_default(),
         cache: args.cache,
+        cache_max: args.cache_max,
+        retries: metrics.store_retries.clone(),
         give_up_after: Duration::from_secs(args.give_up_after),
         hold_before_solving: Duration::from_millis(args.hold_ms),
         refusal_is_fatal: false,
@@ -373,7 +402,6 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
     static STOP: AtomicBool = AtomicBool::new(false);
     stop_on_signal(&STOP);
     let log = log_line("worker");
-    let metrics = Arc::new(WorkerMetrics::default());
     if let Some(at) = args.ops.metrics_listen {
         let m = metrics.clone();
         let bound = serve_metrics(at, Arc::new(move || m.render()))
@@ -396,6 +424,7 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
             String::new()
         }
     ));
+    log(&format!("time: {}", summary.time));
     Ok(())
 }
 

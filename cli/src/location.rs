@@ -16,6 +16,7 @@ use foxbase_tables::tiered::TierTables;
 use foxbase_tables::Tablebase;
 use foxbase_worker::games::{with_game, GameVisitor};
 use foxbase_worker::kernel::SolveTier;
+use foxbase_worker::retry::{RetryPolicy, RetryingStore};
 use foxbase_worker::store::Store;
 use std::path::{Path, PathBuf};
 
@@ -30,6 +31,19 @@ pub fn parse(flag: &str, arg: &str) -> Result<StoreUrl, Failure> {
 /// credentials, naming the bucket.
 pub fn bucket(flag: &str, bucket: &str, prefix: &str) -> Result<Bucket, Failure> {
     Bucket::open(bucket, prefix).map_err(|e| Failure::bad_input(format!("{flag}: {e}")))
+}
+
+/// The bucket as a store whose transient failures (a server that restarts
+/// or answers 503 for a while) are retried with backoff for up to ten
+/// minutes, each first failure and its recovery told on stderr
+/// ([`foxbase_worker::retry`]).
+pub fn retrying(bucket: &Bucket) -> RetryingStore {
+    RetryingStore::new(
+        Box::new(bucket.clone()),
+        RetryPolicy::giving_up_after(std::time::Duration::from_secs(600)),
+        Default::default(),
+        std::sync::Arc::new(|line: &str| eprintln!("foxbase: {line}")),
+    )
 }
 
 /// Opens the tablebase at `arg` for probing.
@@ -154,9 +168,10 @@ pub fn download(flag: &str, bucket: &Bucket, to: &Path) -> Result<(), Failure> {
         keys.extend(t.plies.as_ref().map(|p| p.file.clone()));
     }
     keys.push(MANIFEST_FILE.to_string());
+    let store = retrying(bucket);
     for key in keys {
         let at = foxbase_tables::source::key_path(to, &key).map_err(|e| Failure::bad_input(format!("{key}: {e}")))?;
-        bucket.get_file(&key, &at).map_err(|e| Failure::failed(e.to_string()))?;
+        store.get_file(&key, &at).map_err(|e| Failure::failed(e.to_string()))?;
     }
     Ok(())
 }
@@ -173,8 +188,9 @@ pub fn upload(from: &Path, bucket: &Bucket) -> Result<(), Failure> {
     }
     keys.push(INDEX_FILE.to_string());
     keys.push(MANIFEST_FILE.to_string());
+    let store = retrying(bucket);
     for key in keys {
-        bucket.put_file(&key, &from.join(&key)).map_err(|e| Failure::failed(e.to_string()))?;
+        store.put_file(&key, &from.join(&key)).map_err(|e| Failure::failed(e.to_string()))?;
     }
     Ok(())
 }

@@ -343,11 +343,12 @@ fn run<G: SolveTier + SealRun>(
             let bucket = crate::location::bucket("--out", bucket, prefix)?;
             bucket.check_access().map_err(|e| Failure::failed(format!("--out: {e}")))?;
             let cache = crate::location::Scratch::new("solve-cache")?;
+            let store = crate::location::retrying(&bucket);
             let manifest =
-                solve_local_into(game, plan, &bucket, &cache.0, options, progress).map_err(Failure::failed)?;
+                solve_local_into(game, plan, &store, &cache.0, options, progress).map_err(Failure::failed)?;
             progress.finish();
             let put = |key: &str, bytes: &[u8]| {
-                bucket.put_bytes(key, bytes).map_err(foxbase_tables::error::io_error(bucket.name_of(key)))
+                store.put_bytes(key, bytes).map_err(foxbase_tables::error::io_error(bucket.name_of(key)))
             };
             let manifest = game.seal_run(Box::new(bucket.clone()), &put, manifest).map_err(Failure::failed)?;
             (manifest, Box::new(bucket), 0, 0, 0)

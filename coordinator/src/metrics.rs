@@ -8,6 +8,7 @@
 
 use foxbase_worker::kernel::Phases;
 use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration, RunStatus};
+use foxbase_worker::retry::RetryCount;
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -60,7 +61,12 @@ fn escape(value: &str) -> String {
 }
 
 /// The coordinator's metrics from its status and the bytes it accepted into the store.
-pub fn coordinator_metrics(status: &RunStatus, active_workers: usize, store_bytes_written: u64) -> String {
+pub fn coordinator_metrics(
+    status: &RunStatus,
+    active_workers: usize,
+    store_bytes_written: u64,
+    store_retries: u64,
+) -> String {
     let mut e = Exposition::default();
     let (done, running, pending) = (status.tiers_done as f64, status.tiers_running as f64, status.tiers_pending as f64);
     e.family(
@@ -97,6 +103,12 @@ pub fn coordinator_metrics(status: &RunStatus, active_workers: usize, store_byte
         store_bytes_written as f64,
     )
     .single(
+        "foxbase_retries_total",
+        Kind::Counter,
+        "Retries of failed operations on the store (checks, renames, the journal, the manifest).",
+        store_retries as f64,
+    )
+    .single(
         "foxbase_finished",
         Kind::Gauge,
         "1 once every tier is solved.",
@@ -113,6 +125,8 @@ pub struct WorkerMetrics {
     bytes_uploaded: AtomicU64,
     leases: AtomicU64,
     phases: Mutex<Phases>,
+    /// Retries of store operations and of writes to a full disk ([`foxbase_worker::retry`]).
+    pub store_retries: Arc<RetryCount>,
 }
 
 impl WorkerMetrics {
@@ -152,6 +166,12 @@ impl WorkerMetrics {
             Kind::Counter,
             "Bytes of tables and plies files this worker uploaded for accepted tiers.",
             self.bytes_uploaded.load(Ordering::Relaxed) as f64,
+        )
+        .single(
+            "foxbase_retries_total",
+            Kind::Counter,
+            "Retries of failed store operations (fetches, uploads), of calls to an unavailable coordinator and of tables written to a full disk.",
+            self.store_retries.get() as f64,
         )
         .family(
             "foxbase_worker_phase_seconds_total",

@@ -73,7 +73,13 @@ impl Counters {
 /// A folder (`PREFIX`) of one bucket.
 #[derive(Clone, Debug)]
 pub struct Bucket {
+    /// For reads by range ([`Location`]): the client retries transient
+    /// failures itself.
     client: Arc<AmazonS3>,
+    /// For whole-object operations ([`Store`]): no retries of its own, so
+    /// that a [`foxbase_worker::retry::RetryingStore`] around the bucket
+    /// sees, counts and logs each one.
+    store_client: Arc<AmazonS3>,
     bucket: String,
     prefix: String,
     counters: Arc<Counters>,
@@ -109,11 +115,19 @@ impl Bucket {
         // installing it twice is harmless.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let url = crate::StoreUrl::Bucket { bucket: bucket.into(), prefix: prefix.into() }.to_string();
-        let client = AmazonS3Builder::from_env()
-            .with_bucket_name(bucket)
-            .build()
+        let builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
+        let no_retries = object_store::RetryConfig { max_retries: 0, ..Default::default() };
+        let (client, store_client) = (builder.clone().build(), builder.with_retry(no_retries).build());
+        let (client, store_client) = client
+            .and_then(|c| Ok((c, store_client?)))
             .map_err(|e| crate::OpenError::Client { url, message: e.to_string() })?;
-        Ok(Bucket { client: Arc::new(client), bucket: bucket.into(), prefix: prefix.into(), counters: Arc::default() })
+        Ok(Bucket {
+            client: Arc::new(client),
+            store_client: Arc::new(store_client),
+            bucket: bucket.into(),
+            prefix: prefix.into(),
+            counters: Arc::default(),
+        })
     }
 
     /// `s3://BUCKET/PREFIX`.
@@ -170,7 +184,7 @@ impl Bucket {
         io::Error::new(kind, format!("{}: {e}{hint}", self.name(key)))
     }
 
-    /// Runs `request(client, path)` for `key`, counting it, mapping its error.
+    /// Runs `request(client, path)` for `key` with the reading client, counting it, mapping its error.
     fn call<T: Send + 'static, F>(
         &self,
         key: &str,
@@ -182,6 +196,20 @@ impl Bucket {
         let path = self.path(key)?;
         self.counters.request();
         run(request(self.client.clone(), path)).map_err(|e| self.error(key, e))
+    }
+
+    /// [`Bucket::call`] with the client that does not retry (the [`Store`] operations).
+    fn store_call<T: Send + 'static, F>(
+        &self,
+        key: &str,
+        request: impl FnOnce(Arc<AmazonS3>, ObjectPath) -> F,
+    ) -> io::Result<T>
+    where
+        F: Future<Output = object_store::Result<T>> + Send + 'static,
+    {
+        let path = self.path(key)?;
+        self.counters.request();
+        run(request(self.store_client.clone(), path)).map_err(|e| self.error(key, e))
     }
 }
 
@@ -207,12 +235,12 @@ impl Store for Bucket {
             file.read_to_end(&mut bytes)?;
             let n = bytes.len();
             let payload = PutPayload::from(Bytes::from(bytes));
-            self.call(key, move |client, path| async move { client.put(&path, payload).await.map(|_| ()) })?;
+            self.store_call(key, move |client, path| async move { client.put(&path, payload).await.map(|_| ()) })?;
             self.counters.written(n);
             return Ok(());
         }
         let counters = self.counters.clone();
-        self.call(key, move |client, path| async move {
+        self.store_call(key, move |client, path| async move {
             let upload = client.put_multipart(&path).await?;
             let mut parts = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
             let mut buf = vec![0u8; PART_BYTES];
@@ -233,7 +261,7 @@ impl Store for Bucket {
 
     fn put_bytes(&self, key: &str, bytes: &[u8]) -> io::Result<()> {
         let payload = PutPayload::from(Bytes::copy_from_slice(bytes));
-        self.call(key, move |client, path| async move { client.put(&path, payload).await.map(|_| ()) })?;
+        self.store_call(key, move |client, path| async move { client.put(&path, payload).await.map(|_| ()) })?;
         self.counters.written(bytes.len());
         Ok(())
     }
@@ -241,7 +269,7 @@ impl Store for Bucket {
     fn put_new(&self, key: &str, bytes: &[u8]) -> io::Result<bool> {
         let payload = PutPayload::from(Bytes::copy_from_slice(bytes));
         let options = PutOptions { mode: PutMode::Create, ..Default::default() };
-        match self.call(key, move |client, path| async move { client.put_opts(&path, payload, options).await }) {
+        match self.store_call(key, move |client, path| async move { client.put_opts(&path, payload, options).await }) {
             Ok(_) => {
                 self.counters.written(bytes.len());
                 Ok(true)
@@ -261,7 +289,7 @@ impl Store for Bucket {
         let mut file = std::fs::File::create(&tmp)?;
         let sink = tmp.clone();
         let counters = self.counters.clone();
-        let got = self.call(key, move |client, path| async move {
+        let got = self.store_call(key, move |client, path| async move {
             let mut stream = client.get(&path).await?.into_stream();
             while let Some(chunk) = stream.next().await {
                 let chunk = chunk?;
@@ -283,13 +311,13 @@ impl Store for Bucket {
     }
 
     fn get_bytes(&self, key: &str) -> io::Result<Vec<u8>> {
-        let bytes = self.call(key, |client, path| async move { client.get(&path).await?.bytes().await })?;
+        let bytes = self.store_call(key, |client, path| async move { client.get(&path).await?.bytes().await })?;
         self.counters.read(bytes.len());
         Ok(bytes.to_vec())
     }
 
     fn size(&self, key: &str) -> io::Result<Option<u64>> {
-        match self.call(key, |client, path| async move { client.head(&path).await }) {
+        match self.store_call(key, |client, path| async move { client.head(&path).await }) {
             Ok(meta) => Ok(Some(meta.size)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
@@ -299,11 +327,11 @@ impl Store for Bucket {
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
         let target = self.path(to)?;
         // A copy on the server, then a delete of the source.
-        self.call(from, move |client, path| async move { client.rename(&path, &target).await })
+        self.store_call(from, move |client, path| async move { client.rename(&path, &target).await })
     }
 
     fn delete(&self, key: &str) -> io::Result<()> {
-        match self.call(key, |client, path| async move { client.delete(&path).await }) {
+        match self.store_call(key, |client, path| async move { client.delete(&path).await }) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
         }
@@ -312,7 +340,7 @@ impl Store for Bucket {
     fn list(&self, prefix: &str) -> io::Result<Vec<String>> {
         let strip = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
         let mut keys: Vec<String> = self
-            .call(prefix, |client, path| async move {
+            .store_call(prefix, |client, path| async move {
                 client
                     .list(Some(&path))
                     .map(|meta| meta.map(|m| m.location.to_string()))

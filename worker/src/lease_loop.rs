@@ -10,10 +10,12 @@ use crate::kernel::thread_pool;
 use crate::kernel::Output;
 use crate::kernel::SolveTier;
 use crate::protocol::{Assignment, Completion, LeaseAnswer, Link, LinkError, Registration};
+use crate::retry::{is_disk_full, Backoff, RetryCount, RetryPolicy};
 use crate::store::Store;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How a worker runs.
@@ -28,6 +30,13 @@ pub struct WorkerOptions {
     /// Local directory for child tables fetched from a remote store and for
     /// tables before upload. Unused when the store is a local directory.
     pub cache: PathBuf,
+    /// Keep the cache's child tables under this many bytes, dropping the
+    /// least recently used first (never one the tier being solved needs);
+    /// `None`: no limit.
+    pub cache_max: Option<u64>,
+    /// Retries of failed store operations and of writes to a full disk,
+    /// for `/metrics` ([`crate::retry`]).
+    pub retries: Arc<RetryCount>,
     /// Give up when the coordinator has been unreachable this long.
     pub give_up_after: Duration,
     /// Hold each lease this long before solving (tests use it to stop a
@@ -53,31 +62,61 @@ pub struct WorkerSummary {
     pub duplicates: usize,
     /// True when it stopped because `stop` was set, not because the solve was over.
     pub stopped: bool,
+    /// Where its time went.
+    pub time: WorkerTime,
+}
+
+/// Seconds a worker spent in each step of its loop.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WorkerTime {
+    /// Asking for leases (the calls themselves).
+    pub lease: f64,
+    /// Waiting, told that no tier was ready.
+    pub waiting: f64,
+    /// Fetching child tables (nothing to copy from a local store).
+    pub fetch: f64,
+    /// Solving and writing tables (loading the children included).
+    pub solve: f64,
+    /// Uploading to a remote store.
+    pub upload: f64,
+    /// Reporting completions (the coordinator checks and journals the tier before it answers).
+    pub complete: f64,
+}
+
+impl std::fmt::Display for WorkerTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "lease {:.1} s, waiting for ready tiers {:.1} s, fetch {:.1} s, solve {:.1} s, upload {:.1} s, complete {:.1} s",
+            self.lease, self.waiting, self.fetch, self.solve, self.upload, self.complete
+        )
+    }
 }
 
 /// Calls `f` until it succeeds or fails for good, backing off from 100 ms
-/// to 5 s between attempts; [`LinkError::Unavailable`] for longer than
-/// `give_up_after` is failure for good.
+/// to 5 s between attempts with jitter ([`Backoff`]), each retry counted in
+/// `count`; [`LinkError::Unavailable`] for longer than `give_up_after` is
+/// failure for good.
 fn with_retry<T>(
     give_up_after: Duration,
+    count: &RetryCount,
     log: &(dyn Fn(&str) + Sync),
     mut f: impl FnMut() -> Result<T, LinkError>,
 ) -> Result<T, LinkError> {
-    let first_failure = Instant::now();
-    let mut wait = Duration::from_millis(100);
+    let mut backoff = Backoff::new(RetryPolicy::giving_up_after(give_up_after));
     let mut said = false;
     loop {
         match f() {
             Err(LinkError::Unavailable(m)) => {
-                if first_failure.elapsed() >= give_up_after {
+                if backoff.expired() {
                     return Err(LinkError::Unavailable(format!("{m} (gave up after {:.0?})", give_up_after)));
                 }
                 if !said {
                     log(&format!("coordinator unavailable ({m}); retrying"));
                     said = true;
                 }
-                std::thread::sleep(wait);
-                wait = (wait * 2).min(Duration::from_secs(5));
+                count.add();
+                backoff.sleep();
             }
             other => return other,
         }
@@ -90,7 +129,7 @@ pub fn register(
     options: &WorkerOptions,
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<Registration, WorkerError> {
-    with_retry(options.give_up_after, log, || link.register(&options.name, options.threads as u32))
+    with_retry(options.give_up_after, &options.retries, log, || link.register(&options.name, options.threads as u32))
         .map_err(|error| WorkerError::Link { call: "register", error })
 }
 
@@ -135,10 +174,15 @@ pub fn run_lease_loop<G: SolveTier>(
             summary.stopped = true;
             return Ok(summary);
         }
-        let assignment = match with_retry(options.give_up_after, log, || link.lease(&me.worker_id)) {
+        let asked = Instant::now();
+        let answer = with_retry(options.give_up_after, &options.retries, log, || link.lease(&me.worker_id));
+        summary.time.lease += asked.elapsed().as_secs_f64();
+        let assignment = match answer {
             Ok(LeaseAnswer::Assigned(a)) => a,
             Ok(LeaseAnswer::Wait(after)) => {
+                let waited = Instant::now();
                 std::thread::sleep(after.clamp(Duration::from_millis(1), Duration::from_secs(5)));
+                summary.time.waiting += waited.elapsed().as_secs_f64();
                 continue;
             }
             Ok(LeaseAnswer::Done) => return Ok(summary),
@@ -149,7 +193,8 @@ pub fn run_lease_loop<G: SolveTier>(
             }
             Err(error) => return Err(WorkerError::Link { call: "lease", error }),
         };
-        let Some(report) = work_on(game, link, store, options, &pool, &me, &assignment, stop, log)? else {
+        let Some(report) = work_on(game, link, store, options, &pool, &me, &assignment, stop, &mut summary.time, log)?
+        else {
             // Stopped before solving: the lease was given back.
             summary.stopped = true;
             return Ok(summary);
@@ -160,13 +205,14 @@ pub fn run_lease_loop<G: SolveTier>(
             upload_key: assignment.upload_key.clone(),
             report: report.clone(),
         };
-        let done = match with_retry(options.give_up_after, log, || link.complete(&completion)) {
+        let reporting = Instant::now();
+        let done = match with_retry(options.give_up_after, &options.retries, log, || link.complete(&completion)) {
             Err(LinkError::UnknownWorker(_)) => {
                 log("the coordinator restarted; registering again");
                 me = register()?;
                 // The completion is judged by the upload, not by who sends it.
                 let again = Completion { worker_id: me.worker_id.clone(), ..completion.clone() };
-                match with_retry(options.give_up_after, log, || link.complete(&again)) {
+                match with_retry(options.give_up_after, &options.retries, log, || link.complete(&again)) {
                     Err(error @ LinkError::UnknownWorker(_)) => {
                         return Err(WorkerError::Link { call: "complete", error })
                     }
@@ -175,6 +221,7 @@ pub fn run_lease_loop<G: SolveTier>(
             }
             other => other,
         };
+        summary.time.complete += reporting.elapsed().as_secs_f64();
         match done {
             Ok(r) => {
                 summary.tiers += 1;
@@ -205,6 +252,7 @@ fn work_on<G: SolveTier>(
     me: &Registration,
     assignment: &Assignment,
     stop: &AtomicBool,
+    time: &mut WorkerTime,
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<Option<TierReport>, WorkerError> {
     let tier = game.parse_tier_name(&assignment.tier).ok_or_else(|| {
@@ -222,16 +270,29 @@ fn work_on<G: SolveTier>(
             }
         });
         let result = (|| {
+            if store.local_path(&assignment.upload_key).is_none() {
+                if let Some(max) = options.cache_max {
+                    let mut in_use = HashSet::new();
+                    for child in &assignment.children {
+                        in_use.insert(options.cache.join(&child.file));
+                        let plies = plies_beside(Path::new(&child.file));
+                        in_use.insert(options.cache.join(plies));
+                    }
+                    let need: u64 = assignment.children.iter().map(|c| c.bytes + c.plies.map_or(0, |p| p.bytes)).sum();
+                    prune_cache(&options.cache, max.saturating_sub(need), &in_use, log);
+                }
+            }
+            let fetching = Instant::now();
             let mut child_paths = HashMap::new();
             for child in &assignment.children {
                 let t = game.parse_tier_name(&child.tier).ok_or_else(|| {
                     WorkerError::Protocol(format!("the coordinator named an unknown child tier '{}'", child.tier))
                 })?;
-                let path = fetch(store, options, &child.file, child.crc32, child.bytes)?;
+                let path = fetch(store, options, &child.file, child.crc32, child.bytes, log)?;
                 if let Some(plies) = child.plies {
                     // Fetched to the path beside the table, where the job reads it.
                     let key = plies_beside(Path::new(&child.file)).to_string_lossy().into_owned();
-                    let at = fetch(store, options, &key, plies.crc32, plies.bytes)?;
+                    let at = fetch(store, options, &key, plies.crc32, plies.bytes, log)?;
                     debug_assert_eq!(at, plies_beside(&path));
                 } else if me.distance == Some(foxbase_tables::plies::Distance::Dtm) {
                     return Err(WorkerError::Protocol(format!(
@@ -241,6 +302,7 @@ fn work_on<G: SolveTier>(
                 }
                 child_paths.insert(t, path);
             }
+            time.fetch += fetching.elapsed().as_secs_f64();
             let hold_until = Instant::now() + options.hold_before_solving;
             while Instant::now() < hold_until && !stop.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(20));
@@ -255,9 +317,48 @@ fn work_on<G: SolveTier>(
             let out = local_out.clone().unwrap_or_else(|| options.cache.join(&assignment.upload_key));
             let child_path = |c: G::Tier| child_paths[&c].clone();
             let output = Output::with(me.distance);
-            let report = pool.install(|| {
-                solve_to_upload_in_pool(game, tier, &child_path, &out, options.kernel, output, options.sync_each_table)
-            })?;
+            // A full disk is waited out: the table is written whole or not
+            // at all (temp, fsync, rename), so solving again is safe.
+            let solving = Instant::now();
+            let mut backoff = Backoff::new(RetryPolicy::giving_up_after(options.give_up_after));
+            let mut retries = 0u64;
+            let report = loop {
+                let solved = pool.install(|| {
+                    solve_to_upload_in_pool(
+                        game,
+                        tier,
+                        &child_path,
+                        &out,
+                        options.kernel,
+                        output,
+                        options.sync_each_table,
+                    )
+                });
+                match solved {
+                    Err(e) if is_disk_full(&e) => {
+                        // What was written of it only takes space now.
+                        let _ = std::fs::remove_file(&out);
+                        let _ = std::fs::remove_file(plies_beside(&out));
+                        if retries == 0 {
+                            log(&format!("{}: {e}; solving it again when there is space", assignment.tier));
+                        }
+                        if backoff.expired() {
+                            return Err(e);
+                        }
+                        retries += 1;
+                        options.retries.add();
+                        backoff.sleep();
+                    }
+                    solved => {
+                        if retries > 0 && solved.is_ok() {
+                            log(&format!("{}: written after {retries} retries on a full disk", assignment.tier));
+                        }
+                        break solved?;
+                    }
+                }
+            };
+            time.solve += solving.elapsed().as_secs_f64();
+            let uploading = Instant::now();
             if local_out.is_none() {
                 // The plies first: the coordinator checks both when the completion comes.
                 let mut files = Vec::new();
@@ -273,6 +374,7 @@ fn work_on<G: SolveTier>(
                     let _ = std::fs::remove_file(&path);
                 }
             }
+            time.upload += uploading.elapsed().as_secs_f64();
             Ok(Some(report))
         })();
         drop(finished);
@@ -288,13 +390,22 @@ fn fetch(
     key: &str,
     crc32: u32,
     bytes: u64,
+    log: &(dyn Fn(&str) + Sync),
 ) -> Result<PathBuf, WorkerError> {
     if let Some(p) = store.local_path(key) {
         return Ok(p);
     }
     let path = options.cache.join(key);
     if matches_record(&path, crc32, bytes) {
+        // Recently used: the last to be pruned.
+        let _ = std::fs::File::options()
+            .append(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(std::time::SystemTime::now()));
         return Ok(path);
+    }
+    if path.exists() {
+        log(&format!("{key}: the cached copy does not match the coordinator's record; fetching it again"));
     }
     store
         .get_file(key, &path)
@@ -306,6 +417,46 @@ fn fetch(
         )));
     }
     Ok(path)
+}
+
+/// Deletes the least recently used files of the cache (by modification
+/// time: a fetch sets it, and so does every use of a cached copy) until at
+/// most `keep` bytes are left, never one in `in_use`. Files another process
+/// is writing (`*.tmp`) are left alone. Failures to list or delete are
+/// logged, not fatal: the cache is only a cache.
+pub fn prune_cache(cache: &Path, keep: u64, in_use: &HashSet<PathBuf>, log: &(dyn Fn(&str) + Sync)) {
+    let mut files = Vec::new();
+    let mut dirs = vec![cache.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_none_or(|e| e != "tmp") {
+                let used = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
+                files.push((used, meta.len(), path));
+            }
+        }
+    }
+    let mut total: u64 = files.iter().map(|f| f.1).sum();
+    if total <= keep {
+        return;
+    }
+    files.sort();
+    for (_, len, path) in files {
+        if total <= keep {
+            break;
+        }
+        if in_use.contains(&path) {
+            continue;
+        }
+        match std::fs::remove_file(&path) {
+            Ok(()) => total -= len,
+            Err(e) => log(&format!("cache: could not delete {}: {e}", path.display())),
+        }
+    }
 }
 
 fn matches_record(path: &Path, crc32: u32, bytes: u64) -> bool {

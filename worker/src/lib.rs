@@ -19,6 +19,7 @@ pub mod lease_loop;
 pub mod plane_kernel;
 pub mod plies_kernel;
 pub mod protocol;
+pub mod retry;
 pub mod store;
 
 pub use error::WorkerError;

@@ -15,10 +15,12 @@ use foxbase_worker::games::{with_game, GameVisitor};
 use foxbase_worker::kernel::{choose_kernel, Kernel, Output, SolveTier};
 use foxbase_worker::lease_loop::{register, run_lease_loop, WorkerOptions, WorkerSummary};
 use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration, RunStatus};
+use foxbase_worker::retry::{RetryPolicy, RetryingStore};
 use foxbase_worker::store::{DirStore, Store};
 use foxbase_worker::WorkerError;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 use tonic::metadata::MetadataValue;
 use tonic::service::interceptor::InterceptedService;
@@ -240,6 +242,12 @@ fn lease_game<G: SolveTier>(
         Some(dir) => Box::new(DirStore::new(&dir)),
         None => foxbase_objstore::open_store(&me.store_url)?,
     };
+    let store = RetryingStore::new(
+        store,
+        RetryPolicy::giving_up_after(options.give_up_after),
+        options.retries.clone(),
+        Arc::new(|line: &str| tracing::warn!(role = "worker", "{line}")),
+    );
     log(&format!(
         "registered as {} for {about}; kernel {}; store {}",
         me.worker_id,
@@ -248,5 +256,5 @@ fn lease_game<G: SolveTier>(
     ));
     std::fs::create_dir_all(&options.cache)
         .map_err(|source| CoordinatorError::Io { path: format!("--cache {}", options.cache.display()), source })?;
-    Ok(run_lease_loop(game, link, store.as_ref(), options, Some(me), stop, log)?)
+    Ok(run_lease_loop(game, link, &store, options, Some(me), stop, log)?)
 }

@@ -1,0 +1,471 @@
+//! A distributed solve under the faults a cloud run meets, each ending in
+//! the tables of a local solve, byte for byte (every file the manifest
+//! names, the tier index, the start's value):
+//! - the S3 server (SeaweedFS) killed and restarted mid-run, once and
+//!   repeatedly;
+//! - a proxy between the processes and the store that answers 503 or cuts
+//!   connections for a stretch, or slows every chunk down (the links'
+//!   delay and loss: `tc netem` is not in these machines' kernel, so the
+//!   proxy makes them);
+//! - a worker's cache on a full disk until space comes back, and a
+//!   directory store on a full disk;
+//! - a worker's cached child tables flipped, truncated or replaced by
+//!   another tier's: found by their CRC, fetched again;
+//! - a worker's cache kept under `--cache-max`.
+//!
+//! When a fault strikes comes from a seeded generator (the number of tiers
+//! journaled first), several seeds per fault. The tests that use the S3
+//! server take turns ([`serial`]): one kills it.
+
+mod common;
+mod s3_server;
+
+use common::{coordinator, foxbase, worker, Proc, TempDir, DIST_K as K, DIST_START as START};
+use s3_server::{assert_same_files, direct_bucket, endpoint, S3Server, BUCKET};
+use serde_json::Value as Json;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "faults-test-token";
+/// Tiers of the distributed tests' variant.
+const TIERS: usize = 100;
+
+/// The S3 server, started by the first test that needs it; holding the
+/// guard is a test's turn with it.
+fn serial() -> MutexGuard<'static, Option<S3Server>> {
+    static SERVER: Mutex<Option<S3Server>> = Mutex::new(None);
+    let mut guard = SERVER.lock().unwrap_or_else(|p| p.into_inner());
+    if guard.is_none() {
+        *guard = Some(S3Server::start());
+    }
+    guard
+}
+
+/// The local solve every faulty run must reproduce.
+fn reference() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("foxbase-test-faults-reference-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = foxbase()
+            .args(["solve", "--start", START, "--pen-target", K, "--threads", "1", "--json", "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        dir
+    })
+}
+
+/// SplitMix64: when each fault strikes, from a seed.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+/// A run's folder of the bucket, unique to the test and seed.
+fn run_prefix(tag: &str, seed: u64) -> (String, String) {
+    let prefix = format!("{tag}-{seed}-{}", std::process::id());
+    (format!("s3://{BUCKET}/{prefix}"), prefix)
+}
+
+/// Waits until `count()` reaches `n`, ignoring failures (the store may be down).
+fn wait_until(what: &str, n: usize, count: impl Fn() -> Option<usize>) {
+    let until = Instant::now() + Duration::from_secs(120);
+    while count().is_none_or(|c| c < n) {
+        assert!(Instant::now() < until, "{what} did not reach {n}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Starts a coordinator and one worker of the test variant on the store
+/// `store`, both reaching S3 at `s3_endpoint`.
+fn start_run(root: &Path, store: &str, s3_endpoint: &str, worker_extra: &[&str]) -> (Proc, Proc) {
+    std::env::set_var("AWS_ENDPOINT_URL", s3_endpoint);
+    let (c, addr) = coordinator(root, TOKEN, store, "127.0.0.1:0", 10, &[]);
+    let w = worker(root, TOKEN, &format!("http://{addr}"), "w", worker_extra);
+    std::env::set_var("AWS_ENDPOINT_URL", endpoint());
+    (c, w)
+}
+
+/// Waits for the run to finish and checks its tables against the local solve's.
+fn finish_run(c: Proc, w: Proc, prefix: &str) -> (Vec<String>, Vec<String>) {
+    let c_lines = c.lines.clone();
+    let s: Json = serde_json::from_str(c.finish_ok(Duration::from_secs(300)).trim()).unwrap();
+    assert_eq!(s["value"], "win");
+    let w_lines = w.lines.clone();
+    w.finish_ok(Duration::from_secs(60));
+    let bucket = direct_bucket(prefix);
+    assert_same_files(&bucket, reference());
+    use foxbase_worker::store::Store;
+    assert_eq!(bucket.list("journal/tiers").unwrap().len(), TIERS);
+    let lines = |l: Arc<Mutex<Vec<String>>>| l.lock().unwrap().clone();
+    (lines(c_lines), lines(w_lines))
+}
+
+fn count_lines(lines: &[String], needle: &str) -> usize {
+    lines.iter().filter(|l| l.contains(needle)).count()
+}
+
+#[test]
+fn an_s3_server_killed_and_restarted_mid_run_changes_no_table() {
+    let mut server = serial();
+    // Seed 1: one restart; seed 2: three.
+    for (seed, restarts) in [(1, 1), (2, 3)] {
+        let root = TempDir::new("s3-restart");
+        let mut rng = Rng(seed);
+        let (store, prefix) = run_prefix("restart", seed);
+        let (c, w) = start_run(&root.0, &store, &endpoint(), &[]);
+        let journal = direct_bucket(&prefix);
+        use foxbase_worker::store::Store;
+        let mut at = 0;
+        for _ in 0..restarts {
+            at += 5 + rng.below(20) as usize;
+            wait_until("the journal", at, || journal.list("journal/tiers").ok().map(|k| k.len()));
+            let s = server.as_mut().unwrap();
+            s.kill();
+            std::thread::sleep(Duration::from_millis(500 + rng.below(2000)));
+            s.restart();
+        }
+        let (c_lines, w_lines) = finish_run(c, w, &prefix);
+        let retried = count_lines(&c_lines, "retrying with backoff") + count_lines(&w_lines, "retrying with backoff");
+        assert!(retried >= 1, "seed {seed}: no retry logged: {c_lines:?} {w_lines:?}");
+    }
+}
+
+/// What the proxy does with a connection.
+const PASS: u8 = 0;
+const ANSWER_503: u8 = 1;
+const CUT: u8 = 2;
+
+/// A TCP proxy in front of the S3 server that passes connections through,
+/// answers `503 Slow Down` to every request, or cuts connections; and
+/// delays every chunk it passes by `delay_ms`.
+struct Proxy {
+    addr: SocketAddr,
+    mode: Arc<AtomicU8>,
+    delay_ms: Arc<AtomicU64>,
+    open: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl Proxy {
+    fn start() -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (mode, delay_ms, open) = (Arc::new(AtomicU8::new(PASS)), Arc::new(AtomicU64::new(0)), Arc::default());
+        let proxy = Proxy { addr, mode, delay_ms, open };
+        let (mode, delay_ms, open): (Arc<AtomicU8>, Arc<AtomicU64>, Arc<Mutex<Vec<TcpStream>>>) =
+            (proxy.mode.clone(), proxy.delay_ms.clone(), proxy.open.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming().map_while(Result::ok) {
+                match mode.load(Ordering::SeqCst) {
+                    ANSWER_503 => {
+                        std::thread::spawn(move || answer_503(client));
+                    }
+                    CUT => drop(client),
+                    _ => {
+                        let Ok(upstream) = TcpStream::connect(("127.0.0.1", s3_server::S3_PORT)) else { continue };
+                        open.lock().unwrap().extend([client.try_clone().unwrap(), upstream.try_clone().unwrap()]);
+                        for (from, to) in
+                            [(client.try_clone().unwrap(), upstream.try_clone().unwrap()), (upstream, client)]
+                        {
+                            let delay = delay_ms.clone();
+                            std::thread::spawn(move || pipe(from, to, &delay));
+                        }
+                    }
+                }
+            }
+        });
+        proxy
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Sets what new connections get; a fault cuts the open ones too.
+    fn set(&self, mode: u8) {
+        self.mode.store(mode, Ordering::SeqCst);
+        if mode != PASS {
+            for s in self.open.lock().unwrap().drain(..) {
+                let _ = s.shutdown(std::net::Shutdown::Both);
+            }
+        }
+    }
+}
+
+fn pipe(mut from: TcpStream, mut to: TcpStream, delay_ms: &AtomicU64) {
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let d = delay_ms.load(Ordering::Relaxed);
+                if d > 0 {
+                    std::thread::sleep(Duration::from_millis(d));
+                }
+                if to.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = to.shutdown(std::net::Shutdown::Write);
+}
+
+/// Reads a request's head and answers 503, closing the connection.
+fn answer_503(mut client: TcpStream) {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && client.read(&mut byte).is_ok_and(|n| n == 1) {
+        head.push(byte[0]);
+    }
+    let body = "<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>injected</Message></Error>";
+    let _ = write!(
+        client,
+        "HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+}
+
+#[test]
+fn a_store_answering_503_or_cutting_connections_for_a_while_changes_no_table() {
+    let _server = serial();
+    let proxy = Proxy::start();
+    // Each seed: a fault, when it starts (tiers journaled) and how long it lasts.
+    for (seed, fault) in [(3, ANSWER_503), (4, CUT), (5, ANSWER_503), (6, CUT)] {
+        let root = TempDir::new("s3-proxy");
+        let mut rng = Rng(seed);
+        let (store, prefix) = run_prefix("proxy", seed);
+        proxy.set(PASS);
+        // Slow links: every chunk through the proxy waits 0 to 3 ms.
+        proxy.delay_ms.store(rng.below(4), Ordering::Relaxed);
+        let (c, w) = start_run(&root.0, &store, &proxy.url(), &["--metrics-listen", "127.0.0.1:0"]);
+        let metrics = w.wait_for_line("metrics on http://", Duration::from_secs(30));
+        let metrics = metrics.split("http://").nth(1).unwrap().split('/').next().unwrap().to_string();
+        let journal = direct_bucket(&prefix);
+        use foxbase_worker::store::Store;
+        let at = 5 + rng.below(40) as usize;
+        wait_until("the journal", at, || journal.list("journal/tiers").ok().map(|k| k.len()));
+        proxy.set(fault);
+        std::thread::sleep(Duration::from_millis(500 + rng.below(2500)));
+        proxy.set(PASS);
+        // The worker's retries are in its /metrics while it runs.
+        let retries = scrape(&metrics, "foxbase_retries_total ");
+        let (c_lines, w_lines) = finish_run(c, w, &prefix);
+        let recovered = count_lines(&c_lines, "succeeded after") + count_lines(&w_lines, "succeeded after");
+        assert!(recovered >= 1, "seed {seed}: no recovery logged: {c_lines:?} {w_lines:?}");
+        let logged_first = count_lines(&w_lines, "retrying with backoff");
+        assert!(
+            retries.is_some_and(|r| r >= 1.0) || logged_first == 0,
+            "seed {seed}: the worker retried ({logged_first} operations) but its /metrics says {retries:?}"
+        );
+    }
+}
+
+/// The value of the sample starting with `name` at `http://addr/metrics`,
+/// or `None` if the worker is gone.
+fn scrape(addr: &str, name: &str) -> Option<f64> {
+    let mut stream = TcpStream::connect(addr).ok()?;
+    write!(stream, "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").ok()?;
+    let mut text = String::new();
+    stream.read_to_string(&mut text).ok()?;
+    text.lines().find_map(|l| l.strip_prefix(name)).map(|v| v.trim().parse().unwrap())
+}
+
+#[test]
+fn cached_child_tables_flipped_truncated_or_replaced_are_fetched_again() {
+    let _server = serial();
+    let root = TempDir::new("s3-cache-rot");
+    // A first run fills the worker's cache with child tables.
+    let (store, prefix) = run_prefix("rot-first", 7);
+    let (c, w) = start_run(&root.0, &store, &endpoint(), &[]);
+    finish_run(c, w, &prefix);
+    let cache = root.0.join("cache-w/tiers");
+    let mut cached: Vec<PathBuf> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().path()).collect();
+    cached.retain(|p| p.extension().is_some_and(|e| e == "fxt"));
+    cached.sort();
+    assert!(cached.len() >= 10, "{} cached tables", cached.len());
+    // Rot three of them, chosen by the seed.
+    let mut rng = Rng(7);
+    let mut pick = || cached.remove(rng.below(cached.len() as u64) as usize);
+    let (flipped, truncated, replaced, other) = (pick(), pick(), pick(), pick());
+    let mut bytes = std::fs::read(&flipped).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x10;
+    std::fs::write(&flipped, bytes).unwrap();
+    let bytes = std::fs::read(&truncated).unwrap();
+    std::fs::write(&truncated, &bytes[..bytes.len() / 3]).unwrap();
+    std::fs::copy(&other, &replaced).unwrap();
+    // A second run with the same cache: the rotten copies are refetched.
+    let (store, prefix) = run_prefix("rot-second", 7);
+    let (c, w) = start_run(&root.0, &store, &endpoint(), &[]);
+    let (_, w_lines) = finish_run(c, w, &prefix);
+    for rotten in [&flipped, &truncated, &replaced] {
+        let name = rotten.file_name().unwrap().to_string_lossy().into_owned();
+        let told = w_lines.iter().any(|l| l.contains(&name) && l.contains("does not match the coordinator's record"));
+        assert!(told, "{name} was not refetched: {w_lines:?}");
+    }
+    assert_eq!(count_lines(&w_lines, "does not match the coordinator's record"), 3, "{w_lines:?}");
+}
+
+/// Bytes of the files under `dir`.
+fn bytes_under(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries
+        .flatten()
+        .map(|e| if e.path().is_dir() { bytes_under(&e.path()) } else { e.metadata().map_or(0, |m| m.len()) })
+        .sum()
+}
+
+#[test]
+fn a_worker_keeps_its_cache_under_cache_max() {
+    let _server = serial();
+    let root = TempDir::new("s3-cache-max");
+    let manifest = foxbase_tables::manifest::Manifest::read(reference()).unwrap();
+    let total: u64 = manifest.tiers.iter().map(|t| t.bytes + t.plies.as_ref().map_or(0, |p| p.bytes)).sum();
+    let largest = manifest.tiers.iter().map(|t| t.bytes + t.plies.as_ref().map_or(0, |p| p.bytes)).max().unwrap();
+    let max = total / 4;
+    let (store, prefix) = run_prefix("cache-max", 8);
+    let (c, w) = start_run(&root.0, &store, &endpoint(), &["--cache-max", &max.to_string()]);
+    // The cache's size, watched while the run goes on.
+    let cache = root.0.join("cache-w");
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (cache, done) = (cache.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut most = 0;
+            while !done.load(Ordering::Relaxed) {
+                most = most.max(bytes_under(&cache));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            most
+        })
+    };
+    finish_run(c, w, &prefix);
+    done.store(true, Ordering::Relaxed);
+    let most = watcher.join().unwrap();
+    // The limit, plus the table being written before its upload.
+    assert!(most <= max + largest, "the cache held {most} bytes, over {max} + {largest}");
+    assert!(bytes_under(&cache) <= max, "{} bytes left, over {max}", bytes_under(&cache));
+    assert!(total > 2 * max, "the tables ({total} bytes) exceed the limit ({max})");
+}
+
+/// A small tmpfs mounted for a test (these tests run as root), unmounted on drop.
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    fn mount(at: &Path, bytes: u64) -> SmallDisk {
+        std::fs::create_dir_all(at).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
+            .arg(at)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "mounting a {bytes}-byte tmpfs at {} failed: the full-disk tests need root", at.display());
+        SmallDisk(at.to_path_buf())
+    }
+
+    /// Fills the disk but for `spare` bytes with a ballast file.
+    fn fill(&self, spare: u64) -> PathBuf {
+        let ballast = self.0.join("ballast");
+        let free = {
+            let out = std::process::Command::new("df").args(["-B1", "--output=avail"]).arg(&self.0).output().unwrap();
+            String::from_utf8(out.stdout).unwrap().lines().nth(1).unwrap().trim().parse::<u64>().unwrap()
+        };
+        let mut f = std::fs::File::create(&ballast).unwrap();
+        let chunk = vec![0xa5u8; 4096];
+        let mut left = free.saturating_sub(spare);
+        while left > 0 {
+            let n = left.min(chunk.len() as u64) as usize;
+            if f.write_all(&chunk[..n]).is_err() {
+                break;
+            }
+            left -= n as u64;
+        }
+        f.sync_all().unwrap();
+        ballast
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_worker_whose_cache_disk_is_full_waits_for_space_and_changes_no_table() {
+    let _server = serial();
+    for seed in [9, 10] {
+        let root = TempDir::new("s3-enospc");
+        let mut rng = Rng(seed);
+        let disk = SmallDisk::mount(&root.0.join("cache-w"), 16 << 20);
+        let (store, prefix) = run_prefix("enospc", seed);
+        let (c, w) = start_run(&root.0, &store, &endpoint(), &[]);
+        let journal = direct_bucket(&prefix);
+        use foxbase_worker::store::Store;
+        let at = 5 + rng.below(30) as usize;
+        wait_until("the journal", at, || journal.list("journal/tiers").ok().map(|k| k.len()));
+        let ballast = disk.fill(rng.below(2048));
+        let lines = w.lines.clone();
+        let until = Instant::now() + Duration::from_secs(60);
+        while !lines.lock().unwrap().iter().any(|l| l.contains("No space left") || l.contains("storage full")) {
+            assert!(
+                Instant::now() < until,
+                "seed {seed}: the worker never met the full disk: {:?}",
+                lines.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let stuck = journal.list("journal/tiers").unwrap().len();
+        std::thread::sleep(Duration::from_millis(300 + rng.below(1000)));
+        assert!(journal.list("journal/tiers").unwrap().len() <= stuck + 1, "seed {seed}: tiers went on without space");
+        std::fs::remove_file(ballast).unwrap();
+        let (_, w_lines) = finish_run(c, w, &prefix);
+        assert!(count_lines(&w_lines, "retr") >= 1, "seed {seed}: {w_lines:?}");
+        drop(disk);
+    }
+}
+
+#[test]
+fn a_directory_store_on_a_full_disk_waits_for_space_and_changes_no_table() {
+    let root = TempDir::new("dir-enospc");
+    let disk = SmallDisk::mount(&root.0.join("store"), 16 << 20);
+    let store = disk.0.join("tables");
+    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 10, &[]);
+    let w = worker(&root.0, TOKEN, &format!("http://{addr}"), "w", &[]);
+    let journal = || std::fs::read_to_string(store.join("journal.log")).ok().map(|j| j.lines().count());
+    wait_until("the journal", 20, journal);
+    let ballast = disk.fill(1024);
+    let lines = w.lines.clone();
+    let until = Instant::now() + Duration::from_secs(60);
+    while !lines.lock().unwrap().iter().any(|l| l.contains("No space left")) {
+        assert!(Instant::now() < until, "the worker never met the full disk: {:?}", lines.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    std::fs::remove_file(ballast).unwrap();
+    let s: Json = serde_json::from_str(c.finish_ok(Duration::from_secs(300)).trim()).unwrap();
+    assert_eq!(s["value"], "win");
+    w.finish_ok(Duration::from_secs(60));
+    let expected = foxbase_tables::manifest::Manifest::read(reference()).unwrap();
+    let solved = foxbase_tables::manifest::Manifest::read(&store).unwrap();
+    assert_eq!(solved.tiers, expected.tiers);
+    assert_eq!(solved.start, expected.start);
+    for t in &expected.tiers {
+        assert_eq!(std::fs::read(store.join(&t.file)).unwrap(), std::fs::read(reference().join(&t.file)).unwrap());
+    }
+    drop(disk);
+}
