@@ -3,7 +3,7 @@
 //! names, the tier index, the start's value):
 //! - the S3 server (SeaweedFS) killed and restarted mid-run, once and
 //!   repeatedly;
-//! - a proxy between the processes and the store that answers 503 or cuts
+//! - a proxy between the processes and the store that answers 500 or 503, or cuts
 //!   connections for a stretch, or slows every chunk down (the links'
 //!   delay and loss: `tc netem` is not in these machines' kernel, so the
 //!   proxy makes them);
@@ -152,9 +152,11 @@ fn an_s3_server_killed_and_restarted_mid_run_changes_no_table() {
 const PASS: u8 = 0;
 const ANSWER_503: u8 = 1;
 const CUT: u8 = 2;
+const ANSWER_500: u8 = 3;
 
 /// A TCP proxy in front of the S3 server that passes connections through,
-/// answers `503 Slow Down` to every request, or cuts connections; and
+/// answers `503 Slow Down` or `500 Internal Server Error` to every request,
+/// or cuts connections; and
 /// delays every chunk it passes by `delay_ms`.
 struct Proxy {
     addr: SocketAddr,
@@ -175,7 +177,10 @@ impl Proxy {
             for client in listener.incoming().map_while(Result::ok) {
                 match mode.load(Ordering::SeqCst) {
                     ANSWER_503 => {
-                        std::thread::spawn(move || answer_503(client));
+                        std::thread::spawn(move || answer_error(client, "503 Slow Down", "SlowDown"));
+                    }
+                    ANSWER_500 => {
+                        std::thread::spawn(move || answer_error(client, "500 Internal Server Error", "InternalError"));
                     }
                     CUT => drop(client),
                     _ => {
@@ -228,27 +233,27 @@ fn pipe(mut from: TcpStream, mut to: TcpStream, delay_ms: &AtomicU64) {
     let _ = to.shutdown(std::net::Shutdown::Write);
 }
 
-/// Reads a request's head and answers 503, closing the connection.
-fn answer_503(mut client: TcpStream) {
+/// Reads a request's head and answers `status` (an S3 error `code`), closing the connection.
+fn answer_error(mut client: TcpStream, status: &str, code: &str) {
     let mut head = Vec::new();
     let mut byte = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") && client.read(&mut byte).is_ok_and(|n| n == 1) {
         head.push(byte[0]);
     }
-    let body = "<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>injected</Message></Error>";
+    let body = format!("<?xml version=\"1.0\"?><Error><Code>{code}</Code><Message>injected</Message></Error>");
     let _ = write!(
         client,
-        "HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "HTTP/1.1 {status}\r\nContent-Type: application/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
 }
 
 #[test]
-fn a_store_answering_503_or_cutting_connections_for_a_while_changes_no_table() {
+fn a_store_answering_500_or_503_or_cutting_connections_for_a_while_changes_no_table() {
     let _server = serial();
     let proxy = Proxy::start();
     // Each seed: a fault, when it starts (tiers journaled) and how long it lasts.
-    for (seed, fault) in [(3, ANSWER_503), (4, CUT), (5, ANSWER_503), (6, CUT)] {
+    for (seed, fault) in [(3, ANSWER_503), (4, CUT), (5, ANSWER_500), (6, CUT)] {
         let root = TempDir::new("s3-proxy");
         let mut rng = Rng(seed);
         let (store, prefix) = run_prefix("proxy", seed);
@@ -562,7 +567,7 @@ fn soak_fifty_random_faults_over_one_solve() {
     let mut workers: Vec<Proc> = ["w1", "w2"].iter().map(|n| soak_worker(&root.0, &url, n, &proxy.url())).collect();
     let mut old_lines: Vec<Arc<Mutex<Vec<String>>>> = Vec::new();
     const KINDS: [&str; 7] =
-        ["store restart", "503", "cut links", "slow links", "cache rot", "worker kill", "full disk"];
+        ["store restart", "500/503", "cut links", "slow links", "cache rot", "worker kill", "full disk"];
     let mut injected = [0u32; KINDS.len()];
     let started = Instant::now();
     while injected.iter().sum::<u32>() < 50 {
@@ -577,7 +582,11 @@ fn soak_fifty_random_faults_over_one_solve() {
                 s.restart();
             }
             1 | 2 => {
-                proxy.set(if kind == 1 { ANSWER_503 } else { CUT });
+                proxy.set(match kind {
+                    2 => CUT,
+                    _ if rng.below(2) == 0 => ANSWER_500,
+                    _ => ANSWER_503,
+                });
                 std::thread::sleep(stretch);
                 proxy.set(PASS);
             }
