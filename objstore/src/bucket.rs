@@ -193,9 +193,7 @@ impl Bucket {
     where
         F: Future<Output = object_store::Result<T>> + Send + 'static,
     {
-        let path = self.path(key)?;
-        self.counters.request();
-        run(request(self.client.clone(), path)).map_err(|e| self.error(key, e))
+        self.call_on(&self.client, key, request)
     }
 
     /// [`Bucket::call`] with the client that does not retry (the [`Store`] operations).
@@ -207,9 +205,21 @@ impl Bucket {
     where
         F: Future<Output = object_store::Result<T>> + Send + 'static,
     {
+        self.call_on(&self.store_client, key, request)
+    }
+
+    fn call_on<T: Send + 'static, F>(
+        &self,
+        client: &Arc<AmazonS3>,
+        key: &str,
+        request: impl FnOnce(Arc<AmazonS3>, ObjectPath) -> F,
+    ) -> io::Result<T>
+    where
+        F: Future<Output = object_store::Result<T>> + Send + 'static,
+    {
         let path = self.path(key)?;
         self.counters.request();
-        run(request(self.store_client.clone(), path)).map_err(|e| self.error(key, e))
+        run(request(client.clone(), path)).map_err(|e| self.error(key, e))
     }
 }
 
