@@ -184,31 +184,10 @@ impl Bucket {
         io::Error::new(kind, format!("{}: {e}{hint}", self.name(key)))
     }
 
-    /// Runs `request(client, path)` for `key` with the reading client, counting it, mapping its error.
+    /// Runs `request(client, path)` for `key` on `client` (`self.client` for
+    /// reads by range, `self.store_client` for the [`Store`] operations),
+    /// counting it, mapping its error.
     fn call<T: Send + 'static, F>(
-        &self,
-        key: &str,
-        request: impl FnOnce(Arc<AmazonS3>, ObjectPath) -> F,
-    ) -> io::Result<T>
-    where
-        F: Future<Output = object_store::Result<T>> + Send + 'static,
-    {
-        self.call_on(&self.client, key, request)
-    }
-
-    /// [`Bucket::call`] with the client that does not retry (the [`Store`] operations).
-    fn store_call<T: Send + 'static, F>(
-        &self,
-        key: &str,
-        request: impl FnOnce(Arc<AmazonS3>, ObjectPath) -> F,
-    ) -> io::Result<T>
-    where
-        F: Future<Output = object_store::Result<T>> + Send + 'static,
-    {
-        self.call_on(&self.store_client, key, request)
-    }
-
-    fn call_on<T: Send + 'static, F>(
         &self,
         client: &Arc<AmazonS3>,
         key: &str,
@@ -245,12 +224,14 @@ impl Store for Bucket {
             file.read_to_end(&mut bytes)?;
             let n = bytes.len();
             let payload = PutPayload::from(Bytes::from(bytes));
-            self.store_call(key, move |client, path| async move { client.put(&path, payload).await.map(|_| ()) })?;
+            self.call(&self.store_client, key, move |client, path| async move {
+                client.put(&path, payload).await.map(|_| ())
+            })?;
             self.counters.written(n);
             return Ok(());
         }
         let counters = self.counters.clone();
-        self.store_call(key, move |client, path| async move {
+        self.call(&self.store_client, key, move |client, path| async move {
             let upload = client.put_multipart(&path).await?;
             let mut parts = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
             let mut buf = vec![0u8; PART_BYTES];
@@ -271,7 +252,11 @@ impl Store for Bucket {
 
     fn put_bytes(&self, key: &str, bytes: &[u8]) -> io::Result<()> {
         let payload = PutPayload::from(Bytes::copy_from_slice(bytes));
-        self.store_call(key, move |client, path| async move { client.put(&path, payload).await.map(|_| ()) })?;
+        self.call(
+            &self.store_client,
+            key,
+            move |client, path| async move { client.put(&path, payload).await.map(|_| ()) },
+        )?;
         self.counters.written(bytes.len());
         Ok(())
     }
@@ -279,7 +264,9 @@ impl Store for Bucket {
     fn put_new(&self, key: &str, bytes: &[u8]) -> io::Result<bool> {
         let payload = PutPayload::from(Bytes::copy_from_slice(bytes));
         let options = PutOptions { mode: PutMode::Create, ..Default::default() };
-        match self.store_call(key, move |client, path| async move { client.put_opts(&path, payload, options).await }) {
+        match self.call(&self.store_client, key, move |client, path| async move {
+            client.put_opts(&path, payload, options).await
+        }) {
             Ok(_) => {
                 self.counters.written(bytes.len());
                 Ok(true)
@@ -299,7 +286,7 @@ impl Store for Bucket {
         let mut file = std::fs::File::create(&tmp)?;
         let sink = tmp.clone();
         let counters = self.counters.clone();
-        let got = self.store_call(key, move |client, path| async move {
+        let got = self.call(&self.store_client, key, move |client, path| async move {
             let mut stream = client.get(&path).await?.into_stream();
             while let Some(chunk) = stream.next().await {
                 let chunk = chunk?;
@@ -321,13 +308,14 @@ impl Store for Bucket {
     }
 
     fn get_bytes(&self, key: &str) -> io::Result<Vec<u8>> {
-        let bytes = self.store_call(key, |client, path| async move { client.get(&path).await?.bytes().await })?;
+        let bytes =
+            self.call(&self.store_client, key, |client, path| async move { client.get(&path).await?.bytes().await })?;
         self.counters.read(bytes.len());
         Ok(bytes.to_vec())
     }
 
     fn size(&self, key: &str) -> io::Result<Option<u64>> {
-        match self.store_call(key, |client, path| async move { client.head(&path).await }) {
+        match self.call(&self.store_client, key, |client, path| async move { client.head(&path).await }) {
             Ok(meta) => Ok(Some(meta.size)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
@@ -337,11 +325,11 @@ impl Store for Bucket {
     fn rename(&self, from: &str, to: &str) -> io::Result<()> {
         let target = self.path(to)?;
         // A copy on the server, then a delete of the source.
-        self.store_call(from, move |client, path| async move { client.rename(&path, &target).await })
+        self.call(&self.store_client, from, move |client, path| async move { client.rename(&path, &target).await })
     }
 
     fn delete(&self, key: &str) -> io::Result<()> {
-        match self.store_call(key, |client, path| async move { client.delete(&path).await }) {
+        match self.call(&self.store_client, key, |client, path| async move { client.delete(&path).await }) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
         }
@@ -350,7 +338,7 @@ impl Store for Bucket {
     fn list(&self, prefix: &str) -> io::Result<Vec<String>> {
         let strip = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
         let mut keys: Vec<String> = self
-            .store_call(prefix, |client, path| async move {
+            .call(&self.store_client, prefix, |client, path| async move {
                 client
                     .list(Some(&path))
                     .map(|meta| meta.map(|m| m.location.to_string()))
@@ -437,9 +425,9 @@ impl BucketObject {
                 format!("{}: {len} bytes at {at} asked, the object has {size}", self.name),
             ));
         }
-        let bytes = self
-            .bucket
-            .call(&self.key, move |client, path| async move { client.get_range(&path, start..end).await })?;
+        let bytes = self.bucket.call(&self.bucket.client, &self.key, move |client, path| async move {
+            client.get_range(&path, start..end).await
+        })?;
         self.bucket.counters.read(bytes.len());
         let mut windows = self.windows.lock().unwrap();
         if windows.len() == WINDOWS_KEPT {
@@ -481,8 +469,9 @@ impl ByteSource for BucketObject {
             return Ok(());
         }
         // One call; the client merges nearby ranges and fetches the rest concurrently.
-        let got =
-            self.bucket.call(&self.key, move |client, path| async move { client.get_ranges(&path, &wanted).await })?;
+        let got = self.bucket.call(&self.bucket.client, &self.key, move |client, path| async move {
+            client.get_ranges(&path, &wanted).await
+        })?;
         for ((at, buf), bytes) in ranges.iter_mut().zip(got) {
             if bytes.len() != buf.len() {
                 return Err(io::Error::new(

@@ -117,8 +117,9 @@ impl Backoff {
     }
 }
 
-/// One step of SplitMix64: enough randomness for jitter, no dependency.
-fn splitmix64(state: &mut u64) -> u64 {
+/// One step of SplitMix64: enough randomness for jitter (and for the fault
+/// tests' seeded schedules), no dependency.
+pub fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
