@@ -14,6 +14,8 @@
 //! - a worker's cache kept under `--cache-max`;
 //! - the coordinator killed while a worker's upload waits in `incoming/`,
 //!   and started again with `--resume-if-journaled`;
+//! - a worker cut off from the coordinator mid-tier, whose lease expires
+//!   and whose tier another worker solves too: one result stands;
 //! - (ignored, a soak of two minutes) 50 random faults of all these kinds
 //!   over one solve of the kernel benchmark's variant.
 //!
@@ -162,7 +164,13 @@ struct Proxy {
 }
 
 impl Proxy {
+    /// A proxy to the S3 server.
     fn start() -> Proxy {
+        Proxy::start_to(s3_server::S3_PORT)
+    }
+
+    /// A proxy to the loopback port `upstream`.
+    fn start_to(upstream: u16) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let (mode, delay_ms, open) = (Arc::new(AtomicU8::new(PASS)), Arc::new(AtomicU64::new(0)), Arc::default());
@@ -180,7 +188,7 @@ impl Proxy {
                     }
                     CUT => drop(client),
                     _ => {
-                        let Ok(upstream) = TcpStream::connect(("127.0.0.1", s3_server::S3_PORT)) else { continue };
+                        let Ok(upstream) = TcpStream::connect(("127.0.0.1", upstream)) else { continue };
                         open.lock().unwrap().extend([client.try_clone().unwrap(), upstream.try_clone().unwrap()]);
                         for (from, to) in
                             [(client.try_clone().unwrap(), upstream.try_clone().unwrap()), (upstream, client)]
@@ -661,4 +669,41 @@ fn soak_fifty_random_faults_over_one_solve() {
         s["value"],
     );
     assert_eq!(total, 50, "the solve ended before 50 faults: make it longer");
+}
+
+#[test]
+fn a_worker_whose_lease_expires_mid_tier_and_another_worker_on_that_tier_change_no_table() {
+    let _server = serial();
+    let root = TempDir::new("s3-expired");
+    let (store, prefix) = run_prefix("expired", 15);
+    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 2, &[]);
+    let coordinator_port: u16 = addr.rsplit(':').next().unwrap().parse().unwrap();
+    // Worker A reaches the coordinator through a proxy, and holds each lease 5 s before solving.
+    let link = Proxy::start_to(coordinator_port);
+    let a = worker(&root.0, TOKEN, &link.url(), "a", &["--hold-ms", "5000"]);
+    a.wait_for_line("registered as", Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(500));
+    // Its link goes down: no heartbeats, the 2 s lease expires, worker B takes the tier.
+    link.set(CUT);
+    std::thread::sleep(Duration::from_millis(2500));
+    let b = worker(&root.0, TOKEN, &format!("http://{addr}"), "b", &[]);
+    std::thread::sleep(Duration::from_millis(1000));
+    link.set(PASS);
+    // A finishes the tier it lost, reports it, and is stopped at its next lease.
+    a.wait_for_line("finishing it anyway", Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(3500));
+    let a_lines = a.lines.clone();
+    assert!(unsafe { libc::kill(a.child.id() as i32, libc::SIGTERM) } == 0);
+    a.finish_ok(Duration::from_secs(60));
+    let s: Json = serde_json::from_str(c.finish_ok(Duration::from_secs(300)).trim()).unwrap();
+    assert_eq!(s["value"], "win");
+    assert!(s["leases_expired"].as_u64().unwrap() >= 1, "{s}");
+    assert_eq!(s["completions_rejected"], 0, "{s}");
+    let b_lines = b.lines.clone();
+    b.finish_ok(Duration::from_secs(60));
+    assert_same_files(&direct_bucket(&prefix), reference());
+    let a_lines = a_lines.lock().unwrap().clone();
+    let b_lines = b_lines.lock().unwrap().clone();
+    let twice = count_lines(&a_lines, "already done elsewhere") + count_lines(&b_lines, "already done elsewhere");
+    assert!(twice >= 1, "the tier was solved once: {a_lines:?} {b_lines:?}");
 }
