@@ -306,31 +306,41 @@ fn cached_child_tables_flipped_truncated_or_replaced_are_fetched_again() {
     let (c, w) = start_run(&root.0, &store, &endpoint(), &[]);
     finish_run(c, w, &prefix);
     let cache = root.0.join("cache-w/tiers");
-    let mut cached: Vec<PathBuf> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().path()).collect();
-    cached.retain(|p| p.extension().is_some_and(|e| e == "fxt"));
-    cached.sort();
-    assert!(cached.len() >= 10, "{} cached tables", cached.len());
-    // Rot three of them, chosen by the seed.
-    let mut rng = Rng(7);
-    let mut pick = || cached.remove(rng.below(cached.len() as u64) as usize);
-    let (flipped, truncated, replaced, other) = (pick(), pick(), pick(), pick());
-    let mut bytes = std::fs::read(&flipped).unwrap();
-    let at = bytes.len() / 2;
-    bytes[at] ^= 0x10;
-    std::fs::write(&flipped, bytes).unwrap();
-    let bytes = std::fs::read(&truncated).unwrap();
-    std::fs::write(&truncated, &bytes[..bytes.len() / 3]).unwrap();
-    std::fs::copy(&other, &replaced).unwrap();
-    // A second run with the same cache: the rotten copies are refetched.
-    let (store, prefix) = run_prefix("rot-second", 7);
-    let (c, w) = start_run(&root.0, &store, &endpoint(), &[]);
-    let (_, w_lines) = finish_run(c, w, &prefix);
-    for rotten in [&flipped, &truncated, &replaced] {
-        let name = rotten.file_name().unwrap().to_string_lossy().into_owned();
-        let told = w_lines.iter().any(|l| l.contains(&name) && l.contains("does not match the coordinator's record"));
-        assert!(told, "{name} was not refetched: {w_lines:?}");
+    let pristine: Vec<(PathBuf, Vec<u8>)> = {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().path()).collect();
+        files.retain(|p| p.extension().is_some_and(|e| e == "fxt"));
+        files.sort();
+        files.into_iter().map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect()
+    };
+    assert!(pristine.len() >= 10, "{} cached tables", pristine.len());
+    for seed in [7, 8] {
+        // The cache as the first run left it, then three tables rotten, chosen by the seed.
+        for (path, bytes) in &pristine {
+            std::fs::write(path, bytes).unwrap();
+        }
+        let mut cached: Vec<PathBuf> = pristine.iter().map(|(p, _)| p.clone()).collect();
+        let mut rng = Rng(seed);
+        let mut pick = || cached.remove(rng.below(cached.len() as u64) as usize);
+        let (flipped, truncated, replaced, other) = (pick(), pick(), pick(), pick());
+        let mut bytes = std::fs::read(&flipped).unwrap();
+        let at = bytes.len() / 2;
+        bytes[at] ^= 0x10;
+        std::fs::write(&flipped, bytes).unwrap();
+        let bytes = std::fs::read(&truncated).unwrap();
+        std::fs::write(&truncated, &bytes[..bytes.len() / 3]).unwrap();
+        std::fs::copy(&other, &replaced).unwrap();
+        // A run with that cache: the rotten copies are fetched again.
+        let (store, prefix) = run_prefix("rot-second", seed);
+        let (c, w) = start_run(&root.0, &store, &endpoint(), &[]);
+        let (_, w_lines) = finish_run(c, w, &prefix);
+        for rotten in [&flipped, &truncated, &replaced] {
+            let name = rotten.file_name().unwrap().to_string_lossy().into_owned();
+            let told =
+                w_lines.iter().any(|l| l.contains(&name) && l.contains("does not match the coordinator's record"));
+            assert!(told, "seed {seed}: {name} was not fetched again: {w_lines:?}");
+        }
+        assert_eq!(count_lines(&w_lines, "does not match the coordinator's record"), 3, "seed {seed}: {w_lines:?}");
     }
-    assert_eq!(count_lines(&w_lines, "does not match the coordinator's record"), 3, "{w_lines:?}");
 }
 
 /// Bytes of the files under `dir`.
@@ -454,33 +464,41 @@ fn a_worker_whose_cache_disk_is_full_waits_for_space_and_changes_no_table() {
 
 #[test]
 fn a_directory_store_on_a_full_disk_waits_for_space_and_changes_no_table() {
-    let root = TempDir::new("dir-enospc");
-    let disk = SmallDisk::mount(&root.0.join("store"), 16 << 20);
-    let store = disk.0.join("tables");
-    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 10, &[]);
-    let w = worker(&root.0, TOKEN, &format!("http://{addr}"), "w", &[]);
-    let journal = || std::fs::read_to_string(store.join("journal.log")).ok().map(|j| j.lines().count());
-    wait_until("the journal", 20, journal);
-    let ballast = disk.fill(1024);
-    let lines = w.lines.clone();
-    let until = Instant::now() + Duration::from_secs(60);
-    while !lines.lock().unwrap().iter().any(|l| l.contains("No space left")) {
-        assert!(Instant::now() < until, "the worker never met the full disk: {:?}", lines.lock().unwrap());
-        std::thread::sleep(Duration::from_millis(20));
+    for seed in [16, 17] {
+        let mut rng = Rng(seed);
+        let root = TempDir::new("dir-enospc");
+        let disk = SmallDisk::mount(&root.0.join("store"), 16 << 20);
+        let store = disk.0.join("tables");
+        let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 10, &[]);
+        let w = worker(&root.0, TOKEN, &format!("http://{addr}"), "w", &[]);
+        let journal = || std::fs::read_to_string(store.join("journal.log")).ok().map(|j| j.lines().count());
+        wait_until("the journal", 5 + rng.below(40) as usize, journal);
+        let ballast = disk.fill(rng.below(2048));
+        let lines = w.lines.clone();
+        let until = Instant::now() + Duration::from_secs(60);
+        while !lines.lock().unwrap().iter().any(|l| l.contains("No space left")) {
+            assert!(
+                Instant::now() < until,
+                "seed {seed}: the worker never met the full disk: {:?}",
+                lines.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(200 + rng.below(1000)));
+        std::fs::remove_file(ballast).unwrap();
+        let s: Json = serde_json::from_str(c.finish_ok(Duration::from_secs(300)).trim()).unwrap();
+        assert_eq!(s["value"], "win");
+        w.finish_ok(Duration::from_secs(60));
+        let expected = foxbase_tables::manifest::Manifest::read(reference()).unwrap();
+        let solved = foxbase_tables::manifest::Manifest::read(&store).unwrap();
+        assert_eq!(solved.tiers, expected.tiers);
+        assert_eq!(solved.start, expected.start);
+        for t in &expected.tiers {
+            let (ours, theirs) = (store.join(&t.file), reference().join(&t.file));
+            assert_eq!(std::fs::read(ours).unwrap(), std::fs::read(theirs).unwrap(), "seed {seed}: {}", t.file);
+        }
+        drop(disk);
     }
-    std::thread::sleep(Duration::from_millis(500));
-    std::fs::remove_file(ballast).unwrap();
-    let s: Json = serde_json::from_str(c.finish_ok(Duration::from_secs(300)).trim()).unwrap();
-    assert_eq!(s["value"], "win");
-    w.finish_ok(Duration::from_secs(60));
-    let expected = foxbase_tables::manifest::Manifest::read(reference()).unwrap();
-    let solved = foxbase_tables::manifest::Manifest::read(&store).unwrap();
-    assert_eq!(solved.tiers, expected.tiers);
-    assert_eq!(solved.start, expected.start);
-    for t in &expected.tiers {
-        assert_eq!(std::fs::read(store.join(&t.file)).unwrap(), std::fs::read(reference().join(&t.file)).unwrap());
-    }
-    drop(disk);
 }
 
 #[test]
