@@ -192,14 +192,21 @@ fn the_cli_refuses_what_the_rule_cannot_do() {
         (&["--no-progress", "256"][..], "--no-progress"),
         (&["--no-progress", "20", "--distance", "dtm"][..], "--no-progress 20 computes distances to zeroing"),
         (&["--no-progress", "20", "--no-distance"][..], "not --distance none"),
+        (
+            &["--no-progress", "20", "--kernel", "planes"][..],
+            "--kernel planes does not compute the exact distances to zeroing of a no-progress rule; use --kernel \
+             counter or leave --kernel out",
+        ),
     ] {
         let out = run(flags);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{flags:?}: {stderr}");
         assert!(stderr.contains(says), "{flags:?}: {stderr}");
     }
-    let out = run(&["--no-progress", "6", "--threads", "1"]);
+    let out = run(&["--no-progress", "6", "--threads", "1", "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["kernel"], "counter", "the kernel that ran: {summary}");
     let probe = |position: &str| common::foxbase().args(["probe", position, "--tables", d]).output().unwrap();
     let out = probe(&format!("{start} 7"));
     assert_eq!(out.status.code(), Some(2));

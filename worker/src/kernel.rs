@@ -102,12 +102,18 @@ impl std::str::FromStr for Kernel {
 pub struct UnknownKernel(pub String);
 
 /// The kernel a solve of `game` for `output` uses: `asked` (`--kernel`) or
-/// the game's default (the first of [`SolveTier::kernels`]). A kernel the
-/// game does not take is refused, naming those it takes, as is a kernel of
-/// values alone (`block`) for a solve with plies.
+/// the game's default (the first of [`SolveTier::kernels`]), or the kernel
+/// that stands in for the default where it cannot compute `output`
+/// ([`SolveTier::stand_in`]). A kernel the game does not take is refused,
+/// naming those it takes, as is an asked kernel that cannot compute
+/// `output` (`block` for a solve with plies; `planes` for the plies the
+/// game's stand-in computes), so that the kernel a solve reports is the
+/// one that ran.
 pub fn choose_kernel<G: SolveTier>(game: &G, asked: Option<Kernel>, output: Output) -> Result<Kernel, String> {
     let kernels = game.kernels();
-    let Some(kernel) = asked else { return Ok(kernels[0]) };
+    let Some(kernel) = asked else {
+        return Ok(game.stand_in(kernels[0], output).map_or(kernels[0], |(other, _)| other));
+    };
     if !kernels.contains(&kernel) {
         let mut names: Vec<String> = kernels.iter().map(|k| k.name().to_string()).collect();
         names[0] += " (the default)";
@@ -120,6 +126,13 @@ pub fn choose_kernel<G: SolveTier>(game: &G, asked: Option<Kernel>, output: Outp
     if kernel == Kernel::Block && output.plies() {
         let others: Vec<&str> = kernels.iter().filter(|&&k| k != Kernel::Block).map(|k| k.name()).collect();
         return Err(format!("--kernel block computes values only; add --no-distance, or use {}", others.join(" or ")));
+    }
+    if let Some((other, what)) = game.stand_in(kernel, output) {
+        return Err(format!(
+            "--kernel {} does not compute {what}; use --kernel {} or leave --kernel out",
+            kernel.name(),
+            other.name()
+        ));
     }
     Ok(kernel)
 }
@@ -178,6 +191,13 @@ pub trait SolveTier: TierGame + Sized {
         &[Kernel::Counter]
     }
 
+    /// The kernel that computes `output` in `kernel`'s place for this game,
+    /// with what `kernel` does not compute (for an error message), or `None`
+    /// where `kernel` computes it itself.
+    fn stand_in(&self, _kernel: Kernel, _output: Output) -> Option<(Kernel, &'static str)> {
+        None
+    }
+
     /// Solves `tier` for `output` with `kernel` (for values alone) on the
     /// calling thread's rayon pool. Preconditions as [`solve_tier`]; with
     /// plies, every child table holds plies.
@@ -234,6 +254,18 @@ pub trait SolveTier: TierGame + Sized {
 impl SolveTier for foxbase_core::foxgame::FoxGame {
     fn kernels(&self) -> &'static [Kernel] {
         &[Kernel::Planes, Kernel::Block, Kernel::Counter]
+    }
+
+    fn stand_in(&self, kernel: Kernel, output: Output) -> Option<(Kernel, &'static str)> {
+        if kernel != Kernel::Planes || !output.plies() || planes_count_plies(self) {
+            return None;
+        }
+        let what = if self.rules.no_progress > 0 {
+            "the exact distances to zeroing of a no-progress rule"
+        } else {
+            "plies under --floor-winner sheep"
+        };
+        Some((Kernel::Counter, what))
     }
 
     fn solve_values(
