@@ -373,7 +373,7 @@ pub fn moves(args: MovesArgs) -> CommandResult {
             let Moves(args, switches) = self;
             let (pos, counter) = position_at_counter_of(rules, &args.position)?;
             if args.json {
-                let mut view = crate::views::moves_json(rules, &pos, Some(counter));
+                let mut view = crate::views::moves_json(rules, &pos, counter);
                 view["rules"] = switches;
                 return json(&view);
             }

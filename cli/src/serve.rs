@@ -12,11 +12,17 @@
 //! | `GET /api/moves?position=P` | what `foxbase moves --json` prints (any position) |
 //! | `GET /api/engine?position=P&seed=S` | the engine's move, its outcome and the position after it (no move when the game is over) |
 //!
+//! Under a no-progress rule (`solve --no-progress N`) a position carries
+//! its counter as one more field, as on the command line (`... f 12`, 0
+//! when absent): probes and the engine's choices are at that counter, and
+//! the positions answered carry the counters their moves lead to, so the
+//! page counts the plies without progress and shows the draw at N.
+//!
 //! Bad input is a 400 with `{"error": "..."}`; a position whose tier the
 //! tables do not hold is a 404; a failing table read is a 500. Queries are
 //! bounded ([`MAX_QUERY`]); nothing from a request names a file.
 
-use crate::views::{moves_json, probe_json, variant_json, with_bound};
+use crate::views::{moves_json, probe_view, variant_json};
 use axum::extract::{RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -24,8 +30,8 @@ use axum::routing::get;
 use axum::{Json, Router};
 use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tier::TierGame;
-use foxbase_tables::engine::engine_move;
-use foxbase_tables::probe::probe;
+use foxbase_tables::engine::engine_move_at;
+use foxbase_tables::probe::probe_at;
 use foxbase_tables::reader::PositionOf;
 use foxbase_tables::Tablebase;
 use serde_json::{json, Value};
@@ -93,11 +99,12 @@ fn params(raw: Option<String>, allowed: &[&str]) -> Result<HashMap<String, Strin
     Ok(out)
 }
 
-/// The `position` parameter, parsed by the game's rules.
-fn position<T: Tablebase>(x: &Explorer<T>, p: &HashMap<String, String>) -> Result<PositionOf<T>, ApiError> {
+/// The `position` parameter, parsed by the game's rules, with its
+/// no-progress counter (0 when absent or without the rule).
+fn position<T: Tablebase>(x: &Explorer<T>, p: &HashMap<String, String>) -> Result<(PositionOf<T>, u32), ApiError> {
     let text =
         p.get("position").ok_or_else(|| bad(format!("missing parameter 'position' (e.g. ?position={})", x.example)))?;
-    x.tables.game().rules().parse_position(text).map_err(|e| bad(format!("bad position '{text}': {e}")))
+    x.tables.game().rules().parse_position_at_counter(text).map_err(|e| bad(format!("bad position '{text}': {e}")))
 }
 
 /// Runs a table read off the async threads.
@@ -115,21 +122,17 @@ async fn probe_api<T: Tablebase + 'static>(
     State(x): State<Arc<Explorer<T>>>,
     RawQuery(q): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
-    let pos = position(&x, &params(q, &["position"])?)?;
-    blocking(move || {
-        let view = probe_json(x.tables.game().rules(), &probe(&x.tables, &pos)?, x.tables.distance());
-        Ok(Json(with_bound(view, x.tables.bound())))
-    })
-    .await
+    let (pos, counter) = position(&x, &params(q, &["position"])?)?;
+    blocking(move || Ok(Json(probe_view(&x.tables, &probe_at(&x.tables, &pos, counter)?, counter)?))).await
 }
 
 async fn moves_api<T: Tablebase + 'static>(
     State(x): State<Arc<Explorer<T>>>,
     RawQuery(q): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
-    let pos = position(&x, &params(q, &["position"])?)?;
+    let (pos, counter) = position(&x, &params(q, &["position"])?)?;
     let rules = x.tables.game().rules();
-    let mut view = moves_json(rules, &pos, None);
+    let mut view = moves_json(rules, &pos, counter);
     view["rules"] = rules.rule_switches();
     Ok(Json(view))
 }
@@ -139,24 +142,27 @@ async fn engine_api<T: Tablebase + 'static>(
     RawQuery(q): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
     let p = params(q, &["position", "seed"])?;
-    let pos = position(&x, &p)?;
+    let (pos, counter) = position(&x, &p)?;
     let seed = match p.get("seed") {
         None => 0,
         Some(s) => s.parse::<u64>().map_err(|_| bad(format!("bad seed '{s}': a number from 0 to 2^64-1")))?,
     };
     blocking(move || {
         let rules = x.tables.game().rules();
-        let position = rules.format_position(&pos);
-        let answer = match engine_move(&x.tables, &pos, seed)? {
+        let position = rules.format_position_at_counter(&pos, counter);
+        let answer = match engine_move_at(&x.tables, &pos, counter, seed)? {
             // The game is over: no move, and the position's value as /api/probe gives it.
             None => {
-                let over = x.tables.outcome(&pos)?;
+                let over = x.tables.outcome_at(&pos, counter)?;
                 json!({"position": position, "move": null, "value": over.value.name(),
                     "plies": over.plies, "next": null})
             }
-            Some(c) => json!({"position": position, "move": c.mv.to_string(),
-                "value": c.outcome.value.name(), "plies": c.outcome.plies,
-                "next": rules.format_position(&rules.play(&pos, c.mv))}),
+            Some(c) => {
+                let next = rules.play(&pos, c.mv);
+                json!({"position": position, "move": c.mv.to_string(),
+                    "value": c.outcome.value.name(), "plies": c.outcome.plies,
+                    "next": rules.format_position_at_counter(&next, rules.counter_after(&pos, &next, counter))})
+            }
         };
         Ok(Json(answer))
     })

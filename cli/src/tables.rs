@@ -126,14 +126,7 @@ pub fn probe_command(args: ProbeArgs) -> CommandResult {
             let p = probe_at(&tables, &pos, counter)?;
             let n = tables.no_progress();
             if args.json {
-                let mut view = crate::views::probe_json(rules, &p, tables.distance());
-                if n > 0 {
-                    // The value at every counter c follows: a win or loss while c <= N - plies.
-                    let at_zero = tables.outcome(&pos).map_err(Failure::failed)?;
-                    view["no_progress"] = json!({"plies": n, "counter": counter,
-                        "value_at_counter_0": at_zero.value.name(), "plies_at_counter_0": at_zero.plies});
-                }
-                return json(&with_bound(view, tables.bound()));
+                return json(&crate::views::probe_view(&tables, &p, counter).map_err(Failure::failed)?);
             }
             bound_line(tables.bound())?;
             let side = rules.to_move(&pos);

@@ -7,6 +7,7 @@ use foxbase_core::variant::floor_winner_name;
 use foxbase_core::variant::Bound;
 use foxbase_tables::plies::Distance;
 use foxbase_tables::probe::Probe;
+use foxbase_tables::reader::{MoveOf, PositionOf};
 use foxbase_tables::Tablebase;
 use serde_json::{json, Value as Json};
 
@@ -22,16 +23,13 @@ pub fn status_json(status: &GameStatus) -> Json {
 }
 
 /// `foxbase moves --json`: every legal move with the position it leads to.
-/// With a no-progress `counter` (`foxbase moves` under the rule) positions
-/// carry their counters (`"position": "... f 12"`) and the statuses are at
-/// those counters, a position drawn by the rule having no moves; without
-/// one (the explorer's API) positions and statuses are the rules' alone.
-pub fn moves_json<P: Playable>(rules: &P, pos: &P::Position, counter: Option<u32>) -> Json {
-    let at = |p: &P::Position, c: u32| match counter {
-        Some(_) => (rules.format_position_at_counter(p, c), rules.status_at(p, c)),
-        None => (rules.format_position(p), rules.status(p)),
-    };
-    let counter_now = counter.unwrap_or(0);
+/// Under a no-progress rule positions carry their counters (`"position":
+/// "... f 12"`, `pos` being at `counter`) and the statuses are at those
+/// counters, a position drawn by the rule having no moves; without one the
+/// counter is 0 and positions and statuses are the rules' alone.
+pub fn moves_json<P: Playable>(rules: &P, pos: &P::Position, counter: u32) -> Json {
+    let at = |p: &P::Position, c: u32| (rules.format_position_at_counter(p, c), rules.status_at(p, c));
+    let counter_now = counter;
     let (position, status) = at(pos, counter_now);
     let moves = if status.is_over() { Vec::new() } else { rules.moves(pos) };
     let list: Vec<_> = moves
@@ -56,6 +54,28 @@ pub fn probe_json<P: Playable>(rules: &P, p: &Probe<P::Position, P::Move>, dista
         .collect();
     json!({"position": rules.format_position(&p.position), "value": p.outcome.value.name(),
         "plies": p.outcome.plies, "distance": distance.map(|d| d.name()), "moves": list})
+}
+
+/// `foxbase probe --json` of `pos` at no-progress counter `counter` (0
+/// for tables without the rule), as [`probe_json`] writes `probe` (its
+/// [`probe_at`](foxbase_tables::probe::probe_at)), with the tables' bound
+/// and, under the rule, `"no_progress": {"plies": N, "counter",
+/// "value_at_counter_0", "plies_at_counter_0"}`, from which the value at
+/// every counter follows (a win or loss while the counter is at most N
+/// minus the plies, else a draw). Fails where the tables cannot be read.
+pub fn probe_view<T: Tablebase>(
+    tables: &T,
+    probe: &Probe<PositionOf<T>, MoveOf<T>>,
+    counter: u32,
+) -> Result<Json, foxbase_tables::Error> {
+    let mut view = probe_json(tables.game().rules(), probe, tables.distance());
+    let n = tables.no_progress();
+    if n > 0 {
+        let at_zero = tables.outcome(&probe.position)?;
+        view["no_progress"] = json!({"plies": n, "counter": counter,
+            "value_at_counter_0": at_zero.value.name(), "plies_at_counter_0": at_zero.plies});
+    }
+    Ok(with_bound(view, tables.bound()))
 }
 
 /// A bound's JSON, `{"sheep_floor", "floor_winner", "note"}`: every JSON

@@ -83,6 +83,13 @@ fn tables() -> &'static Path {
     TABLES.get_or_init(|| solve("fox", &["--start", START, "--pen-target", K, "--threads", "1"]))
 }
 
+/// The test variant under a no-progress rule of 4 plies, solved once per test binary.
+fn no_progress_tables() -> &'static Path {
+    static TABLES: OnceLock<PathBuf> = OnceLock::new();
+    TABLES
+        .get_or_init(|| solve("fox-np", &["--start", START, "--pen-target", K, "--threads", "1", "--no-progress", "4"]))
+}
+
 /// Bagh-Chal with 2 goats, capture target 2, solved once per test binary.
 fn baghchal_tables() -> &'static Path {
     static TABLES: OnceLock<PathBuf> = OnceLock::new();
@@ -171,10 +178,11 @@ struct Server {
 }
 
 impl Server {
-    fn start(game: GameKind) -> Server {
+    /// `foxbase serve` on the tables of `game`, of its test variant or `tables`.
+    fn start(game: GameKind, tables: Option<&Path>) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_foxbase"))
             .args(["serve", "--listen", "127.0.0.1:0", "--tables"])
-            .arg(tables_of(game))
+            .arg(tables.unwrap_or_else(|| tables_of(game)))
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -338,27 +346,33 @@ const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 impl Browser {
     /// A desktop-sized window (1100×900) on the Fox Game's tables.
     fn desktop() -> (MutexGuard<'static, ()>, Browser) {
-        Browser::open(GameKind::Fox, None)
+        Browser::open(GameKind::Fox, None, None)
     }
 
     /// A desktop-sized window on the tables of `game`.
     fn desktop_of(game: GameKind) -> (MutexGuard<'static, ()>, Browser) {
-        Browser::open(game, None)
+        Browser::open(game, None, None)
+    }
+
+    /// A desktop-sized window on the Fox Game's `tables`.
+    fn desktop_on(tables: &Path) -> (MutexGuard<'static, ()>, Browser) {
+        Browser::open(GameKind::Fox, Some(tables), None)
     }
 
     /// A phone: Chromium's mobile emulation at 390×844, 3 device pixels per CSS pixel.
     fn phone() -> (MutexGuard<'static, ()>, Browser) {
         Browser::open(
             GameKind::Fox,
+            None,
             Some(
                 json!({"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0, "mobile": true, "touch": true}}),
             ),
         )
     }
 
-    fn open(game: GameKind, mobile: Option<Json>) -> (MutexGuard<'static, ()>, Browser) {
+    fn open(game: GameKind, tables: Option<&Path>, mobile: Option<Json>) -> (MutexGuard<'static, ()>, Browser) {
         let lock = one_at_a_time();
-        let server = Server::start(game);
+        let server = Server::start(game, tables);
         let driver = Driver::start();
         static N: AtomicU32 = AtomicU32::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
@@ -1333,4 +1347,34 @@ fn tictactoe_engine_draws_against_itself() {
     assert_eq!(page.history.len(), 9);
     assert!(page.pieces().values().all(|p| p != "empty"));
     assert_shows(&page, &b.server, &page.position);
+}
+
+/// Under a no-progress rule of 4 plies the page counts the plies without
+/// progress, the position's third field, as its moves lead (a fox step adds
+/// one), and declares the draw when the count reaches the rule's 4.
+#[test]
+fn the_page_counts_the_plies_without_progress() {
+    let (_lock, b) = Browser::desktop_on(no_progress_tables());
+    let page = b.goto(&b.server.page(Some(START), ""));
+    let start = format!("{START} 0");
+    assert_eq!(page.position, start, "the position as the server writes it, with its counter");
+    assert_eq!(page.counts, "plies without progress: 0");
+    assert!(!page.moves.is_empty());
+    let fox_step = page.moves[0].0.clone();
+    b.click(&format!("[data-role=\"moves\"] [data-move=\"{fox_step}\"]"));
+    let one = after(&b.server, &start, &fox_step);
+    assert!(one.ends_with(" s 1"), "{one}");
+    let page = b.showing(&one);
+    assert_eq!(page.counts, "plies without progress: 1");
+    assert_eq!(page.url_position(), one);
+    assert_eq!(page.value_data, b.server.ok("probe", &one)["value"].as_str().unwrap());
+    assert_eq!(page.history_moves(), [fox_step.as_str()]);
+    // At the rule's 4 plies the game is drawn: no moves.
+    let drawn = format!("{START} 4");
+    let page = b.goto(&b.server.page(Some(&drawn), ""));
+    assert_eq!(page.position, drawn);
+    assert_eq!(page.counts, "plies without progress: 4");
+    assert_eq!(page.notice, "Game over: a draw.");
+    assert!(page.moves.is_empty(), "{:?}", page.moves);
+    assert_eq!(page.script_errors, 0);
 }

@@ -108,7 +108,7 @@ fn moves_json_of_the_start() {
         "game": "fox",
         "position": START,
         "side_to_move": "fox",
-        "rules": {"geometry": "classic", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes"},
+        "rules": {"geometry": "classic", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes", "no_progress": 0},
         "status": {"over": false},
         "moves": [
             {"move": "c7-c6", "position": "..F/F../......./SSSSSSS/SSSSSSS/SSS/SSS s", "status": {"over": false}},
@@ -133,7 +133,7 @@ fn moves_json_reports_endings() {
     let v = ok_json(&["moves", "--json", NO_FOXES, "--geometry", "orthogonal"]);
     assert_eq!(
         v,
-        json!({"game": "fox", "position": NO_FOXES, "side_to_move": "fox", "moves": [], "rules": {"geometry": "orthogonal", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes"},
+        json!({"game": "fox", "position": NO_FOXES, "side_to_move": "fox", "moves": [], "rules": {"geometry": "orthogonal", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes", "no_progress": 0},
                "status": {"over": true, "winner": "sheep", "reason": "no fox remains"}})
     );
     // Orthogonal, K = 2: fox d7, sheep c5 and d4. Moves in point order: d4-c4,
@@ -185,12 +185,12 @@ fn perft_json_and_text() {
     let v = ok_json(&["perft", "--depth", "3", "--json"]);
     assert_eq!(
         v,
-        json!({"game": "fox", "depth": 3, "nodes": 482, "position": START, "rules": {"geometry": "classic", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes"}})
+        json!({"game": "fox", "depth": 3, "nodes": 482, "position": START, "rules": {"geometry": "classic", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes", "no_progress": 0}})
     );
     let v = ok_json(&["perft", "--depth", "4", "--json", "--geometry", "orthogonal", "--position", SHEEP_FIRST]);
     assert_eq!(
         v,
-        json!({"game": "fox", "depth": 4, "nodes": 1196, "position": SHEEP_FIRST, "rules": {"geometry": "orthogonal", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes"}})
+        json!({"game": "fox", "depth": 4, "nodes": 1196, "position": SHEEP_FIRST, "rules": {"geometry": "orthogonal", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes", "no_progress": 0}})
     );
     let v = ok_json(&["perft", "--depth", "0", "--json"]);
     assert_eq!(v["nodes"], 1);
@@ -210,7 +210,7 @@ fn perft_json_divide() {
         .collect();
     assert_eq!(
         v,
-        json!({"game": "fox", "depth": 2, "nodes": 78, "position": START, "rules": {"geometry": "classic", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes"}, "divide": divide})
+        json!({"game": "fox", "depth": 2, "nodes": 78, "position": START, "rules": {"geometry": "classic", "pen_target": 9, "sheep_floor": 9, "floor_winner": "foxes", "no_progress": 0}, "divide": divide})
     );
     let v = ok_json(&["perft", "--depth", "5", "--json", "--divide", "--position", SHEEP_FIRST]);
     let sum: u64 = v["divide"].as_array().unwrap().iter().map(|d| d["nodes"].as_u64().unwrap()).sum();

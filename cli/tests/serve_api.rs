@@ -12,7 +12,7 @@ use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
 use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tictactoe::TicTacToe;
-use foxbase_tables::engine::engine_move;
+use foxbase_tables::engine::{engine_move, engine_move_at};
 use foxbase_tables::tiered::TierTables;
 use foxbase_tables::{TableDir, Tablebase};
 use serde_json::Value as Json;
@@ -407,4 +407,77 @@ fn tictactoe_probe_moves_and_engine_answer_as_the_command_line() {
     let (status, kind, body) = get_at(server, "/");
     assert_eq!((status, kind.as_str()), (200, "text/html; charset=utf-8"));
     assert!(body.contains("/board.js"));
+}
+
+/// The Fox Game's tables under a no-progress rule of 6 plies, and a server on them.
+fn served_no_progress() -> &'static Served {
+    static SERVED: OnceLock<Served> = OnceLock::new();
+    SERVED.get_or_init(|| {
+        let mut solve = vec!["--start", START, "--threads", "1", "--no-progress", "6"];
+        solve.extend(RULES);
+        serve_solved("serve-api-np", &solve)
+    })
+}
+
+#[test]
+fn under_the_no_progress_rule_positions_carry_their_counters() {
+    let server = served_no_progress();
+    let tables_dir = server.tables.display().to_string();
+    let v = json_at(server, "/api/variant");
+    assert_eq!(v["no_progress"], 6);
+    assert_eq!(v["board"]["counts"], serde_json::json!([{"key": "no_progress", "words": "plies without progress"}]));
+    assert!(v["words"].as_array().unwrap().iter().any(|w| w == "a draw after 6 plies without progress"), "{v}");
+
+    // A position without its counter is at counter 0; a fox move (no
+    // progress) leads to counter 1, and the answers are the command line's.
+    let start_moves = json_at(server, &format!("/api/moves?position={}", q(START)));
+    assert_eq!(start_moves["position"], format!("{START} 0"));
+    assert_eq!(start_moves["moves"][0]["position"].as_str().unwrap().rsplit(' ').next(), Some("1"));
+    let positions = positions_at(server, START);
+    assert!(positions.iter().any(|p| p.ends_with(" 2")), "{positions:?}");
+    let mut moves_args = vec!["--json", "--no-progress", "6"];
+    moves_args.extend(RULES);
+    for p in &positions {
+        let probe = json_at(server, &format!("/api/probe?position={}", q(p)));
+        assert_eq!(probe, cli_json(&["probe", p, "--json", "--tables", &tables_dir]), "{p}");
+        // The counter: the third field, 0 where the start leaves it out.
+        let counter = p.rsplit(' ').next().unwrap().parse::<u64>().unwrap_or(0);
+        assert_eq!(probe["no_progress"]["counter"].as_u64(), Some(counter), "{p}");
+        let mut args = vec!["moves", p.as_str()];
+        args.extend(&moves_args);
+        assert_eq!(json_at(server, &format!("/api/moves?position={}", q(p))), cli_json(&args), "{p}");
+    }
+
+    // The engine chooses as engine_move_at at the counter, and its next
+    // position carries the counter its move leads to.
+    let tables = TableDir::open(&server.tables).unwrap();
+    let rules = tables.game.variant.rules();
+    for (n, p) in positions.iter().enumerate() {
+        let seed = n as u64 * 7919;
+        let api = json_at(server, &format!("/api/engine?position={}&seed={seed}", q(p)));
+        let (pos, counter) = rules.parse_position_at_counter(p).unwrap();
+        let c = engine_move_at(&tables, &pos, counter, seed).unwrap().expect("a move");
+        assert_eq!(api["move"], c.mv.to_string(), "{p}");
+        assert_eq!(api["value"], c.outcome.value.name(), "{p}");
+        let next = rules.play(&pos, c.mv);
+        assert_eq!(api["next"], rules.format_position_at_counter(&next, rules.counter_after(&pos, &next, counter)));
+    }
+
+    // At the rule's 6 plies the game is a draw: no moves, no engine move.
+    let drawn = format!("{START} 6");
+    let moves = json_at(server, &format!("/api/moves?position={}", q(&drawn)));
+    assert_eq!(
+        moves["status"],
+        serde_json::json!({"over": true, "winner": null, "reason": "no progress for the rule's plies"})
+    );
+    assert_eq!(moves["moves"], serde_json::json!([]));
+    let engine = json_at(server, &format!("/api/engine?position={}", q(&drawn)));
+    assert_eq!(
+        (&engine["move"], &engine["value"], &engine["next"]),
+        (&Json::Null, &serde_json::json!("draw"), &Json::Null)
+    );
+    // A counter beyond the rule is bad input.
+    let (status, message) = error_at(server, &format!("/api/probe?position={}", q(&format!("{START} 7"))));
+    assert_eq!(status, 400);
+    assert!(message.contains("the no-progress counter 7 is out of range: 0 to 6"), "{message}");
 }

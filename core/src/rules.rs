@@ -395,7 +395,8 @@ impl crate::play::Playable for Rules {
         crate::notation::board_picture(pos)
     }
 
-    /// The 33 points, the lines of the geometry, the pen.
+    /// The 33 points, the lines of the geometry, the pen; under the
+    /// no-progress rule the counter as the position's one count.
     fn board_shape(&self) -> crate::play::BoardShape {
         use crate::play::{BoardShape, Region, ShapePoint, SidePieces};
         let points = Point::all().map(|p| ShapePoint { name: p.to_string(), x: p.x(), y: p.y() }).collect();
@@ -413,13 +414,18 @@ impl crate::play::Playable for Rules {
             cells: false,
             region: Some(Region { name: "pen", points: pen }),
             sides: [side(Side::Fox, 'F', "the fox"), side(Side::Sheep, 'S', "the sheep")],
-            counts: Vec::new(),
+            // Under the no-progress rule a position's third field is its counter.
+            counts: match self.no_progress {
+                0 => Vec::new(),
+                _ => vec![crate::play::Count { key: "no_progress", words: "plies without progress" }],
+            },
         }
     }
 
     fn rule_switches(&self) -> serde_json::Value {
         serde_json::json!({"geometry": self.geometry().name(), "pen_target": self.pen_target,
-            "sheep_floor": self.sheep_floor, "floor_winner": crate::variant::floor_winner_name(self.floor_winner)})
+            "sheep_floor": self.sheep_floor, "floor_winner": crate::variant::floor_winner_name(self.floor_winner),
+            "no_progress": self.no_progress})
     }
 
     fn parse_move(&self, pos: &Position, text: &str) -> Result<Move, String> {

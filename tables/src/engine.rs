@@ -37,7 +37,8 @@ pub fn engine_move<T: Tablebase>(
 
 /// [`engine_move`] at no-progress counter `counter` (tables solved under a
 /// no-progress rule; 0 for any other): moves valued at the counters they
-/// lead to ([`Tablebase::move_outcomes_at`]).
+/// lead to ([`Tablebase::move_outcomes_at`]); `None` also when the rule
+/// has drawn the game at this counter.
 pub fn engine_move_at<T: Tablebase>(
     tables: &T,
     pos: &PositionOf<T>,
@@ -46,7 +47,8 @@ pub fn engine_move_at<T: Tablebase>(
 ) -> Result<Option<Choice<MoveOf<T>>>, Error> {
     tables.check_position(pos)?;
     let rules = tables.game().rules();
-    if rules.status(pos).is_over() {
+    // Over by the rules, or drawn by the no-progress rule at this counter.
+    if rules.status_at(pos, counter).is_over() {
         return Ok(None);
     }
     let moves = tables.move_outcomes_at(pos, counter)?;

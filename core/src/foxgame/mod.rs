@@ -63,11 +63,15 @@ impl crate::play::WithRules for FoxGame {
 
     fn variant_words(&self) -> Vec<String> {
         let foxes = crate::notation::count(self.variant.start.fox_count(), "fox", "foxes");
-        vec![
+        let mut words = vec![
             format!("{} board", self.variant.geometry.name()),
             foxes,
             format!("pen target {}", self.variant.pen_target),
-        ]
+        ];
+        if self.rules.no_progress > 0 {
+            words.push(format!("a draw after {} plies without progress", self.rules.no_progress));
+        }
+        words
     }
 }
 
