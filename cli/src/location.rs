@@ -7,6 +7,7 @@ use crate::command::{CommandResult, Failure};
 use foxbase_core::game::GameKind;
 use foxbase_core::play::WithRules;
 use foxbase_objstore::{Bucket, StoreUrl};
+use foxbase_tables::checksums::SUMS_FILE;
 use foxbase_tables::dir::TableDir;
 use foxbase_tables::index::{TierIndex, INDEX_FILE};
 use foxbase_tables::manifest::{Manifest, MANIFEST_FILE};
@@ -157,8 +158,8 @@ pub fn local_copy(flag: &str, arg: &str, what: &str) -> Result<(PathBuf, Option<
     }
 }
 
-/// Copies the tablebase in `bucket` (its manifest, tier index and every
-/// file the manifest lists) into the directory `to`.
+/// Copies the tablebase in `bucket` (its manifest, tier index, every
+/// file the manifest lists and its checksum list, if any) into the directory `to`.
 pub fn download(flag: &str, bucket: &Bucket, to: &Path) -> Result<(), Failure> {
     require_manifest(flag, bucket)?;
     let manifest = Manifest::read_from(bucket).map_err(Failure::bad_input)?;
@@ -166,6 +167,10 @@ pub fn download(flag: &str, bucket: &Bucket, to: &Path) -> Result<(), Failure> {
     for t in &manifest.tiers {
         keys.push(t.file.clone());
         keys.extend(t.plies.as_ref().map(|p| p.file.clone()));
+    }
+    // A published tablebase's checksum list, where it has one.
+    if bucket.size(SUMS_FILE).map_err(|e| Failure::failed(e.to_string()))?.is_some() {
+        keys.push(SUMS_FILE.to_string());
     }
     keys.push(MANIFEST_FILE.to_string());
     let store = retrying(bucket);
@@ -177,7 +182,7 @@ pub fn download(flag: &str, bucket: &Bucket, to: &Path) -> Result<(), Failure> {
 }
 
 /// Uploads the tablebase in the directory `from` into `bucket`: every file
-/// the manifest lists, the tier index, and `manifest.json` last, so that a
+/// the manifest lists, the tier index, the checksum list if any, and `manifest.json` last, so that a
 /// reader never finds a manifest whose files are not all there.
 pub fn upload(from: &Path, bucket: &Bucket) -> Result<(), Failure> {
     let manifest = Manifest::read(from).map_err(Failure::failed)?;
@@ -187,6 +192,9 @@ pub fn upload(from: &Path, bucket: &Bucket) -> Result<(), Failure> {
         keys.push(t.file.clone());
     }
     keys.push(INDEX_FILE.to_string());
+    if from.join(SUMS_FILE).exists() {
+        keys.push(SUMS_FILE.to_string());
+    }
     keys.push(MANIFEST_FILE.to_string());
     let store = retrying(bucket);
     for key in keys {

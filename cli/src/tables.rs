@@ -60,7 +60,8 @@ pub struct VerifyArgs {
     /// Tablebase written by `foxbase solve` or `foxbase publish`: a directory or s3://BUCKET/PREFIX
     /// (a bucket's tablebase is downloaded to a temporary directory and checked there).
     dir: String,
-    /// Print one JSON object: {"ok", "tiers", "positions", "problem"}.
+    /// Print one JSON object: {"ok", "tiers", "positions", "problem"}, with --published
+    /// "checksums" (files checked) and with --against "against" (tiers compared).
     #[arg(long)]
     json: bool,
     /// Check values one position at a time with the prober's one-step rule
@@ -69,6 +70,15 @@ pub struct VerifyArgs {
     /// tables are always checked one position at a time.)
     #[arg(long)]
     one_step: bool,
+    /// A published tablebase (a download): check its checksum list first (SHA256SUMS, which
+    /// `foxbase publish` writes: every file listed, with its SHA-256, and no file unlisted).
+    #[arg(long)]
+    published: bool,
+    /// With --published: also check, value for value and plies count for plies count, that the
+    /// tablebase gives back the tables of the solve it was published from (a directory or
+    /// s3://BUCKET/PREFIX).
+    #[arg(long, value_name = "SOLVED", requires = "published")]
+    against: Option<String>,
 }
 
 #[derive(Args)]
@@ -194,6 +204,22 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     let check: Option<&dyn foxbase_tables::verify::TierCheck> = if args.one_step { None } else { Some(&planes) };
     let (dir, _scratch) = location::local_copy("DIR", &args.dir, "verify")?;
     let on_tier = |done, total| bar.set(done, total);
+    let problem_out = |p: foxbase_tables::verify::Problem| -> CommandResult {
+        if args.json {
+            json(&json!({"ok": false, "problem": {"file": p.file, "block": p.block, "position": p.position,
+                "message": p.message, "text": p.to_string()}}))?;
+        }
+        Err(Failure::failed(format!("verify failed: {p}")))
+    };
+    // A download is checked against its checksum list before anything in it is read.
+    let checksums = if args.published {
+        match foxbase_tables::checksums::check_sums(&dir) {
+            Ok(n) => Some(n),
+            Err(p) => return problem_out(p),
+        }
+    } else {
+        None
+    };
     // Other games than the Fox Game are checked one position at a time through the tier contract
     // (a missing or unreadable manifest is reported by the Fox Game's check, as a problem).
     let manifest = foxbase_tables::manifest::Manifest::read(&dir).ok();
@@ -218,27 +244,52 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
         }
         _ => foxbase_tables::verify::verify_with(&dir, &on_tier, check),
     };
-    bar.finish();
-    match result {
-        Ok(v) if args.json => {
-            let view = json!({"ok": true, "tiers": v.tiers, "positions": v.positions_checked, "problem": null});
-            json(&with_bound(view, variant.as_ref().and_then(|v| v.bound())))
-        }
-        Ok(v) => {
-            line(format_args!(
-                "ok: {} tiers, {} positions checked against their children",
-                v.tiers, v.positions_checked
-            ))?;
-            bound_line(variant.as_ref().and_then(|v| v.bound()))
-        }
+    let v = match result {
+        Ok(v) => v,
         Err(p) => {
-            if args.json {
-                json(&json!({"ok": false, "problem": {"file": p.file, "block": p.block, "position": p.position,
-                    "message": p.message, "text": p.to_string()}}))?;
-            }
-            Err(Failure::failed(format!("verify failed: {p}")))
+            bar.finish();
+            return problem_out(p);
         }
+    };
+    // Value for value against the solve it came from.
+    let against = match &args.against {
+        None => None,
+        Some(solved) => {
+            let (solved_dir, _solved_scratch) = location::local_copy("--against", solved, "verify-against")?;
+            match foxbase_tables::publish::compare_with_solve(&dir, &solved_dir, &on_tier) {
+                Ok(tiers) => Some(tiers),
+                Err(e) => {
+                    bar.finish();
+                    let p = foxbase_tables::verify::Problem {
+                        file: None,
+                        block: None,
+                        position: None,
+                        message: format!("against {solved}: {e}"),
+                    };
+                    return problem_out(p);
+                }
+            }
+        }
+    };
+    bar.finish();
+    if args.json {
+        let mut view = json!({"ok": true, "tiers": v.tiers, "positions": v.positions_checked, "problem": null});
+        if let Some(n) = checksums {
+            view["checksums"] = json!(n);
+        }
+        if let Some(n) = against {
+            view["against"] = json!(n);
+        }
+        return json(&with_bound(view, variant.as_ref().and_then(|v| v.bound())));
     }
+    if let Some(n) = checksums {
+        line(format_args!("ok: {n} files match their SHA-256 in SHA256SUMS"))?;
+    }
+    line(format_args!("ok: {} tiers, {} positions checked against their children", v.tiers, v.positions_checked))?;
+    if let (Some(n), Some(solved)) = (against, &args.against) {
+        line(format_args!("ok: {n} tiers give back the values and plies of the solve in {solved}"))?;
+    }
+    bound_line(variant.as_ref().and_then(|v| v.bound()))
 }
 
 pub fn publish(args: PublishArgs) -> CommandResult {

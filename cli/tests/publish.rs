@@ -12,7 +12,7 @@ use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Side, Value, Variant};
 use foxbase_tables::manifest::{Layout, Manifest};
-use foxbase_tables::publish::publish;
+use foxbase_tables::publish::{compare_with_solve, publish};
 use foxbase_tables::table::{read_table, write_table_layout, TableFile, DEFAULT_BLOCK_SLOTS};
 use foxbase_tables::tier_files::{table_header, table_path};
 use foxbase_tables::TableDir;
@@ -118,7 +118,7 @@ fn published_tables_give_back_every_solved_value() {
 
 #[test]
 fn a_published_table_with_a_changed_sheep_value_fails_verify() {
-    let (_root, _, out, _) = solved_and_published("publish-edit", 3);
+    let (_root, _src, out, _) = solved_and_published("publish-edit", 3);
     let game = game();
     let mut manifest = Manifest::read(&out).unwrap();
     let entry = manifest.tiers.iter().max_by_key(|t| t.slots).unwrap().clone();
@@ -157,6 +157,86 @@ fn a_published_table_with_a_changed_sheep_value_fails_verify() {
     let edited = format_position(&pos);
     assert!(reported == edited || parse_position(&reported).unwrap().side() == Side::Sheep, "{json}");
     assert!(json["problem"]["message"].as_str().unwrap().contains("but its children say"), "{json}");
+
+    // The checksum list names an edited file before anything is read: the
+    // manifest (rewritten with the table's new CRC), first in the list's order.
+    let v = foxbase(&["verify", out.to_str().unwrap(), "--published", "--json"]);
+    assert_eq!(v.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
+    assert_eq!(json["problem"]["file"], "manifest.json", "{json}");
+    assert!(json["problem"]["message"].as_str().unwrap().contains("SHA256SUMS says"), "{json}");
+    // Compared with the solve, the edited value (or one derived through it) differs.
+    let e = compare_with_solve(&out, &_src, &|_, _| {}).unwrap_err();
+    assert!(matches!(e, foxbase_tables::Error::PublishMismatch { ref file, .. } if *file == entry.file), "{e}");
+}
+
+/// `publish` writes SHA256SUMS, a list `sha256sum -c` accepts, over every
+/// file; `verify --published` checks it (a changed, missing or unlisted
+/// file is named) and `--against` compares value for value with the solve.
+#[test]
+fn publish_writes_a_checksum_list_that_verify_published_checks() {
+    let (_root, src, out, manifest) = solved_and_published("publish-sums", 3);
+    let (src_s, out_s) = (src.to_str().unwrap(), out.to_str().unwrap());
+    let sums = std::fs::read_to_string(out.join("SHA256SUMS")).unwrap();
+    let plies = manifest.tiers.iter().filter(|t| t.plies.is_some()).count();
+    let files = manifest.tiers.len() + plies + 2;
+    assert_eq!(sums.lines().count(), files, "tables, plies files, manifest.json and tiers.idx");
+    assert!(sums.lines().any(|l| l.ends_with("  manifest.json")) && sums.lines().any(|l| l.ends_with("  tiers.idx")));
+    let check = Command::new("sha256sum").args(["-c", "--quiet", "SHA256SUMS"]).current_dir(&out).output().unwrap();
+    assert!(check.status.success(), "sha256sum -c: {}", String::from_utf8_lossy(&check.stdout));
+
+    let v = foxbase(&["verify", out_s, "--published", "--against", src_s, "--json"]);
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
+    assert_eq!((json["ok"].as_bool(), json["checksums"].as_u64()), (Some(true), Some(files as u64)));
+    assert_eq!(json["against"].as_u64(), Some(manifest.tiers.len() as u64));
+    let text = String::from_utf8(foxbase(&["verify", out_s, "--published", "--against", src_s]).stdout).unwrap();
+    assert!(text.starts_with(&format!("ok: {files} files match their SHA-256 in SHA256SUMS\n")), "{text}");
+    assert!(text.contains(&format!(
+        "ok: {} tiers give back the values and plies of the solve in {src_s}",
+        manifest.tiers.len()
+    )));
+
+    // Refusals: --against alone, against tables that are not a solve's.
+    let alone = foxbase(&["verify", out_s, "--against", src_s]);
+    assert_eq!(alone.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&alone.stderr).contains("--published"));
+    let v = foxbase(&["verify", out_s, "--published", "--against", out_s]);
+    assert_eq!(v.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&v.stderr).contains("is not a solve's tables"),
+        "{}",
+        String::from_utf8_lossy(&v.stderr)
+    );
+
+    // An unlisted file, then a missing one, each named.
+    std::fs::write(out.join("tiers/stray.fxt"), b"x").unwrap();
+    let v = foxbase(&["verify", out_s, "--published"]);
+    assert_eq!(v.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&v.stderr).contains("tiers/stray.fxt: not listed in SHA256SUMS"));
+    std::fs::remove_file(out.join("tiers/stray.fxt")).unwrap();
+    std::fs::remove_file(out.join(&manifest.tiers[0].file)).unwrap();
+    let v = foxbase(&["verify", out_s, "--published"]);
+    assert_eq!(v.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&v.stderr).contains(&format!("{}: listed in SHA256SUMS", manifest.tiers[0].file)));
+}
+
+/// The same for Bagh-Chal (2 goats, capture target 2), whose published tables keep every slot.
+#[test]
+fn a_published_baghchal_tablebase_checks_against_its_solve() {
+    let root = TempDir::new("publish-sums-bc");
+    let (src, out) = (root.0.join("solved"), root.0.join("published"));
+    let (src_s, out_s) = (src.to_str().unwrap(), out.to_str().unwrap());
+    let rules = ["--game", "baghchal", "--goats", "2", "--capture-target", "2", "--threads", "1"];
+    let solve = foxbase(&[&["solve", "--out", src_s][..], &rules[..]].concat());
+    assert!(solve.status.success(), "{}", String::from_utf8_lossy(&solve.stderr));
+    assert!(foxbase(&["publish", src_s, out_s]).status.success());
+    let v = foxbase(&["verify", out_s, "--published", "--against", src_s, "--json"]);
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&v.stdout).unwrap();
+    let tiers = Manifest::read(&src).unwrap().tiers.len() as u64;
+    assert_eq!((json["ok"].as_bool(), json["against"].as_u64()), (Some(true), Some(tiers)));
+    assert!(json["checksums"].as_u64().unwrap() >= tiers + 2, "{json}");
 }
 
 #[test]

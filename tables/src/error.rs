@@ -165,6 +165,9 @@ pub enum Error {
     /// A published value disagrees with the solved one it was made from.
     #[error("{file}: slot {slot} ({position}) reads back as code {published}, the solve stored {solved}")]
     PublishMismatch { file: String, slot: u64, position: String, published: u8, solved: u8 },
+    /// A published tablebase compared with a solve it was not made from.
+    #[error("{published} was not published from {solved}: {what}")]
+    NotTheSource { published: String, solved: String, what: String },
     #[error("{0}: already exists; publish writes a new directory")]
     OutputExists(String),
     #[error("{0}: already a published tablebase")]

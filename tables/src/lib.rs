@@ -12,6 +12,7 @@
 //! tables through the tier contract), [`probe`], [`engine`] (perfect play), [`verify`], [`publish`], [`survey`],
 //! [`seal`] (finishing a run) and [`error`].
 
+pub mod checksums;
 pub mod dir;
 pub mod durable;
 pub mod engine;

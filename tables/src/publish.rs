@@ -55,21 +55,38 @@ pub fn publish(src: &Path, out: &Path, level: i32, on_tier: OnTier) -> Result<Pu
     if manifest.layout != Layout::Solved {
         return Err(Error::AlreadyPublished(src.display().to_string()));
     }
-    let bad_variant = |message: String| Error::Variant { dir: src.display().to_string(), message };
+    struct Publish<'a>(&'a Path, &'a Path, &'a Manifest, i32, OnTier<'a>);
+    impl PublishVisitor for Publish<'_> {
+        type Output = Published;
+        fn visit<G: Publishable>(self, game: &G) -> Result<Published, Error> {
+            publish_game(game, self.0, self.1, self.2, self.3, self.4)
+        }
+    }
+    with_publishable(&manifest, src, Publish(src, out, &manifest, level, on_tier))
+}
+
+/// What is done with the game a manifest names ([`with_publishable`]).
+trait PublishVisitor {
+    type Output;
+    fn visit<G: Publishable>(self, game: &G) -> Result<Self::Output, Error>;
+}
+
+/// The one place a manifest's game name becomes a game: `visitor` gets the
+/// game of `manifest` (read from `dir`) with its variant.
+fn with_publishable<V: PublishVisitor>(manifest: &Manifest, dir: &Path, visitor: V) -> Result<V::Output, Error> {
+    let bad_variant = |message: String| Error::Variant { dir: dir.display().to_string(), message };
     match manifest.game.parse::<GameKind>() {
         Ok(GameKind::Fox) => {
             let variant = Variant::from_json(&manifest.variant).map_err(|e| bad_variant(e.to_string()))?;
-            publish_game(&FoxGame::new(variant), src, out, &manifest, level, on_tier)
+            visitor.visit(&FoxGame::new(variant))
         }
         Ok(GameKind::BaghChal) => {
             let variant = BaghChalVariant::from_json(&manifest.variant).map_err(|e| bad_variant(e.to_string()))?;
-            publish_game(&BaghChal::new(variant), src, out, &manifest, level, on_tier)
+            visitor.visit(&BaghChal::new(variant))
         }
-        Ok(GameKind::TicTacToe) if manifest.variant == TicTacToe.variant_json() => {
-            publish_game(&TicTacToe, src, out, &manifest, level, on_tier)
-        }
+        Ok(GameKind::TicTacToe) if manifest.variant == TicTacToe.variant_json() => visitor.visit(&TicTacToe),
         Ok(GameKind::TicTacToe) | Err(_) => {
-            Err(Error::NotPublishable { dir: src.display().to_string(), game: manifest.game })
+            Err(Error::NotPublishable { dir: dir.display().to_string(), game: manifest.game.clone() })
         }
     }
 }
@@ -208,15 +225,41 @@ fn build<G: Publishable>(
     published.write(staging)?;
     // Pass 2: every value and plies count read back from the published
     // tables equals the solved one.
-    let reader = game.reader(staging)?;
-    for (n, (tier, entry)) in tiers.iter().zip(&manifest.tiers).enumerate() {
+    let pairs: Vec<_> = tiers.iter().copied().zip(manifest.tiers.iter().zip(&published.tiers)).collect();
+    compare_tiers(game, src, staging, &pairs, &|n, _| on_tier(tiers.len() + n, total))?;
+    check_tier_files(game, staging, &published).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
+    // The checksum list last: it lists every other file.
+    crate::checksums::write_sums(staging).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
+    Ok(Published {
+        tiers: tiers.len(),
+        slots: manifest.total_slots(),
+        source_bytes: manifest.total_bytes(),
+        bytes: published.total_bytes(),
+        plies_bytes: published.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum(),
+    })
+}
+
+/// Pass 2 of a publish, and `foxbase verify --published DIR --against
+/// SOLVED`: for each (tier, solved entry, published entry) of `pairs`,
+/// every value and plies count read back from the published tables in
+/// `published` (by the game's reader, as a prober gets them) equals the
+/// one stored in `src`. The first difference is an error naming the file,
+/// the slot and the position.
+fn compare_tiers<G: Publishable>(
+    game: &G,
+    src: &Path,
+    published: &Path,
+    pairs: &[(G::Tier, (&TierEntry, &TierEntry))],
+    on_tier: OnTier,
+) -> Result<(), Error> {
+    let reader = game.reader(published)?;
+    for (n, (tier, (entry, new_entry))) in pairs.iter().enumerate() {
         let header = table_header(game, *tier, entry.slots);
         let solved = read_table(&src.join(&entry.file), &header)?;
         let solved_plies = match &entry.plies {
             Some(p) => Some(read_plies(&src.join(&p.file), &header, &solved)?),
             None => None,
         };
-        let new_entry = &published.tiers[n];
         let mut check = |values: &PackedValues, plies: Option<&Plies>| {
             match first_difference(game, *tier, &solved, solved_plies.as_ref(), values, plies) {
                 None => Ok(()),
@@ -239,17 +282,65 @@ fn build<G: Publishable>(
             }
         };
         reader(*tier, new_entry, &mut check)?;
-        on_tier(tiers.len() + n + 1, total);
+        on_tier(n + 1, pairs.len());
     }
-    drop(reader);
-    check_tier_files(game, staging, &published).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
-    Ok(Published {
-        tiers: tiers.len(),
-        slots: manifest.total_slots(),
-        source_bytes: manifest.total_bytes(),
-        bytes: published.total_bytes(),
-        plies_bytes: published.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum(),
-    })
+    Ok(())
+}
+
+/// `foxbase verify --published DIR --against SOLVED`: the published
+/// tablebase in `published` gives back, value for value and plies count
+/// for plies count, the tables of the solve in `solved` it was made from
+/// (the same game, variant and tiers). Returns the tiers compared.
+pub fn compare_with_solve(published: &Path, solved: &Path, on_tier: OnTier) -> Result<usize, Error> {
+    let pub_manifest = Manifest::read(published)?;
+    let src_manifest = Manifest::read(solved)?;
+    let differ = |what: String| Error::NotTheSource {
+        published: published.display().to_string(),
+        solved: solved.display().to_string(),
+        what,
+    };
+    if src_manifest.layout != Layout::Solved {
+        return Err(differ("the second is not a solve's tables (its layout is published)".into()));
+    }
+    if (&pub_manifest.game, &pub_manifest.variant) != (&src_manifest.game, &src_manifest.variant) {
+        return Err(differ(format!(
+            "game {} with variant {} against game {} with variant {}",
+            pub_manifest.game, pub_manifest.variant, src_manifest.game, src_manifest.variant
+        )));
+    }
+    struct Compare<'a>(&'a Path, &'a Path, &'a Manifest, &'a Manifest, OnTier<'a>);
+    impl PublishVisitor for Compare<'_> {
+        type Output = usize;
+        fn visit<G: Publishable>(self, game: &G) -> Result<usize, Error> {
+            let (published, solved, pub_manifest, src_manifest, on_tier) = (self.0, self.1, self.2, self.3, self.4);
+            let mut pairs = Vec::new();
+            for new_entry in &pub_manifest.tiers {
+                let tier = game.parse_tier_name(&new_entry.name).ok_or_else(|| Error::NotTheSource {
+                    published: published.display().to_string(),
+                    solved: solved.display().to_string(),
+                    what: format!("the published manifest names a tier {} this game has not", new_entry.name),
+                })?;
+                let entry = src_manifest.tiers.iter().find(|t| t.name == new_entry.name).ok_or_else(|| {
+                    Error::NotTheSource {
+                        published: published.display().to_string(),
+                        solved: solved.display().to_string(),
+                        what: format!("the solve has no tier {}", new_entry.name),
+                    }
+                })?;
+                pairs.push((tier, (entry, new_entry)));
+            }
+            if pairs.len() != src_manifest.tiers.len() {
+                return Err(Error::NotTheSource {
+                    published: published.display().to_string(),
+                    solved: solved.display().to_string(),
+                    what: format!("{} tiers published, {} solved", pairs.len(), src_manifest.tiers.len()),
+                });
+            }
+            compare_tiers(game, solved, published, &pairs, on_tier)?;
+            Ok(pairs.len())
+        }
+    }
+    with_publishable(&pub_manifest, published, Compare(published, solved, &pub_manifest, &src_manifest, on_tier))
 }
 
 /// The first used slot of `tier` (with its position) whose value, or whose
