@@ -16,7 +16,7 @@ use crate::packed::{PackedValues, UNUSED};
 use crate::plies::{Distance, Plies};
 use crate::reader::as_child;
 use crate::source::{DirLocation, Location};
-use crate::table::{Contents, Layout, TableFile};
+use crate::table::{Contents, Layout, RawBlock, TableFile};
 use crate::tier_files::{key_of_name, plies_key_of_name, table_header};
 use foxbase_core::board::Bits;
 use foxbase_core::foxgame::{FoxGame, FoxTier, SetRank, TierIndex as RankIndex};
@@ -278,7 +278,32 @@ pub struct TableDir {
     /// Plies files opened so far, for single plies.
     plies_files: Mutex<HashMap<FoxTier, Arc<TableFile>>>,
     cache: Mutex<TableCache>,
+    /// Blocks decompressed for single values and plies ([`TableDir::outcome`]).
+    blocks: Mutex<BlockCache>,
+    /// Rank indexes of the tiers single values were read from, at most
+    /// [`RANK_INDEXES_KEPT`] (16 KiB each), the oldest dropped first.
+    rank_indexes: Mutex<RankIndexes>,
 }
+
+/// Kept rank indexes by tier, and their tiers oldest first.
+type RankIndexes = (HashMap<FoxTier, Arc<RankIndex>>, VecDeque<FoxTier>);
+
+/// How many tiers' rank indexes [`TableDir`] keeps for single values (64 MiB).
+pub const RANK_INDEXES_KEPT: usize = 4096;
+
+/// Decompressed blocks of single reads, keyed by tier, plies file or
+/// table, and block number; bounded in bytes, the oldest dropped first, so
+/// that probing again where a probe was (a game's next moves, a position's
+/// children) decompresses nothing.
+struct BlockCache {
+    budget: u64,
+    bytes: u64,
+    map: HashMap<(FoxTier, bool, usize), Arc<RawBlock>>,
+    order: VecDeque<(FoxTier, bool, usize)>,
+}
+
+/// [`BlockCache`]'s budget: 256 MiB, four thousand blocks of 2^18 values.
+pub const DEFAULT_BLOCK_CACHE_BYTES: u64 = 256 << 20;
 
 impl TableDir {
     /// Opens the tablebase in a directory.
@@ -310,7 +335,55 @@ impl TableDir {
                 order: VecDeque::new(),
                 bytes: 0,
             }),
+            rank_indexes: Mutex::new((HashMap::new(), VecDeque::new())),
+            blocks: Mutex::new(BlockCache {
+                budget: DEFAULT_BLOCK_CACHE_BYTES,
+                bytes: 0,
+                map: HashMap::new(),
+                order: VecDeque::new(),
+            }),
         })
+    }
+
+    /// The rank index of `tier`, kept or built (building one is most of a
+    /// single value's time when its block is in the cache).
+    fn rank_index(&self, tier: FoxTier) -> Arc<RankIndex> {
+        if let Some(index) = self.rank_indexes.lock().unwrap().0.get(&tier) {
+            return index.clone();
+        }
+        let index = Arc::new(self.game.tier_index(tier));
+        let mut kept = self.rank_indexes.lock().unwrap();
+        if kept.0.insert(tier, index.clone()).is_none() {
+            kept.1.push_back(tier);
+            if kept.1.len() > RANK_INDEXES_KEPT {
+                let old = kept.1.pop_front().unwrap();
+                kept.0.remove(&old);
+            }
+        }
+        index
+    }
+
+    /// The block of `file` (the table of `tier`, or its plies file) holding
+    /// slot `i`, from the block cache or read, decompressed and remembered.
+    fn block(&self, tier: FoxTier, plies: bool, file: &TableFile, i: u64) -> Result<Arc<RawBlock>, TableError> {
+        let key = (tier, plies, (i / file.block_slots as u64) as usize);
+        if let Some(b) = self.blocks.lock().unwrap().map.get(&key) {
+            return Ok(b.clone());
+        }
+        let block = Arc::new(file.block_of(i)?);
+        let mut cache = self.blocks.lock().unwrap();
+        if !cache.map.contains_key(&key) {
+            cache.bytes += block.bytes.len() as u64;
+            cache.map.insert(key, block.clone());
+            cache.order.push_back(key);
+            while cache.bytes > cache.budget && cache.order.len() > 1 {
+                let old = cache.order.pop_front().unwrap();
+                if let Some(b) = cache.map.remove(&old) {
+                    cache.bytes -= b.bytes.len() as u64;
+                }
+            }
+        }
+        Ok(block)
     }
 
     /// Keeps at most about `bytes` of whole tables in memory (at least one table).
@@ -419,15 +492,15 @@ impl TableDir {
                 .collect::<Result<_, Error>>()?;
             return Ok(crate::plies::capped(Outcome::from_children(&outcomes), self.game.rules.no_progress));
         }
-        let index = self.game.tier_index(tier);
-        let i = self.game.rank(&index, &pos.canonical());
-        let block = table.block_of(i)?;
+        let i = self.game.rank(&*self.rank_index(tier), &pos.canonical());
+        let block = self.block(tier, false, &table, i)?;
         let code = block.code(i);
         let value = Value::from_code(code).ok_or_else(|| {
             Error::Table(TableError::new(key_of_name(&entry.name), ErrorKind::UnusedSlot { slot: i }))
         })?;
         let plies = if value != Value::Draw && self.has_plies() {
-            Some(self.plies_file(tier, &entry)?.plies_at(i, &block)?)
+            let plies_file = self.plies_file(tier, &entry)?;
+            Some(plies_file.plies_in(i, &block, &*self.block(tier, true, &plies_file, i)?)?)
         } else {
             None
         };

@@ -175,17 +175,41 @@ pub fn unpack(raw: &[u8], codes: &[u8], n: usize, layout: Layout) -> Result<Vec<
 
 /// The count of slot `j` alone (0 without one), as [`unpack`] gives it.
 pub fn unpack_one(raw: &[u8], codes: &[u8], n: usize, layout: Layout, j: usize) -> Result<u16, Mismatch> {
-    let (starts, members) = group_starts(codes, n, layout);
-    let halves = halves(raw, members)?;
+    // One pass over the codes: each group's size, and its members before slot j.
     let (w, bit) = (j / WORD_SLOTS, 2 * (j % WORD_SLOTS));
     let masks = group_masks(word_at(codes, w, n), layout);
     let Some(g) = (0..4).find(|&g| masks[g] >> bit & 1 != 0) else {
         return Ok(0);
     };
-    let before: usize =
-        (0..w).map(|v| group_masks(word_at(codes, v, n), layout)[g].count_ones() as usize).sum::<usize>()
-            + (masks[g] & ((1u64 << bit) - 1)).count_ones() as usize;
-    Ok(count_of(g, halves[starts[g] + before]))
+    let mut sizes = [0usize; 4];
+    let mut before = 0;
+    for v in 0..n.div_ceil(WORD_SLOTS) {
+        if v == w {
+            before = sizes[g] + (masks[g] & ((1u64 << bit) - 1)).count_ones() as usize;
+        }
+        let m = group_masks(word_at(codes, v, n), layout);
+        for k in 0..4 {
+            sizes[k] += m[k].count_ones() as usize;
+        }
+    }
+    let members: usize = sizes.iter().sum();
+    let nibbles = members.div_ceil(2);
+    if raw.len() < nibbles {
+        return Err(Mismatch { found: raw.len(), expected: nibbles });
+    }
+    let member = sizes[..g].iter().sum::<usize>() + before;
+    // Only this member's nibble is read, and the escapes before it if it is one:
+    // the block's CRC has checked its bytes, [`unpack`] checks its length.
+    let nibble = |m: usize| (raw[m / 2] >> ((m % 2) * 4)) & 15;
+    let h = match nibble(member) {
+        ESCAPE => {
+            let at = nibbles + 2 * (0..member).filter(|&m| nibble(m) == ESCAPE).count();
+            let two = raw.get(at..at + 2).ok_or(Mismatch { found: raw.len(), expected: at + 2 })?;
+            ESCAPE as u16 + u16::from_le_bytes([two[0], two[1]])
+        }
+        h => h as u16,
+    };
+    Ok(count_of(g, h))
 }
 
 /// The most raw bytes a packed block of `n` slots can take (every slot a
@@ -219,6 +243,41 @@ mod tests {
         assert_eq!(unpack(&raw, &codes, values.len(), Layout::Solved).unwrap(), counts.to_vec());
         for (j, &c) in counts.iter().enumerate() {
             assert_eq!(unpack_one(&raw, &codes, values.len(), Layout::Solved, j).unwrap(), c, "slot {j}");
+        }
+    }
+
+    #[test]
+    fn one_slot_reads_as_the_whole_block_does() {
+        // Random blocks of random lengths, both layouts, escapes included.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..200 {
+            let n = 1 + (next() % 300) as usize;
+            let values: Vec<u8> = (0..n).map(|_| (next() % 4) as u8 % 3).collect();
+            let counts: Vec<u16> = values
+                .iter()
+                .map(|&v| {
+                    let h = if next() % 8 == 0 { (next() % 600) as u16 } else { (next() % 15) as u16 };
+                    match v {
+                        1 => 2 * h + 1,
+                        2 => 2 * h,
+                        _ => 0,
+                    }
+                })
+                .collect();
+            let codes = codes_of(&values);
+            for layout in [Layout::Solved, Layout::Published] {
+                let raw = pack(|k| counts[k], &codes, n, layout);
+                let all = unpack(&raw, &codes, n, layout).unwrap();
+                for (j, &count) in all.iter().enumerate() {
+                    assert_eq!(unpack_one(&raw, &codes, n, layout, j).unwrap(), count, "round {round}, slot {j}");
+                }
+            }
         }
     }
 

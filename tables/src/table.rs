@@ -821,8 +821,13 @@ impl TableFile {
     /// `values` is the table's block holding `i` ([`TableFile::block_of`]),
     /// which a packed file is read with; the other files do not need it.
     pub fn plies_at(&self, i: u64, values: &RawBlock) -> Result<u32, TableError> {
+        self.plies_in(i, values, &self.block_of(i)?)
+    }
+
+    /// [`TableFile::plies_at`] with this plies file's block holding `i`
+    /// read already (`raw`, from [`TableFile::block_of`]; a reader's cache).
+    pub fn plies_in(&self, i: u64, values: &RawBlock, raw: &RawBlock) -> Result<u32, TableError> {
         self.expect_contents(Contents::Plies8)?;
-        let raw = self.block_of(i)?;
         let j = (i % self.block_slots as u64) as usize;
         Ok(match self.contents {
             Contents::Plies16 => u16::from_le_bytes([raw.bytes[2 * j], raw.bytes[2 * j + 1]]) as u32,
