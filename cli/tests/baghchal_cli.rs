@@ -444,9 +444,12 @@ fn a_published_tablebase_keeps_every_slot_and_answers_as_the_solved_one() {
     assert_eq!((p["tiers"].as_u64(), p["positions"].as_u64()), (Some(5), Some(846_328)), "{p}");
     assert!(p["bytes"].as_u64() < p["source_bytes"].as_u64(), "compressed harder: {p}");
     assert!(p["plies_bytes"].as_u64().unwrap() > 0, "{p}");
-    // The same files but the solve's journal, every slot stored (the solved layout), rewritten.
+    // The same files but the solve's journal, every slot stored (the solved layout), rewritten,
+    // and the checksum list.
     let mut expected = files_of(&src);
     expected.retain(|f| f != "journal.log");
+    expected.push("SHA256SUMS".to_string());
+    expected.sort();
     assert_eq!(files_of(&out), expected);
     let (solved, published) = (Manifest::read(&src).unwrap(), Manifest::read(&out).unwrap());
     assert_eq!(published.layout, foxbase_tables::Layout::Solved);
