@@ -13,24 +13,13 @@
 //! Run: `cargo run --release -p foxbase-benches --example probe_latency -- DIR [N]`
 
 use foxbase_core::tier::TierGame;
+use foxbase_tables::engine::SplitMix64;
 use foxbase_tables::manifest::Manifest;
 use foxbase_tables::TableDir;
 use serde_json::json;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::time::Instant;
-
-/// SplitMix64: a seeded stream of random numbers.
-struct SplitMix(u64);
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
 
 /// Drops every file under `dir` from the page cache.
 fn evict(dir: &Path) {
@@ -63,7 +52,7 @@ fn main() {
     let game = &tables.game;
     // Positions uniform over the slots (unused slots drawn again).
     let total: u64 = manifest.tiers.iter().map(|t| t.slots).sum();
-    let mut rng = SplitMix(26);
+    let mut rng = SplitMix64(26);
     let mut positions = Vec::with_capacity(n);
     while positions.len() < n {
         let mut slot = rng.next() % total;
