@@ -29,13 +29,12 @@ pub fn status_json(status: &GameStatus) -> Json {
 /// counter is 0 and positions and statuses are the rules' alone.
 pub fn moves_json<P: Playable>(rules: &P, pos: &P::Position, counter: u32) -> Json {
     let at = |p: &P::Position, c: u32| (rules.format_position_at_counter(p, c), rules.status_at(p, c));
-    let counter_now = counter;
-    let (position, status) = at(pos, counter_now);
+    let (position, status) = at(pos, counter);
     let moves = if status.is_over() { Vec::new() } else { rules.moves(pos) };
     let list: Vec<_> = moves
         .into_iter()
         .map(|(m, child)| {
-            let (position, status) = at(&child, rules.counter_after(pos, &child, counter_now));
+            let (position, status) = at(&child, rules.counter_after(pos, &child, counter));
             json!({"move": m.to_string(), "position": position, "status": status_json(&status)})
         })
         .collect();
