@@ -1,0 +1,164 @@
+//! The fewest walls that trap the horse: a minimum vertex cut between the
+//! horse and the grid's edge, by max flow with node splitting.
+//!
+//! Each reachable tile `t` becomes two nodes, `t_in -> t_out`, with capacity
+//! 1 on plain grass (one wall cuts it) and "infinite" elsewhere (no wall may
+//! go there); every step `u -> v` is an arc `u_out -> v_in` of infinite
+//! capacity, and every edge tile has an arc `t_out -> sink`. The source is
+//! the horse's `out` node. A finite max flow is the fewest walls (Menger);
+//! the cut is the grass tiles whose `in` node the residual graph reaches
+//! from the source and whose `out` node it does not.
+
+use crate::map::Map;
+use std::collections::VecDeque;
+
+/// The fewest walls that trap the horse (sorted tile indexes), or `None`
+/// when no number of walls does (a path to the edge over tiles that take no
+/// wall, or the horse on the edge). The walls budget is ignored.
+pub fn min_walls(map: &Map) -> Option<Vec<usize>> {
+    let reachable = map.reachable();
+    let mut node = vec![usize::MAX; map.len()];
+    for (k, &t) in reachable.iter().enumerate() {
+        node[t] = k;
+    }
+    let n = reachable.len();
+    let sink = 2 * n;
+    // "Infinite": more than every wall there could be.
+    let infinite = n as u32 + 1;
+    let mut graph = FlowGraph::new(2 * n + 1);
+    for (k, &t) in reachable.iter().enumerate() {
+        graph.add_arc(2 * k, 2 * k + 1, if map.tile(t).is_wallable() { 1 } else { infinite });
+        for &v in map.neighbours(t) {
+            graph.add_arc(2 * k + 1, 2 * node[v], infinite);
+        }
+        if map.is_edge(t) {
+            graph.add_arc(2 * k + 1, sink, infinite);
+        }
+    }
+    let source = 2 * node[map.horse()] + 1;
+    let flow = graph.max_flow(source, sink, infinite);
+    if flow >= infinite {
+        return None;
+    }
+    let seen = graph.residual_reach(source);
+    let cut: Vec<usize> =
+        reachable.iter().enumerate().filter(|&(k, _)| seen[2 * k] && !seen[2 * k + 1]).map(|(_, &t)| t).collect();
+    debug_assert_eq!(cut.len(), flow as usize);
+    Some(cut)
+}
+
+/// A directed graph with integer capacities, for Edmonds-Karp max flow.
+struct FlowGraph {
+    /// Arcs out of each node, as indexes into `to` / `capacity`.
+    out: Vec<Vec<usize>>,
+    to: Vec<usize>,
+    /// Residual capacity; arc `a ^ 1` is the reverse of arc `a`.
+    capacity: Vec<u32>,
+}
+
+impl FlowGraph {
+    fn new(nodes: usize) -> FlowGraph {
+        FlowGraph { out: vec![Vec::new(); nodes], to: Vec::new(), capacity: Vec::new() }
+    }
+
+    fn add_arc(&mut self, from: usize, to: usize, capacity: u32) {
+        self.out[from].push(self.to.len());
+        self.to.push(to);
+        self.capacity.push(capacity);
+        self.out[to].push(self.to.len());
+        self.to.push(from);
+        self.capacity.push(0);
+    }
+
+    /// Augments along shortest paths until none is left or the flow reaches
+    /// `stop` (then the cut is "infinite" and the exact value is moot).
+    fn max_flow(&mut self, source: usize, sink: usize, stop: u32) -> u32 {
+        let mut flow = 0;
+        let mut via = vec![usize::MAX; self.out.len()];
+        while flow < stop {
+            via.fill(usize::MAX);
+            let mut queue = VecDeque::from([source]);
+            while let Some(u) = queue.pop_front() {
+                for &a in &self.out[u] {
+                    let v = self.to[a];
+                    if self.capacity[a] > 0 && v != source && via[v] == usize::MAX {
+                        via[v] = a;
+                        queue.push_back(v);
+                    }
+                }
+            }
+            if via[sink] == usize::MAX {
+                break;
+            }
+            let mut push = u32::MAX;
+            let mut v = sink;
+            while v != source {
+                push = push.min(self.capacity[via[v]]);
+                v = self.to[via[v] ^ 1];
+            }
+            let mut v = sink;
+            while v != source {
+                self.capacity[via[v]] -= push;
+                self.capacity[via[v] ^ 1] += push;
+                v = self.to[via[v] ^ 1];
+            }
+            flow = flow.saturating_add(push);
+        }
+        flow
+    }
+
+    /// The nodes the residual graph reaches from `source`.
+    fn residual_reach(&self, source: usize) -> Vec<bool> {
+        let mut seen = vec![false; self.out.len()];
+        seen[source] = true;
+        let mut stack = vec![source];
+        while let Some(u) = stack.pop() {
+            for &a in &self.out[u] {
+                let v = self.to[a];
+                if self.capacity[a] > 0 && !seen[v] {
+                    seen[v] = true;
+                    stack.push(v);
+                }
+            }
+        }
+        seen
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::region::enclose_with;
+
+    #[test]
+    fn a_corridor_needs_one_wall_and_an_open_field_four() {
+        let corridor = Map::parse("walls 0\n~~~~~\n~H..~\n~~~.~\n").unwrap();
+        assert_eq!(min_walls(&corridor), Some(vec![7]));
+        let field = Map::parse("walls 0\n.....\n.....\n..H..\n.....\n.....\n").unwrap();
+        let walls = min_walls(&field).unwrap();
+        assert_eq!(walls, vec![7, 11, 13, 17]);
+        assert!(enclose_with(&field, &walls).trapped);
+    }
+
+    #[test]
+    fn no_wall_stops_a_cherry_path_or_a_horse_on_the_edge() {
+        let cherries = Map::parse("walls 5\n~~~~\n~HCC\n~~~~\n").unwrap();
+        assert_eq!(min_walls(&cherries), None);
+        let edge = Map::parse("walls 5\n.H.\n...\n").unwrap();
+        assert_eq!(min_walls(&edge), None);
+        let sealed = Map::parse("walls 0\n~~~\n~H~\n~~~\n").unwrap();
+        assert_eq!(min_walls(&sealed), Some(vec![]));
+    }
+
+    #[test]
+    fn a_portal_to_the_edge_must_be_cut_on_its_far_side() {
+        // The horse's pocket is sealed but for portal 1, whose twin is on the
+        // edge: no wall can go on a portal, so nothing traps the horse.
+        let open = Map::parse("walls 0\n~~~~~\n~H1~~\n~~~~1\n").unwrap();
+        assert_eq!(min_walls(&open), None);
+        // The twin opens to the edge through two grass tiles: one wall, the
+        // one nearer the horse.
+        let pocket = Map::parse("walls 0\n~~~~~~\n~H1~~~\n~~~~~~\n~~1.~~\n~~~.~~\n").unwrap();
+        assert_eq!(min_walls(&pocket), Some(vec![3 * 6 + 3]));
+    }
+}
