@@ -121,6 +121,10 @@ pub enum ErrorKind {
     PublishedAsChild,
     #[error("slot {slot} is marked unused but holds a position")]
     UnusedSlot { slot: u64 },
+    /// A derived slot's child sits in a derived slot too: the published
+    /// layout does not fit the game (docs/format.md, "Published tables").
+    #[error("slot {slot} is derived in the published layout, yet a derived position's child sits there")]
+    DerivedChild { slot: u64 },
     /// The file's layout is not the one its manifest says.
     #[error("table layout {found}, but the manifest says the directory is {expected}")]
     LayoutMismatch { found: crate::table::Layout, expected: crate::table::Layout },

@@ -3,11 +3,10 @@
 //! files, rewritten compressed harder, a manifest saying so, and a check
 //! that the result gives back every solved value.
 //!
-//! The Fox Game's tables are rewritten in the published layout (their
-//! fox-to-move values left out, derived by one fox move when read: about
-//! half the size, docs/format.md); Bagh-Chal's keep every slot (the solved
-//! layout, which every reader of the game's tables reads), only compressed
-//! at the publish level. Everything else is one code path for both games.
+//! The Fox Game's and Bagh-Chal's tables are rewritten in the published
+//! layout (the fox-to-move, or goats-to-move, values left out, derived by
+//! one move when read: docs/format.md); tic-tac-toe keeps every slot.
+//! Everything else is one code path for every game.
 
 use crate::dir::TableDir;
 use crate::error::{io_error, Error};
@@ -16,6 +15,7 @@ use crate::packed::PackedValues;
 use crate::plies::{read_plies, Plies};
 use crate::table::{read_table, write_plies, write_table_layout, DEFAULT_BLOCK_SLOTS};
 use crate::tier_files::table_header;
+use crate::tiered::TierTables;
 use crate::verify::{check_index, check_tier, check_tier_files, OnTier};
 use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
 use foxbase_core::foxgame::FoxGame;
@@ -133,8 +133,18 @@ impl Publishable for FoxGame {
 }
 
 impl Publishable for BaghChal {
-    /// Every slot stored, as solved.
-    const LAYOUT: Layout = Layout::Solved;
+    /// The tigers-to-move values only (odd slots); the goats' (even slots)
+    /// are derived by one goat move, which always leaves the tigers to move.
+    const LAYOUT: Layout = Layout::Published;
+
+    /// [`TierTables`], which derives the goats-to-move values.
+    fn reader<'d>(&'d self, dir: &'d Path) -> Result<Reader<'d, Self::Tier>, Error> {
+        let tables = TierTables::open(BaghChal::new(self.variant()), dir)?;
+        Ok(Box::new(move |tier, _, check| {
+            let whole = tables.load(tier)?;
+            check(&whole.values, whole.plies.as_ref())
+        }))
+    }
 }
 
 impl Publishable for TicTacToe {

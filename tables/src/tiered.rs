@@ -10,6 +10,13 @@
 //! before lookup; a position that is over gets its game-over value from
 //! [`TierGame::primitive`] (tiers whose positions are all over, such as
 //! Bagh-Chal's at the capture target, have no table).
+//!
+//! A published tablebase ([`Layout::Published`], Bagh-Chal's) stores only
+//! the odd slots; an even slot's position (the goats to move, in
+//! Bagh-Chal) is valued by one move, from its children's stored odd slots.
+//! The layout's precondition, which the game's `Publishable` states and
+//! `publish` checks value by value: every child of an even slot's position
+//! is over or sits in an odd slot.
 
 use crate::error::{Error, ErrorKind, TableError};
 use crate::manifest::Manifest;
@@ -25,12 +32,12 @@ use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// A solved tablebase of `G` (the layout a solve writes, which a
-/// published Bagh-Chal tablebase keeps; the published layout is the Fox
-/// Game's alone).
+/// A tablebase of `G`, solved or published (see the module documentation).
 pub struct TierTables<G: TierGame> {
     pub game: G,
     pub manifest: Manifest,
+    /// The manifest's layout: with [`Layout::Published`] even slots are derived.
+    layout: Layout,
     location: Box<dyn Location>,
     /// The manifest's tiers, by tier.
     held: HashMap<G::Tier, usize>,
@@ -97,12 +104,6 @@ impl<G: TierGame> TierTables<G> {
                 message: format!("'{}', expected '{}'", manifest.variant, game.variant_json()),
             });
         }
-        if manifest.layout != Layout::Solved {
-            return Err(Error::Table(TableError::new(
-                location.describe(),
-                ErrorKind::LayoutMismatch { found: manifest.layout, expected: Layout::Solved },
-            )));
-        }
         let mut held = HashMap::new();
         for (k, entry) in manifest.tiers.iter().enumerate() {
             let tier = game
@@ -112,6 +113,7 @@ impl<G: TierGame> TierTables<G> {
         }
         Ok(TierTables {
             game,
+            layout: manifest.layout,
             manifest,
             location,
             held,
@@ -175,8 +177,11 @@ impl<G: TierGame> TierTables<G> {
                 self.location.open(key).map_err(|e| TableError::new(self.location.name_of(key), ErrorKind::Io(e)))?;
             let t = TableFile::from_source(source)?;
             t.expect(&header)?;
-            if t.layout != Layout::Solved {
-                return Err(TableError::new(t.name(), ErrorKind::PublishedAsChild));
+            if t.layout != self.layout {
+                return Err(TableError::new(
+                    t.name(),
+                    ErrorKind::LayoutMismatch { found: t.layout, expected: self.layout },
+                ));
             }
             Ok(t)
         };
@@ -192,8 +197,9 @@ impl<G: TierGame> TierTables<G> {
 
     /// The outcome of `pos` for the side to move: its game-over value, or
     /// the stored one (plies `None` for a draw, or without plies). Reads one
-    /// block of the table and one of the plies file. [`Error::NoTable`] for
-    /// a position that is not over in a tier the tablebase does not hold.
+    /// block of the table and one of the plies file; a derived slot of a
+    /// published tablebase reads those of its children. [`Error::NoTable`]
+    /// for a position that is not over in a tier the tablebase does not hold.
     pub fn outcome(&self, pos: &G::Position) -> Result<Outcome, Error> {
         if let Some(o) = self.game_over(pos) {
             return Ok(o);
@@ -201,6 +207,32 @@ impl<G: TierGame> TierTables<G> {
         let tier = self.game.tier_of(pos);
         let t = self.opened(tier)?;
         let i = self.game.canonical_rank(&t.index, pos);
+        if self.layout == Layout::Published && i % 2 == 0 {
+            let mut children = Vec::new();
+            self.game.for_each_child(pos, |c| children.push(c));
+            let mut outcomes = Vec::with_capacity(children.len());
+            for child in &children {
+                let o = self.stored_outcome(child, Some(pos))?;
+                outcomes.push(crate::reader::as_child(&self.game, self.distance(), pos, child, o));
+            }
+            return Ok(crate::plies::capped(Outcome::from_children(&outcomes), self.game.no_progress()));
+        }
+        self.stored_outcome(pos, None)
+    }
+
+    /// The outcome stored for `pos` (or its game-over one). `parent`: the
+    /// derived position whose child this is, for the error when the child's
+    /// slot is derived too (the published layout's precondition broken).
+    fn stored_outcome(&self, pos: &G::Position, parent: Option<&G::Position>) -> Result<Outcome, Error> {
+        if let Some(o) = self.game_over(pos) {
+            return Ok(o);
+        }
+        let tier = self.game.tier_of(pos);
+        let t = self.opened(tier)?;
+        let i = self.game.canonical_rank(&t.index, pos);
+        if parent.is_some() && i % 2 == 0 {
+            return Err(Error::Table(TableError::new(t.table.name(), ErrorKind::DerivedChild { slot: i })));
+        }
         let block = t.table.block_of(i)?;
         let value = Value::from_code(block.code(i))
             .ok_or_else(|| Error::Table(TableError::new(t.table.name(), ErrorKind::UnusedSlot { slot: i })))?;
@@ -245,8 +277,25 @@ impl<G: TierGame> TierTables<G> {
     }
 
     /// Reads a whole tier (values, and plies in a tablebase with plies),
-    /// checking every block; [`Error::NoTable`] when it is not held.
+    /// checking every block; [`Error::NoTable`] when it is not held. A
+    /// published tier comes with its derived slots filled in, from its own
+    /// stored slots and its held child tiers'.
     pub fn load(&self, tier: G::Tier) -> Result<WholeTier<G>, Error> {
+        let mut own = self.load_stored(tier)?;
+        if self.layout == Layout::Published {
+            let mut children = Vec::new();
+            for child in self.game.child_tiers(tier) {
+                if self.holds(child) {
+                    children.push(self.load_stored(child)?);
+                }
+            }
+            self.fill_derived(&mut own, &children)?;
+        }
+        Ok(own)
+    }
+
+    /// A whole tier as its files store it.
+    fn load_stored(&self, tier: G::Tier) -> Result<WholeTier<G>, Error> {
         let t = self.opened(tier)?;
         let values = t.table.read_all()?;
         let plies = match &t.plies {
@@ -255,7 +304,54 @@ impl<G: TierGame> TierTables<G> {
         };
         Ok(WholeTier { tier, index: self.game.tier_index(tier), values, plies })
     }
+
+    /// Fills the even slots of `own` (as stored in a published table) by one
+    /// move from the odd slots of `own` and `children` (its held child
+    /// tiers, as stored).
+    fn fill_derived(&self, own: &mut WholeTier<G>, children: &[WholeTier<G>]) -> Result<(), Error> {
+        let game = &self.game;
+        let distance = self.distance();
+        let size = own.values.len();
+        let chunk = 1u64 << 16;
+        let with_plies = own.plies.is_some();
+        let filled: Vec<Result<Vec<DerivedSlot>, Error>> = {
+            let mut all: Vec<&WholeTier<G>> = vec![own];
+            all.extend(children);
+            let all = &all;
+            (0..size.div_ceil(chunk))
+                .into_par_iter()
+                .map(|c| {
+                    let mut codes = Vec::with_capacity(chunk as usize / 2);
+                    let mut outcomes = Vec::with_capacity(64);
+                    let mut first = Ok(());
+                    let format = |p: &G::Position| format!("{p:?}");
+                    game.for_each_slot(&all[0].index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
+                        let Some(pos) = pos.filter(|_| i % 2 == 0 && first.is_ok()) else { return };
+                        match game_outcome_by_one_step(game, &pos, all, &format, distance, &mut outcomes) {
+                            Ok(o) => {
+                                codes.push((i, o.value.code(), o.plies.filter(|_| with_plies).unwrap_or(0) as u16))
+                            }
+                            Err(e) => first = Err(e.into_error(game.tier_name(all[0].tier), i)),
+                        }
+                    });
+                    first.map(|_| codes)
+                })
+                .collect()
+        };
+        for codes in filled {
+            for (i, code, plies) in codes? {
+                own.values.set_code(i, code);
+                if let Some(p) = own.plies.as_mut() {
+                    p.set(i, plies);
+                }
+            }
+        }
+        Ok(())
+    }
 }
+
+/// A derived slot as [`TierTables::fill_derived`] fills it: slot, value code, plies.
+type DerivedSlot = (u64, u8, u16);
 
 /// The values of a tier's positions (its used slots; an unused slot holds
 /// a don't-care code, docs/format.md), for the side to move.
@@ -320,5 +416,75 @@ impl<G: TierGame> WholeTier<G> {
                 n
             })
             .reduce(TierCounts::default, TierCounts::add)
+    }
+}
+
+/// Why one forward step could not value a position of a [`TierGame`].
+pub(crate) enum GameStepError {
+    /// A child that is not over, in a tier the tablebase does not hold.
+    MissingTier(String),
+    /// A child whose slot holds the unused code.
+    UnusedChild(String),
+}
+
+impl GameStepError {
+    /// The error of a derived slot `slot` of `tier` that could not be filled.
+    fn into_error(self, tier: String, slot: u64) -> Error {
+        let message = match self {
+            GameStepError::MissingTier(t) => format!("a child is in tier {t}, which the tablebase does not hold"),
+            GameStepError::UnusedChild(child) => format!("its child {child} holds the unused code 3"),
+        };
+        Error::Query(format!("deriving slot {slot} of tier {tier}: {message}"))
+    }
+}
+
+/// The outcome one forward step gives `pos` from its children's stored
+/// outcomes in `loaded` (a game-over position: its game-over value and 0
+/// plies; a child in a tier without a table must be over).
+pub(crate) fn game_outcome_by_one_step<G: TierGame>(
+    game: &G,
+    pos: &G::Position,
+    loaded: &[&WholeTier<G>],
+    format: &(dyn Fn(&G::Position) -> String + Sync),
+    distance: Option<crate::plies::Distance>,
+    outcomes: &mut Vec<foxbase_core::Outcome>,
+) -> Result<foxbase_core::Outcome, GameStepError> {
+    use foxbase_core::Outcome;
+    let over = |v: Value| Outcome { value: v, plies: (v != Value::Draw).then_some(0) };
+    if let Some(v) = game.primitive(pos) {
+        return Ok(over(v));
+    }
+    outcomes.clear();
+    let mut failure = None;
+    game.for_each_child(pos, |child| {
+        if failure.is_some() {
+            return;
+        }
+        let tier = game.tier_of(&child);
+        let o = match loaded.iter().find(|l| l.tier == tier) {
+            Some(l) => match l.outcome(game.canonical_rank(&l.index, &child)) {
+                // With DTZ a move into another tier is zeroing.
+                Some(o) if distance == Some(crate::plies::Distance::Dtz) && tier != loaded[0].tier => {
+                    Outcome { plies: crate::plies::Distance::zeroing_child_plies(o.value, game.no_progress() > 0), ..o }
+                }
+                Some(o) => o,
+                None => {
+                    failure = Some(GameStepError::UnusedChild(format(&game.canonical(&child))));
+                    return;
+                }
+            },
+            None => match game.primitive(&child) {
+                Some(v) => over(v),
+                None => {
+                    failure = Some(GameStepError::MissingTier(game.tier_name(tier)));
+                    return;
+                }
+            },
+        };
+        outcomes.push(o);
+    });
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(crate::plies::capped(Outcome::from_children(outcomes), game.no_progress())),
     }
 }

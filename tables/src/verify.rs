@@ -411,69 +411,11 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
     Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked })
 }
 
-/// Why one forward step could not value a position of a [`TierGame`].
-enum GameStepError {
-    /// A child that is not over, in a tier the tablebase does not hold.
-    MissingTier(String),
-    /// A child whose slot holds the unused code.
-    UnusedChild(String),
-}
-
-/// The outcome one forward step gives `pos` from its children's stored
-/// outcomes in `loaded` (a game-over position: its game-over value and 0
-/// plies; a child in a tier without a table must be over).
-fn game_outcome_by_one_step<G: TierGame>(
-    game: &G,
-    pos: &G::Position,
-    loaded: &[&crate::tiered::WholeTier<G>],
-    format: &(dyn Fn(&G::Position) -> String + Sync),
-    distance: Option<crate::plies::Distance>,
-    outcomes: &mut Vec<foxbase_core::Outcome>,
-) -> Result<foxbase_core::Outcome, GameStepError> {
-    use foxbase_core::Outcome;
-    let over = |v: Value| Outcome { value: v, plies: (v != Value::Draw).then_some(0) };
-    if let Some(v) = game.primitive(pos) {
-        return Ok(over(v));
-    }
-    outcomes.clear();
-    let mut failure = None;
-    game.for_each_child(pos, |child| {
-        if failure.is_some() {
-            return;
-        }
-        let tier = game.tier_of(&child);
-        let o = match loaded.iter().find(|l| l.tier == tier) {
-            Some(l) => match l.outcome(game.canonical_rank(&l.index, &child)) {
-                // With DTZ a move into another tier is zeroing.
-                Some(o) if distance == Some(crate::plies::Distance::Dtz) && tier != loaded[0].tier => {
-                    Outcome { plies: crate::plies::Distance::zeroing_child_plies(o.value, game.no_progress() > 0), ..o }
-                }
-                Some(o) => o,
-                None => {
-                    failure = Some(GameStepError::UnusedChild(format(&game.canonical(&child))));
-                    return;
-                }
-            },
-            None => match game.primitive(&child) {
-                Some(v) => over(v),
-                None => {
-                    failure = Some(GameStepError::MissingTier(game.tier_name(tier)));
-                    return;
-                }
-            },
-        };
-        outcomes.push(o);
-    });
-    match failure {
-        Some(f) => Err(f),
-        None => Ok(crate::plies::capped(Outcome::from_children(outcomes), game.no_progress())),
-    }
-}
-
-/// Verifies a tablebase of any [`TierGame`] solved into `dir` (the layout
-/// a solve writes): steps 1 and 2 as [`verify`], then step 3 one position
-/// at a time, every used slot's value and plies against its children's
-/// after one move. Problems name positions in the game's notation
+/// Verifies a tablebase of any [`TierGame`] in `dir`, solved or published
+/// (a published tier is loaded with its derived slots filled in, which then
+/// agree with their children by construction): steps 1 and 2 as [`verify`],
+/// then step 3 one position at a time, every used slot's value and plies
+/// against its children's after one move. Problems name positions in the game's notation
 /// ([`Playable::format_position`]). Each tier is loaded whole with
 /// its children and dropped after its last use.
 pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
@@ -492,12 +434,6 @@ pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result
                 game.game_name(),
                 game.variant_json()
             ),
-        ));
-    }
-    if manifest.layout != crate::table::Layout::Solved {
-        return Err(problem(
-            None,
-            format!("{}: {} tables; only the Fox Game's are published in that layout", dir.display(), manifest.layout),
         ));
     }
     let tiers = check_tier_files(&game, dir, &manifest)?;
@@ -563,14 +499,21 @@ pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result
                             Err(fail(at(), format!("slot {i} holds the unused code 3, but a position belongs there")));
                         return;
                     };
-                    first = match game_outcome_by_one_step(game, &pos, &refs, format, distance, &mut outcomes) {
-                        Err(GameStepError::MissingTier(t)) => Err(fail(
+                    first = match crate::tiered::game_outcome_by_one_step(
+                        game,
+                        &pos,
+                        &refs,
+                        format,
+                        distance,
+                        &mut outcomes,
+                    ) {
+                        Err(crate::tiered::GameStepError::MissingTier(t)) => Err(fail(
                             at(),
                             format!(
                                 "a child is in tier {t}, which the directory does not hold (slot {i} of tier {name})"
                             ),
                         )),
-                        Err(GameStepError::UnusedChild(child)) => Err(fail(
+                        Err(crate::tiered::GameStepError::UnusedChild(child)) => Err(fail(
                             at(),
                             format!("its child {child} holds the unused code 3 (slot {i} of tier {name})"),
                         )),
