@@ -204,35 +204,40 @@ impl<G: TierGame> TierTables<G> {
         if let Some(o) = self.game_over(pos) {
             return Ok(o);
         }
-        let tier = self.game.tier_of(pos);
-        let t = self.opened(tier)?;
-        let i = self.game.canonical_rank(&t.index, pos);
+        let (t, i) = self.slot_of(pos)?;
         if self.layout == Layout::Published && i % 2 == 0 {
             let mut children = Vec::new();
             self.game.for_each_child(pos, |c| children.push(c));
             let mut outcomes = Vec::with_capacity(children.len());
             for child in &children {
-                let o = self.stored_outcome(child, Some(pos))?;
+                let o = match self.game_over(child) {
+                    Some(o) => o,
+                    None => {
+                        let (ct, ci) = self.slot_of(child)?;
+                        if ci % 2 == 0 {
+                            // The published layout's precondition broken: never a wrong value.
+                            let kind = ErrorKind::DerivedChild { slot: ci };
+                            return Err(Error::Table(TableError::new(ct.table.name(), kind)));
+                        }
+                        self.stored_at(&ct, ci)?
+                    }
+                };
                 outcomes.push(crate::reader::as_child(&self.game, self.distance(), pos, child, o));
             }
             return Ok(crate::plies::capped(Outcome::from_children(&outcomes), self.game.no_progress()));
         }
-        self.stored_outcome(pos, None)
+        self.stored_at(&t, i)
     }
 
-    /// The outcome stored for `pos` (or its game-over one). `parent`: the
-    /// derived position whose child this is, for the error when the child's
-    /// slot is derived too (the published layout's precondition broken).
-    fn stored_outcome(&self, pos: &G::Position, parent: Option<&G::Position>) -> Result<Outcome, Error> {
-        if let Some(o) = self.game_over(pos) {
-            return Ok(o);
-        }
-        let tier = self.game.tier_of(pos);
-        let t = self.opened(tier)?;
+    /// The opened tier of a position that is not over, and its slot.
+    fn slot_of(&self, pos: &G::Position) -> Result<(Arc<OpenTier<G>>, u64), Error> {
+        let t = self.opened(self.game.tier_of(pos))?;
         let i = self.game.canonical_rank(&t.index, pos);
-        if parent.is_some() && i % 2 == 0 {
-            return Err(Error::Table(TableError::new(t.table.name(), ErrorKind::DerivedChild { slot: i })));
-        }
+        Ok((t, i))
+    }
+
+    /// The outcome stored in slot `i` of an opened tier.
+    fn stored_at(&self, t: &OpenTier<G>, i: u64) -> Result<Outcome, Error> {
         let block = t.table.block_of(i)?;
         let value = Value::from_code(block.code(i))
             .ok_or_else(|| Error::Table(TableError::new(t.table.name(), ErrorKind::UnusedSlot { slot: i })))?;
