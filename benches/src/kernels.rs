@@ -21,8 +21,10 @@
 //!   to the others and its peak memory within the values-only budget plus
 //!   one byte a slot of the largest tier (no children's plies are read);
 //! - `no-progress`: the same variant under the no-progress rule of
-//!   [`NO_PROGRESS`] plies (`--no-progress 80`: exact DTZ with the counter
-//!   kernel), reported as `no_progress_over_values`.
+//!   [`NO_PROGRESS`] plies (`--no-progress 80`: exact DTZ with the plane
+//!   kernel), reported as `no_progress_over_values`, its values and DTZ
+//!   files equal (CRCs) to those of `no-progress-counter`, the same solve
+//!   with the counter kernel.
 //!
 //! Each run prints one JSON object; after each thread count a summary
 //! object. The targets (exit status 1 when one is missed) are those of the
@@ -100,7 +102,8 @@ impl Progress for SumPhases {
 /// One run, in this process: `kernel` is "sweep" or a kernel name ("planes", "counter", "block");
 /// `out` receives the tables of a solve; a sweep reads `children`.
 pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>) -> Json {
-    let v = if kernel == "no-progress" { variant().with_no_progress(NO_PROGRESS).unwrap() } else { variant() };
+    let v =
+        if kernel.starts_with("no-progress") { variant().with_no_progress(NO_PROGRESS).unwrap() } else { variant() };
     let game = FoxGame::new(v);
     let plan = TierPlan::new(&game);
     let started = Instant::now();
@@ -133,8 +136,8 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
             let (kernel, output) = match kernel {
                 "plies" => (Kernel::Planes, Output::Dtm),
                 "dtz" => (Kernel::Planes, Output::Dtz),
-                // The counter kernel: the plane kernel's levels are not exact DTZ.
-                "no-progress" => (Kernel::Counter, Output::Dtz),
+                "no-progress" => (Kernel::Planes, Output::Dtz),
+                "no-progress-counter" => (Kernel::Counter, Output::Dtz),
                 name => (name.parse().unwrap(), Output::Values),
             };
             let sum = SumPhases::default();
@@ -168,6 +171,11 @@ fn child(kernel: &str, threads: usize, out: &Path, children: Option<&Path>) -> J
 /// Per tier, the CRC of its table.
 fn crcs(dir: &Path) -> Vec<(String, String)> {
     Manifest::read(dir).unwrap().tiers.into_iter().map(|t| (t.name, t.crc32)).collect()
+}
+
+/// Per tier, the CRC of its plies file.
+fn plies_crcs(dir: &Path) -> Vec<(String, Option<String>)> {
+    Manifest::read(dir).unwrap().tiers.into_iter().map(|t| (t.name, t.plies.map(|p| p.crc32))).collect()
 }
 
 /// Runs the benchmark for each thread count; prints JSON lines (or a table
@@ -244,7 +252,14 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         say(&dtz);
         let no_progress = child("no-progress", t, &dn, None);
         say(&no_progress);
-        let identical = crcs(&dc) == crcs(&db) && crcs(&dp) == crcs(&db) && crcs(&dz) == crcs(&db);
+        let dnc = root.join(format!("no-progress-counter-{t}"));
+        let no_progress_counter = child("no-progress-counter", t, &dnc, None);
+        say(&no_progress_counter);
+        let identical = crcs(&dc) == crcs(&db)
+            && crcs(&dp) == crcs(&db)
+            && crcs(&dz) == crcs(&db)
+            && crcs(&dn) == crcs(&dnc)
+            && plies_crcs(&dn) == plies_crcs(&dnc);
         let wall = |j: &Json| j["wall_s"].as_f64().unwrap();
         let plies_bytes = |dir: &Path| -> u64 {
             Manifest::read(dir).unwrap().tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum()
@@ -275,6 +290,7 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         let _ = std::fs::remove_dir_all(&dp);
         let _ = std::fs::remove_dir_all(&dz);
         let _ = std::fs::remove_dir_all(&dn);
+        let _ = std::fs::remove_dir_all(&dnc);
     }
     let _ = std::fs::remove_dir_all(&root);
     if let (Some(one), Some(two)) =

@@ -46,7 +46,8 @@ pub struct SolveRuleArgs {
     pub floor: crate::rules::FloorArgs,
     /// Fox Game: a draw after N plies in a row without progress (no sheep rank sum raised, no piece off the
     /// board; RULES.md, "Draws"), 1..=255; 0, the default, for none. The solve then stores the values at
-    /// counter 0 with exact distances to zeroing (--distance dtz, with the counter kernel), from which
+    /// counter 0 with exact distances to zeroing (--distance dtz; the plane kernel counts them a ply of each
+    /// side at a time), from which
     /// `probe 'POSITION f C'` gives the value at counter C.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=255))]
     pub no_progress: u32,

@@ -33,11 +33,16 @@ fn variant(no_progress: u32) -> Variant {
     Variant::new(Geometry::Classic, 2, start).unwrap().with_no_progress(no_progress).unwrap()
 }
 
+/// Solves with the default kernel (the plane kernel), as `foxbase solve` does.
 fn solve(variant: &Variant, dir: &Path) {
+    solve_with(variant, dir, Kernel::Planes, 2);
+}
+
+fn solve_with(variant: &Variant, dir: &Path, kernel: Kernel, threads_per_worker: usize) {
     let game = FoxGame::new(*variant);
     let plan = TierPlan::new(&game);
     let output = if variant.no_progress > 0 { Output::Dtz } else { Output::Values };
-    let options = LocalOptions { workers: 1, threads_per_worker: 2, kernel: Kernel::Counter, output };
+    let options = LocalOptions { workers: 1, threads_per_worker, kernel, output };
     let m = solve_local(&game, &plan, dir, options, &Quiet).unwrap();
     foxbase_tables::seal::seal(dir, m).unwrap();
 }
@@ -160,6 +165,58 @@ fn values_at_every_counter_equal_a_search_over_positions_and_counters() {
     }
 }
 
+/// Every `.fxt` (values) and `.fxp` (plies) file of a solve, by name.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join("tiers"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "fxt" || x == "fxp"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The plane kernel's exact distances to zeroing (a ply of each side at a
+/// time) are the counter kernel's, byte for byte, values and plies, on one
+/// and two foxes, both geometries, either side first, a floor won by
+/// either side, and caps from 1 ply to past the longest distance; one
+/// thread and two write the same files.
+#[test]
+fn the_plane_kernel_writes_the_counter_kernels_files_under_the_rule() {
+    let v =
+        |g, k, start: &str, n| Variant::new(g, k, parse_position(start).unwrap()).unwrap().with_no_progress(n).unwrap();
+    let variants = [
+        v(Geometry::Classic, 2, ".F./.../......./......./..SSS../.../... s", 1),
+        v(Geometry::Classic, 2, ".F./.../......./......./..SSS../.../... s", 7),
+        v(Geometry::Classic, 3, ".F./.../......./......./..SSSS./.../... f", 20),
+        v(Geometry::Orthogonal, 2, "F.F/.../......./......./..SSS../.../... f", 4),
+        v(Geometry::Orthogonal, 2, "F.F/.../......./......./..SSS../.../... s", 255),
+        v(Geometry::Classic, 2, "F.F/.../......./......./..SSS../.../... s", 12),
+        v(Geometry::Classic, 2, "F.F/.../......./......./.SSSS../.../... f", 9)
+            .with_sheep_floor(3, foxbase_core::Side::Sheep)
+            .unwrap(),
+        v(Geometry::Orthogonal, 2, "F.F/.../......./......./.SSSS../.../... s", 30)
+            .with_sheep_floor(3, foxbase_core::Side::Fox)
+            .unwrap(),
+    ];
+    for variant in variants {
+        let (planes, planes1, counter) = (TempDir::new("np-p"), TempDir::new("np-p1"), TempDir::new("np-c"));
+        solve_with(&variant, &planes.0, Kernel::Planes, 2);
+        solve_with(&variant, &planes1.0, Kernel::Planes, 1);
+        solve_with(&variant, &counter.0, Kernel::Counter, 2);
+        let want = files(&counter.0);
+        assert!(want.len() >= 4, "{variant:?}");
+        let got = files(&planes.0);
+        assert_eq!(got.len(), want.len());
+        for ((name, a), (_, b)) in got.iter().zip(&want) {
+            let at = format!("{} N = {}: {name}", format_position(&variant.start), variant.no_progress);
+            assert!(a == b, "{at} differs from the counter kernel's");
+        }
+        assert!(files(&planes1.0) == got, "one thread and two");
+    }
+}
+
 #[test]
 fn with_n_large_enough_the_values_are_the_unlimited_games() {
     let (limited, plain) = (TempDir::new("no-progress-255"), TempDir::new("no-progress-0"));
@@ -192,11 +249,7 @@ fn the_cli_refuses_what_the_rule_cannot_do() {
         (&["--no-progress", "256"][..], "--no-progress"),
         (&["--no-progress", "20", "--distance", "dtm"][..], "--no-progress 20 computes distances to zeroing"),
         (&["--no-progress", "20", "--no-distance"][..], "not --distance none"),
-        (
-            &["--no-progress", "20", "--kernel", "planes"][..],
-            "--kernel planes does not compute the exact distances to zeroing of a no-progress rule; use --kernel \
-             counter or leave --kernel out",
-        ),
+        (&["--no-progress", "20", "--kernel", "block"][..], "--kernel block computes values only"),
     ] {
         let out = run(flags);
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -206,7 +259,7 @@ fn the_cli_refuses_what_the_rule_cannot_do() {
     let out = run(&["--no-progress", "6", "--threads", "1", "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(summary["kernel"], "counter", "the kernel that ran: {summary}");
+    assert_eq!(summary["kernel"], "planes", "the kernel that ran: {summary}");
     let probe = |position: &str| common::foxbase().args(["probe", position, "--tables", d]).output().unwrap();
     let out = probe(&format!("{start} 7"));
     assert_eq!(out.status.code(), Some(2));

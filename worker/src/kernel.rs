@@ -260,12 +260,7 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         if kernel != Kernel::Planes || !output.plies() || planes_count_plies(self) {
             return None;
         }
-        let what = if self.rules.no_progress > 0 {
-            "the exact distances to zeroing of a no-progress rule"
-        } else {
-            "plies under --floor-winner sheep"
-        };
-        Some((Kernel::Counter, what))
+        Some((Kernel::Counter, "plies under --floor-winner sheep"))
     }
 
     fn solve_values(
@@ -318,14 +313,15 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
     }
 }
 
-/// Whether the plane kernel's plies hold for `game`. It decides a side's
-/// wins at odd plies and losses at even ones; below a floor won by the
-/// sheep the game ends after a fox move with the sheep to move the winner
-/// (a win at even plies), so those plies come from the counter kernel. So
-/// do those of a no-progress rule: its distances to zeroing are exact, and
-/// a loss can be 1 ply from zeroing.
+/// Whether the plane kernel's plies hold for `game`. Its phases decide a
+/// side's wins at odd plies and losses at even ones; below a floor won by
+/// the sheep the game ends after a fox move with the sheep to move the
+/// winner (a win at even plies), so those plies come from the counter
+/// kernel. Under a no-progress rule the plane kernel counts exact plies to
+/// zeroing instead, a ply of each side at a time (`plane_kernel::exact`),
+/// which holds for either floor winner.
 fn planes_count_plies(game: &foxbase_core::foxgame::FoxGame) -> bool {
-    game.rules.floor_winner == foxbase_core::Side::Fox && game.rules.no_progress == 0
+    game.rules.floor_winner == foxbase_core::Side::Fox || game.rules.no_progress > 0
 }
 
 /// A solve under a no-progress rule computes its exact distances to

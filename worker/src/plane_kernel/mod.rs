@@ -54,7 +54,9 @@
 //! leads, traps, captures, values read from children), [`two_foxes`] and
 //! [`one_fox`] (the passes over a block), [`plies`] (distances), [`solve`]
 //! (a tier: initial pass, phases, packing), [`pack`] (planes to 2-bit
-//! values) and [`check`] (`foxbase verify`'s check). This file holds the
+//! values), [`exact`] (exact distances to zeroing, for a no-progress
+//! rule: a ply of each side at a time) and [`check`] (`foxbase verify`'s
+//! check). This file holds the
 //! shared types and the entry points.
 
 use crate::fox_kernel::Target;
@@ -71,6 +73,7 @@ mod bits;
 mod check;
 mod children;
 mod decode;
+mod exact;
 mod one_fox;
 mod pack;
 mod plies;
@@ -81,6 +84,7 @@ use bits::*;
 pub use bits::{transpose32, transpose_pair};
 pub use check::{check_tier, CheckError, Contradiction, PlaneCheck};
 use decode::*;
+use exact::*;
 use pack::*;
 use plies::*;
 use solve::*;
@@ -244,6 +248,9 @@ struct Ctx<'a> {
     /// The plies are to zeroing (DTZ): a move out of the tier counts 1 ply
     /// (its child 0), and the children's plies are not read.
     to_zeroing: bool,
+    /// The plies to zeroing are exact, and stop at this many plies: a
+    /// no-progress rule of N plies (0: none). See [`exact`].
+    exact_cap: u32,
     /// A capture into a tier without a table (fewer than F sheep left, or
     /// K) wins for the fox; false below a sheep floor won by the sheep.
     capture_out_wins: bool,

@@ -30,6 +30,7 @@ impl<'a> Ctx<'a> {
             children,
             plies: false,
             to_zeroing: false,
+            exact_cap: 0,
             capture_out_wins: game
                 .rules
                 .too_few_sheep(tier.sheep().saturating_sub(1))
@@ -81,7 +82,11 @@ impl<'a> Ctx<'a> {
                     } else {
                         None
                     };
-                    if fox_phase {
+                    if fox_phase && self.exact_cap > 0 {
+                        // Ply 0 alone: the other plies have a fox step each.
+                        let pb = block_plies.expect("exact plies are plies");
+                        changed |= self.fox_no_move::<BMI2, P>(&view, fb, pb, &mut due_f[b]);
+                    } else if fox_phase {
                         let before = self.won_lost(fb);
                         changed |= self.fox_phase_any::<BMI2>(&view, fb, sb);
                         if let Some(pb) = block_plies {
@@ -327,6 +332,8 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
 ) -> Result<SolvedTier, KernelError> {
     let plies = distance.is_some();
     let to_zeroing = distance == Some(Distance::Dtz);
+    // Under a no-progress rule the distances to zeroing are exact and stop at N.
+    let exact_cap = if to_zeroing { game.rules.no_progress } else { 0 };
     let started = std::time::Instant::now();
     let mut phases = Phases::default();
     let (mut fox_planes, mut sheep_planes, decided_at_start, decided_by_first_fox_phase, mut ply);
@@ -337,6 +344,7 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
         let mut ctx = Ctx::new(game, tier, &refs);
         ctx.plies = plies;
         ctx.to_zeroing = to_zeroing;
+        ctx.exact_cap = exact_cap;
         if plies && !to_zeroing && refs.iter().any(|c| c.plies.is_none()) {
             return Err(KernelError::Inconsistent(format!(
                 "a child tier of {} has no plies (solved with --no-distance?)",
@@ -357,6 +365,7 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     let mut ctx = Ctx::new(game, tier, &[]);
     ctx.plies = plies;
     ctx.to_zeroing = to_zeroing;
+    ctx.exact_cap = exact_cap;
     let (size, stride) = (game.tier_size(&ctx.index), ctx.stride);
     let sets = ctx.index.sheep_sets as usize;
     let item = BLOCKS_PER_ITEM * stride;
@@ -369,105 +378,118 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     let started = std::time::Instant::now();
     // Propagation phases that decided something.
     let mut levels = 0u32;
-    // The fox phase's input: blocks whose sheep planes changed. The sheep
-    // phase's: blocks with a sideways step into a block whose fox planes
-    // changed. The first of each looks at every block. With plies, also
-    // the blocks with a win from outside (or a waiting loss) due.
-    let mut sheep_changed = vec![true; sets];
-    let mut fox_changed = vec![false; sets];
     // Each block's sheep set, unranked once.
     let set_bits: Vec<Bits> = (0..sets as u64).into_par_iter().map(|c| ctx.index.sheep_set(c)).collect();
-    let mut first = true;
-    // The phase number: sheep phase k follows fox phase k (fox phase 1 ran in the initial pass).
-    let mut k = 1u32;
-    levels += decided_by_first_fox_phase as u32;
-    loop {
-        // Fox phase: fox steps, within each block (the first ran in the initial pass).
-        let any_fox_changed = if first {
-            false
-        } else {
+    if exact_cap > 0 {
+        levels += decided_by_first_fox_phase as u32;
+        levels += propagate_exact::<BMI2, P>(
+            &ctx,
+            &mut fox_planes,
+            &mut sheep_planes,
+            &sideways,
+            &mut ply,
+            &set_bits,
+            exact_cap,
+        );
+    } else {
+        // The fox phase's input: blocks whose sheep planes changed. The sheep
+        // phase's: blocks with a sideways step into a block whose fox planes
+        // changed. The first of each looks at every block. With plies, also
+        // the blocks with a win from outside (or a waiting loss) due.
+        let mut sheep_changed = vec![true; sets];
+        let mut fox_changed = vec![false; sets];
+        let mut first = true;
+        // The phase number: sheep phase k follows fox phase k (fox phase 1 ran in the initial pass).
+        let mut k = 1u32;
+        levels += decided_by_first_fox_phase as u32;
+        loop {
+            // Fox phase: fox steps, within each block (the first ran in the initial pass).
+            let any_fox_changed = if first {
+                false
+            } else {
+                let slices = ply.item_slices(&ctx, items);
+                fox_planes
+                    .par_chunks_mut(item)
+                    .zip(sheep_changed.par_chunks(BLOCKS_PER_ITEM))
+                    .zip(fox_changed.par_chunks_mut(BLOCKS_PER_ITEM))
+                    .zip(slices)
+                    .enumerate()
+                    .map(|(it, (((f, todo), out), (pl, due_f, _)))| {
+                        let mut any = false;
+                        for (b, fb) in f.chunks_mut(stride).enumerate() {
+                            out[b] = false;
+                            if !todo[b] && due_f[b] > k {
+                                continue;
+                            }
+                            let set = it * BLOCKS_PER_ITEM + b;
+                            let view = SetView::new(set_bits[set]);
+                            let s = &sheep_planes[set * stride..(set + 1) * stride];
+                            let before = ctx.won_lost(fb);
+                            let mut changed = ctx.fox_phase_any::<BMI2>(&view, fb, s);
+                            if plies {
+                                let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];
+                                changed = ctx.settle(FOX, fb, &before, pb, k, &mut due_f[b]);
+                            }
+                            out[b] = changed;
+                            any |= changed;
+                        }
+                        any
+                    })
+                    .reduce(|| false, |a, b| a || b)
+            };
+            levels += any_fox_changed as u32;
+            if !first && !any_fox_changed && !ply.pending() {
+                break;
+            }
+            // Sheep phase: sideways sheep steps into other blocks' fox planes.
             let slices = ply.item_slices(&ctx, items);
-            fox_planes
+            sheep_planes
                 .par_chunks_mut(item)
-                .zip(sheep_changed.par_chunks(BLOCKS_PER_ITEM))
-                .zip(fox_changed.par_chunks_mut(BLOCKS_PER_ITEM))
+                .zip(sheep_changed.par_chunks_mut(BLOCKS_PER_ITEM))
                 .zip(slices)
+                .zip(&sideways)
                 .enumerate()
-                .map(|(it, (((f, todo), out), (pl, due_f, _)))| {
-                    let mut any = false;
-                    for (b, fb) in f.chunks_mut(stride).enumerate() {
-                        out[b] = false;
-                        if !todo[b] && due_f[b] > k {
+                .for_each(|(it, (((s, changed), (pl, _, due_s)), sideways))| {
+                    let blocks = sideways.first.len() - 1;
+                    for (b, sb) in s.chunks_mut(stride).enumerate() {
+                        changed[b] = false;
+                        if b + 1 < blocks {
+                            // The next block's children, while this one is worked on.
+                            for step in sideways.block(b + 1) {
+                                let planes = &fox_planes[step.child as usize * stride..][..stride];
+                                prefetch(&planes[WON * ctx.rows]);
+                                prefetch(&planes[LOST * ctx.rows]);
+                                prefetch(&planes[(LOST + 1) * ctx.rows - 1]);
+                            }
+                        }
+                        let steps = sideways.block(b);
+                        // The first phase looks at every block (one without
+                        // sideways steps may be lost already); then only where
+                        // a step leads to a block whose fox planes changed.
+                        let todo = first || steps.iter().any(|step| fox_changed[step.child as usize]);
+                        if !todo && due_s[b] > k {
                             continue;
                         }
                         let set = it * BLOCKS_PER_ITEM + b;
                         let view = SetView::new(set_bits[set]);
-                        let s = &sheep_planes[set * stride..(set + 1) * stride];
-                        let before = ctx.won_lost(fb);
-                        let mut changed = ctx.fox_phase_any::<BMI2>(&view, fb, s);
+                        let before = ctx.won_lost(sb);
+                        changed[b] = ctx.sheep_phase::<BMI2>(&view, sb, &fox_planes, steps, sideways);
                         if plies {
                             let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];
-                            changed = ctx.settle(FOX, fb, &before, pb, k, &mut due_f[b]);
-                        }
-                        out[b] = changed;
-                        any |= changed;
-                    }
-                    any
-                })
-                .reduce(|| false, |a, b| a || b)
-        };
-        levels += any_fox_changed as u32;
-        if !first && !any_fox_changed && !ply.pending() {
-            break;
-        }
-        // Sheep phase: sideways sheep steps into other blocks' fox planes.
-        let slices = ply.item_slices(&ctx, items);
-        sheep_planes
-            .par_chunks_mut(item)
-            .zip(sheep_changed.par_chunks_mut(BLOCKS_PER_ITEM))
-            .zip(slices)
-            .zip(&sideways)
-            .enumerate()
-            .for_each(|(it, (((s, changed), (pl, _, due_s)), sideways))| {
-                let blocks = sideways.first.len() - 1;
-                for (b, sb) in s.chunks_mut(stride).enumerate() {
-                    changed[b] = false;
-                    if b + 1 < blocks {
-                        // The next block's children, while this one is worked on.
-                        for step in sideways.block(b + 1) {
-                            let planes = &fox_planes[step.child as usize * stride..][..stride];
-                            prefetch(&planes[WON * ctx.rows]);
-                            prefetch(&planes[LOST * ctx.rows]);
-                            prefetch(&planes[(LOST + 1) * ctx.rows - 1]);
+                            changed[b] = ctx.settle(SHEEP, sb, &before, pb, k, &mut due_s[b]);
                         }
                     }
-                    let steps = sideways.block(b);
-                    // The first phase looks at every block (one without
-                    // sideways steps may be lost already); then only where
-                    // a step leads to a block whose fox planes changed.
-                    let todo = first || steps.iter().any(|step| fox_changed[step.child as usize]);
-                    if !todo && due_s[b] > k {
-                        continue;
-                    }
-                    let set = it * BLOCKS_PER_ITEM + b;
-                    let view = SetView::new(set_bits[set]);
-                    let before = ctx.won_lost(sb);
-                    changed[b] = ctx.sheep_phase::<BMI2>(&view, sb, &fox_planes, steps, sideways);
-                    if plies {
-                        let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];
-                        changed[b] = ctx.settle(SHEEP, sb, &before, pb, k, &mut due_s[b]);
-                    }
-                }
-            });
-        first = false;
-        k += 1;
-        if !sheep_changed.iter().any(|&c| c) && !ply.pending() {
-            break;
-        }
-        levels += 1;
-        // The next phases decide at up to 2k plies.
-        if plies && 2 * k > P::MAX {
-            return Err(KernelError::TooManyPlies { tier: tier.name(), limit: P::MAX });
+                });
+            first = false;
+            k += 1;
+            if !sheep_changed.iter().any(|&c| c) && !ply.pending() {
+                break;
+            }
+            levels += 1;
+            // The next phases decide at up to 2k plies.
+            if plies && 2 * k > P::MAX {
+                return Err(KernelError::TooManyPlies { tier: tier.name(), limit: P::MAX });
+            }
         }
     }
     phases.propagate = started.elapsed().as_secs_f64();
