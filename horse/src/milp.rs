@@ -104,6 +104,9 @@ pub fn solve(map: &Map, formulation: Formulation, limits: Limits) -> Result<Outc
     }
     let reachable = map.reachable();
     let start = Instant::now();
+    if formulation != Formulation::WriteUp && !crate::mincut::enclosable(map, map.walls())[map.horse()] {
+        return Ok(Outcome::Untrappable);
+    }
     let mut cuts: Vec<Cut> = Vec::new();
     let (status, values, objective, columns, constant) = loop {
         let (problem, columns, constant) = match formulation {
@@ -227,9 +230,21 @@ impl Build {
     }
 }
 
+/// The tiles that get a region variable: with a budget of walls only those
+/// a region may reach ([`crate::mincut::enclosable`]), else every tile off
+/// the edge. Walls go only beside them.
+fn candidates(map: &Map, budget: Option<usize>) -> Vec<bool> {
+    match budget {
+        Some(k) => crate::mincut::enclosable(map, k),
+        None => (0..map.len()).map(|t| !map.is_edge(t)).collect(),
+    }
+}
+
 /// Our formulation, as `build` says, with connectivity `cuts`.
 fn horse_flow(map: &Map, reachable: &[usize], build: Build, cuts: &[Cut]) -> (RowProblem, Columns, i64) {
     let Build { budget, score, flow, integer } = build;
+    let candidate = candidates(map, budget);
+    let beside_candidate = |t: usize| candidate[t] || map.neighbours(t).iter().any(|&u| candidate[u]);
     let mut problem = RowProblem::default();
     let mut region: Vec<Option<Col>> = vec![None; map.len()];
     let mut walls: Vec<Option<Col>> = vec![None; map.len()];
@@ -237,7 +252,7 @@ fn horse_flow(map: &Map, reachable: &[usize], build: Build, cuts: &[Cut]) -> (Ro
     let mut region_numbers: Vec<Option<usize>> = vec![None; map.len()];
     for &i in reachable {
         let tile = map.tile(i);
-        if !map.is_edge(i) {
+        if !map.is_edge(i) && candidate[i] {
             region_numbers[i] = Some(problem.num_cols());
             let value = if score { tile.value() as f64 } else { 0.0 };
             region[i] = Some(if i == map.horse() {
@@ -246,7 +261,7 @@ fn horse_flow(map: &Map, reachable: &[usize], build: Build, cuts: &[Cut]) -> (Ro
                 problem.add_column_with_integrality(value, 0..=1, integer)
             });
         }
-        if tile.is_wallable() {
+        if tile.is_wallable() && beside_candidate(i) {
             numbers[i] = Some(problem.num_cols());
             walls[i] = Some(problem.add_column_with_integrality(if score { 0.0 } else { 1.0 }, 0..=1, integer));
         }

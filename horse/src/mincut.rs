@@ -47,6 +47,65 @@ pub fn min_walls(map: &Map) -> Option<Vec<usize>> {
     Some(cut)
 }
 
+/// Which tiles may be in the horse's region with at most `budget` walls:
+/// `true` for a reachable tile off the edge when the fewest walls that
+/// separate it and the horse together from the edge are at most `budget`
+/// (a minimum vertex cut, as in [`min_walls`], from a source joined to
+/// both). Any region of at most `budget` walls holds only such tiles, so
+/// the integer program needs no region variable elsewhere. The converse
+/// does not hold: walls that seal the tile and the horse apart, in two
+/// pockets, count too. All `false` when the horse cannot be trapped at all.
+///
+/// The flow from the horse alone is found once; each tile then adds its
+/// own source arc and augments from there (the flow only grows), on a copy
+/// of that residual graph.
+pub fn enclosable(map: &Map, budget: usize) -> Vec<bool> {
+    let mut out = vec![false; map.len()];
+    if map.is_edge(map.horse()) {
+        return out;
+    }
+    let reachable = map.reachable();
+    let mut node = vec![usize::MAX; map.len()];
+    for (k, &t) in reachable.iter().enumerate() {
+        node[t] = k;
+    }
+    let n = reachable.len();
+    let (sink, source) = (2 * n, 2 * n + 1);
+    let infinite = n as u32 + 1;
+    let stop = budget as u32 + 1;
+    let mut graph = FlowGraph::new(2 * n + 2);
+    for (k, &t) in reachable.iter().enumerate() {
+        graph.add_arc(2 * k, 2 * k + 1, if map.tile(t).is_wallable() { 1 } else { infinite });
+        for &v in map.neighbours(t) {
+            graph.add_arc(2 * k + 1, 2 * node[v], infinite);
+        }
+        if map.is_edge(t) {
+            graph.add_arc(2 * k + 1, sink, infinite);
+        }
+    }
+    graph.add_arc(source, 2 * node[map.horse()] + 1, infinite);
+    // Each tile's own source arc, closed (capacity 0) until its turn.
+    let first_own = graph.to.len();
+    for k in 0..n {
+        graph.add_arc(source, 2 * k + 1, 0);
+    }
+    let base_flow = graph.max_flow(source, sink, stop);
+    if base_flow >= stop {
+        return out;
+    }
+    out[map.horse()] = true;
+    let base = graph.capacity.clone();
+    for (k, &t) in reachable.iter().enumerate() {
+        if map.is_edge(t) || t == map.horse() {
+            continue;
+        }
+        graph.capacity.copy_from_slice(&base);
+        graph.capacity[first_own + 2 * k] = infinite;
+        out[t] = base_flow + graph.max_flow(source, sink, stop - base_flow) < stop;
+    }
+    out
+}
+
 /// A directed graph with integer capacities, for Edmonds-Karp max flow.
 struct FlowGraph {
     /// Arcs out of each node, as indexes into `to` / `capacity`.
@@ -138,6 +197,44 @@ mod tests {
         let walls = min_walls(&field).unwrap();
         assert_eq!(walls, vec![7, 11, 13, 17]);
         assert!(enclose_with(&field, &walls).trapped);
+    }
+
+    /// `enclosable` keeps every tile that some wall set of at most k walls
+    /// traps with the horse (by brute force over wall sets, on random small
+    /// maps), and rules tiles out on most maps.
+    #[test]
+    fn enclosable_tiles_are_those_some_wall_set_encloses() {
+        use crate::generate::{random_map, Mix};
+        let mut checked = [0usize; 2];
+        for seed in 0..60u64 {
+            let size = 4 + (seed % 3) as usize;
+            let k = 1 + (seed % 4) as usize;
+            let map = random_map(size, size + 1, k, Mix::BENCHMARK, seed);
+            let grass: Vec<usize> = (0..map.len()).filter(|&t| map.tile(t).is_wallable()).collect();
+            if grass.len() > 16 {
+                continue;
+            }
+            let mut want = vec![false; map.len()];
+            for mask in 0u32..1 << grass.len() {
+                if mask.count_ones() as usize > k {
+                    continue;
+                }
+                let walls: Vec<usize> = (0..grass.len()).filter(|b| mask >> b & 1 != 0).map(|b| grass[b]).collect();
+                let e = enclose_with(&map, &walls);
+                if e.trapped {
+                    for &t in &e.region {
+                        want[t] = true;
+                    }
+                }
+            }
+            let got = enclosable(&map, k);
+            for t in 0..map.len() {
+                assert!(!want[t] || got[t], "seed {seed}: tile {t} is enclosed by some walls\n{map}");
+            }
+            let reachable_inside = map.reachable().into_iter().filter(|&t| !map.is_edge(t)).count();
+            checked[(got.iter().filter(|&&g| g).count() < reachable_inside) as usize] += 1;
+        }
+        assert!(checked[1] > 10, "tiles ruled out on {} of {} maps", checked[1], checked[0] + checked[1]);
     }
 
     #[test]
