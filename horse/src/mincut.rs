@@ -17,24 +17,7 @@ use std::collections::VecDeque;
 /// wall, or the horse on the edge). The walls budget is ignored.
 pub fn min_walls(map: &Map) -> Option<Vec<usize>> {
     let reachable = map.reachable();
-    let mut node = vec![usize::MAX; map.len()];
-    for (k, &t) in reachable.iter().enumerate() {
-        node[t] = k;
-    }
-    let n = reachable.len();
-    let sink = 2 * n;
-    // "Infinite": more than every wall there could be.
-    let infinite = n as u32 + 1;
-    let mut graph = FlowGraph::new(2 * n + 1);
-    for (k, &t) in reachable.iter().enumerate() {
-        graph.add_arc(2 * k, 2 * k + 1, if map.tile(t).is_wallable() { 1 } else { infinite });
-        for &v in map.neighbours(t) {
-            graph.add_arc(2 * k + 1, 2 * node[v], infinite);
-        }
-        if map.is_edge(t) {
-            graph.add_arc(2 * k + 1, sink, infinite);
-        }
-    }
+    let SplitGraph { mut graph, node, sink, infinite } = split_graph(map, &reachable, 0);
     let source = 2 * node[map.horse()] + 1;
     let flow = graph.max_flow(source, sink, infinite);
     if flow >= infinite {
@@ -65,24 +48,10 @@ pub fn enclosable(map: &Map, budget: usize) -> Vec<bool> {
         return out;
     }
     let reachable = map.reachable();
-    let mut node = vec![usize::MAX; map.len()];
-    for (k, &t) in reachable.iter().enumerate() {
-        node[t] = k;
-    }
     let n = reachable.len();
-    let (sink, source) = (2 * n, 2 * n + 1);
-    let infinite = n as u32 + 1;
+    let SplitGraph { mut graph, node, sink, infinite } = split_graph(map, &reachable, 1);
+    let source = sink + 1;
     let stop = budget as u32 + 1;
-    let mut graph = FlowGraph::new(2 * n + 2);
-    for (k, &t) in reachable.iter().enumerate() {
-        graph.add_arc(2 * k, 2 * k + 1, if map.tile(t).is_wallable() { 1 } else { infinite });
-        for &v in map.neighbours(t) {
-            graph.add_arc(2 * k + 1, 2 * node[v], infinite);
-        }
-        if map.is_edge(t) {
-            graph.add_arc(2 * k + 1, sink, infinite);
-        }
-    }
     graph.add_arc(source, 2 * node[map.horse()] + 1, infinite);
     // Each tile's own source arc, closed (capacity 0) until its turn.
     let first_own = graph.to.len();
@@ -104,6 +73,38 @@ pub fn enclosable(map: &Map, budget: usize) -> Vec<bool> {
         out[t] = base_flow + graph.max_flow(source, sink, stop - base_flow) < stop;
     }
     out
+}
+
+/// The node-split graph of the module doc over the `reachable` tiles.
+struct SplitGraph {
+    /// Tile `t`'s nodes are `2 node[t]` (in) and `2 node[t] + 1` (out).
+    graph: FlowGraph,
+    node: Vec<usize>,
+    /// The sink, after the tiles' nodes; `extra` more nodes follow it.
+    sink: usize,
+    /// "Infinite": more than every wall there could be.
+    infinite: u32,
+}
+
+fn split_graph(map: &Map, reachable: &[usize], extra: usize) -> SplitGraph {
+    let mut node = vec![usize::MAX; map.len()];
+    for (k, &t) in reachable.iter().enumerate() {
+        node[t] = k;
+    }
+    let n = reachable.len();
+    let sink = 2 * n;
+    let infinite = n as u32 + 1;
+    let mut graph = FlowGraph::new(2 * n + 1 + extra);
+    for (k, &t) in reachable.iter().enumerate() {
+        graph.add_arc(2 * k, 2 * k + 1, if map.tile(t).is_wallable() { 1 } else { infinite });
+        for &v in map.neighbours(t) {
+            graph.add_arc(2 * k + 1, 2 * node[v], infinite);
+        }
+        if map.is_edge(t) {
+            graph.add_arc(2 * k + 1, sink, infinite);
+        }
+    }
+    SplitGraph { graph, node, sink, infinite }
 }
 
 /// A directed graph with integer capacities, for Edmonds-Karp max flow.

@@ -202,6 +202,10 @@ impl<'a> Ctx<'a> {
     /// now are decided; new wins and losses get this phase's plies. `before`
     /// holds the won and lost rows before the phase. Returns whether the
     /// planes changed.
+    ///
+    /// With exact plies ([`Ctx::exact_cap`], `plane_kernel::exact`) `k` is
+    /// a ply, which decides both a side's wins and its losses; the only
+    /// floor is 1 (a zeroing move), which holds back a loss at ply 0 alone.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn settle<P: Ply>(
         &self,
@@ -213,7 +217,8 @@ impl<'a> Ctx<'a> {
         due: &mut u32,
     ) -> bool {
         let rows = self.rows;
-        let (level_win, level_loss) = levels(side, k);
+        let exact = self.exact_cap > 0;
+        let (level_win, level_loss) = if exact { (k, k) } else { levels(side, k) };
         // With DTZ no floor passes ply 1 (every child outside counts 0 plies).
         let floors_pass = !self.to_zeroing || level_loss == 0;
         let wins_due = *due <= k;
@@ -226,7 +231,7 @@ impl<'a> Ctx<'a> {
                 let floor = pl[self.block_slot(h, j as usize, side)].get();
                 if floor > level_loss {
                     l &= !(1 << j);
-                    next_due = next_due.min(loss_phase(side, floor));
+                    next_due = next_due.min(if exact { floor } else { loss_phase(side, floor) });
                 }
             }
             if wins_due {
@@ -239,7 +244,7 @@ impl<'a> Ctx<'a> {
                     if at <= level_win {
                         w |= 1 << j;
                     } else {
-                        next_due = next_due.min(win_phase(at));
+                        next_due = next_due.min(if exact { at } else { win_phase(at) });
                     }
                 }
             }
@@ -366,10 +371,8 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     ctx.plies = plies;
     ctx.to_zeroing = to_zeroing;
     ctx.exact_cap = exact_cap;
-    let (size, stride) = (game.tier_size(&ctx.index), ctx.stride);
+    let size = game.tier_size(&ctx.index);
     let sets = ctx.index.sheep_sets as usize;
-    let item = BLOCKS_PER_ITEM * stride;
-    let items = sets.div_ceil(BLOCKS_PER_ITEM);
     phases.init = started.elapsed().as_secs_f64();
     if !propagate {
         return Ok(SolvedTier { values: PackedValues::filled(0, 0), stats: TierStats::default(), phases, plies: None });
@@ -399,87 +402,41 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
         let mut sheep_changed = vec![true; sets];
         let mut fox_changed = vec![false; sets];
         let mut first = true;
+        let settle = if plies { Settle::Plies } else { Settle::Values };
         // The phase number: sheep phase k follows fox phase k (fox phase 1 ran in the initial pass).
         let mut k = 1u32;
         levels += decided_by_first_fox_phase as u32;
         loop {
             // Fox phase: fox steps, within each block (the first ran in the initial pass).
-            let any_fox_changed = if first {
-                false
-            } else {
-                let slices = ply.item_slices(&ctx, items);
-                fox_planes
-                    .par_chunks_mut(item)
-                    .zip(sheep_changed.par_chunks(BLOCKS_PER_ITEM))
-                    .zip(fox_changed.par_chunks_mut(BLOCKS_PER_ITEM))
-                    .zip(slices)
-                    .enumerate()
-                    .map(|(it, (((f, todo), out), (pl, due_f, _)))| {
-                        let mut any = false;
-                        for (b, fb) in f.chunks_mut(stride).enumerate() {
-                            out[b] = false;
-                            if !todo[b] && due_f[b] > k {
-                                continue;
-                            }
-                            let set = it * BLOCKS_PER_ITEM + b;
-                            let view = SetView::new(set_bits[set]);
-                            let s = &sheep_planes[set * stride..(set + 1) * stride];
-                            let before = ctx.won_lost(fb);
-                            let mut changed = ctx.fox_phase_any::<BMI2>(&view, fb, s);
-                            if plies {
-                                let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];
-                                changed = ctx.settle(FOX, fb, &before, pb, k, &mut due_f[b]);
-                            }
-                            out[b] = changed;
-                            any |= changed;
-                        }
-                        any
-                    })
-                    .reduce(|| false, |a, b| a || b)
-            };
+            let any_fox_changed = !first
+                && fox_pass::<BMI2, P>(
+                    &ctx,
+                    &mut fox_planes,
+                    &sheep_planes,
+                    &sheep_changed,
+                    &mut fox_changed,
+                    &mut ply,
+                    &set_bits,
+                    k,
+                    settle,
+                );
             levels += any_fox_changed as u32;
             if !first && !any_fox_changed && !ply.pending() {
                 break;
             }
             // Sheep phase: sideways sheep steps into other blocks' fox planes.
-            let slices = ply.item_slices(&ctx, items);
-            sheep_planes
-                .par_chunks_mut(item)
-                .zip(sheep_changed.par_chunks_mut(BLOCKS_PER_ITEM))
-                .zip(slices)
-                .zip(&sideways)
-                .enumerate()
-                .for_each(|(it, (((s, changed), (pl, _, due_s)), sideways))| {
-                    let blocks = sideways.first.len() - 1;
-                    for (b, sb) in s.chunks_mut(stride).enumerate() {
-                        changed[b] = false;
-                        if b + 1 < blocks {
-                            // The next block's children, while this one is worked on.
-                            for step in sideways.block(b + 1) {
-                                let planes = &fox_planes[step.child as usize * stride..][..stride];
-                                prefetch(&planes[WON * ctx.rows]);
-                                prefetch(&planes[LOST * ctx.rows]);
-                                prefetch(&planes[(LOST + 1) * ctx.rows - 1]);
-                            }
-                        }
-                        let steps = sideways.block(b);
-                        // The first phase looks at every block (one without
-                        // sideways steps may be lost already); then only where
-                        // a step leads to a block whose fox planes changed.
-                        let todo = first || steps.iter().any(|step| fox_changed[step.child as usize]);
-                        if !todo && due_s[b] > k {
-                            continue;
-                        }
-                        let set = it * BLOCKS_PER_ITEM + b;
-                        let view = SetView::new(set_bits[set]);
-                        let before = ctx.won_lost(sb);
-                        changed[b] = ctx.sheep_phase::<BMI2>(&view, sb, &fox_planes, steps, sideways);
-                        if plies {
-                            let pb = &mut pl[b * ctx.per_set as usize..(b + 1) * ctx.per_set as usize];
-                            changed[b] = ctx.settle(SHEEP, sb, &before, pb, k, &mut due_s[b]);
-                        }
-                    }
-                });
+            sheep_pass::<BMI2, P>(
+                &ctx,
+                &mut sheep_planes,
+                &fox_planes,
+                &sideways,
+                &mut sheep_changed,
+                &mut ply,
+                &set_bits,
+                k,
+                (first, &fox_changed),
+                settle,
+            );
             first = false;
             k += 1;
             if !sheep_changed.iter().any(|&c| c) && !ply.pending() {
@@ -504,4 +461,149 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     stats.decided_at_start = decided_at_start;
     phases.pack = started.elapsed().as_secs_f64();
     Ok(SolvedTier { values, stats, phases, plies })
+}
+
+/// How a pass settles a block after its phase: values only (nothing to
+/// settle) or with plies ([`Ctx::settle`]).
+#[derive(Clone, Copy)]
+pub(super) enum Settle {
+    Values,
+    Plies,
+}
+
+impl Ctx<'_> {
+    /// Settles side `side` of a block after its phase at `at` (a phase
+    /// number, or with exact plies a ply) as `how` says. `changed`:
+    /// whether the phase changed the planes. Returns whether they changed
+    /// once settled.
+    #[allow(clippy::too_many_arguments)]
+    fn settle_as<P: Ply>(
+        &self,
+        how: Settle,
+        side: usize,
+        planes: &mut [u32],
+        before: &[u32; 64],
+        block: usize,
+        slices: (&mut [P], &mut [u32]),
+        at: u32,
+        changed: bool,
+    ) -> bool {
+        let (pl, due) = slices;
+        let per_set = self.per_set as usize;
+        match how {
+            Settle::Values => changed,
+            Settle::Plies => {
+                self.settle(side, planes, before, &mut pl[block * per_set..(block + 1) * per_set], at, &mut due[block])
+            }
+        }
+    }
+}
+
+/// A fox phase at `at` over the blocks with work: those whose sheep planes
+/// changed (`todo`) or with something due by `at`. Each block's fox planes
+/// are computed from its own `sheep_planes`, then settled as `settle` says;
+/// `changed[b]` says whether block `b`'s fox planes changed. Returns
+/// whether any did.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn fox_pass<const BMI2: bool, P: Ply>(
+    ctx: &Ctx,
+    fox_planes: &mut [u32],
+    sheep_planes: &[u32],
+    todo: &[bool],
+    changed: &mut [bool],
+    ply: &mut PlyArrays<P>,
+    set_bits: &[Bits],
+    at: u32,
+    settle: Settle,
+) -> bool {
+    let stride = ctx.stride;
+    let item = BLOCKS_PER_ITEM * stride;
+    let slices = ply.item_slices(ctx, set_bits.len().div_ceil(BLOCKS_PER_ITEM));
+    fox_planes
+        .par_chunks_mut(item)
+        .zip(todo.par_chunks(BLOCKS_PER_ITEM))
+        .zip(changed.par_chunks_mut(BLOCKS_PER_ITEM))
+        .zip(slices)
+        .enumerate()
+        .map(|(it, (((f, todo), out), (pl, due_f, _)))| {
+            let mut any = false;
+            for (b, fb) in f.chunks_mut(stride).enumerate() {
+                out[b] = false;
+                if !todo[b] && due_f[b] > at {
+                    continue;
+                }
+                let set = it * BLOCKS_PER_ITEM + b;
+                let view = SetView::new(set_bits[set]);
+                let s = &sheep_planes[set * stride..(set + 1) * stride];
+                let before = ctx.won_lost(fb);
+                let phase_changed = ctx.fox_phase_any::<BMI2>(&view, fb, s);
+                out[b] = ctx.settle_as(settle, FOX, fb, &before, b, (&mut *pl, &mut *due_f), at, phase_changed);
+                any |= out[b];
+            }
+            any
+        })
+        .reduce(|| false, |a, b| a || b)
+}
+
+/// A sheep phase at `at` over the blocks with work: every block when
+/// `look.0`, else those with a sideways step into a block whose fox planes
+/// changed (`look.1`), and those with something due by `at`. Each block's
+/// sheep planes are computed from the `fox_planes` its steps lead to, then
+/// settled as `settle` says; `changed[b]` says whether block `b`'s sheep
+/// planes changed. Returns whether any did.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn sheep_pass<const BMI2: bool, P: Ply>(
+    ctx: &Ctx,
+    sheep_planes: &mut [u32],
+    fox_planes: &[u32],
+    sideways: &[Sideways],
+    changed: &mut [bool],
+    ply: &mut PlyArrays<P>,
+    set_bits: &[Bits],
+    at: u32,
+    look: (bool, &[bool]),
+    settle: Settle,
+) -> bool {
+    let (every_block, fox_changed) = look;
+    let stride = ctx.stride;
+    let item = BLOCKS_PER_ITEM * stride;
+    let slices = ply.item_slices(ctx, set_bits.len().div_ceil(BLOCKS_PER_ITEM));
+    sheep_planes
+        .par_chunks_mut(item)
+        .zip(changed.par_chunks_mut(BLOCKS_PER_ITEM))
+        .zip(slices)
+        .zip(sideways)
+        .enumerate()
+        .map(|(it, (((s, changed), (pl, _, due_s)), sideways))| {
+            let mut any = false;
+            let blocks = sideways.first.len() - 1;
+            for (b, sb) in s.chunks_mut(stride).enumerate() {
+                changed[b] = false;
+                if b + 1 < blocks {
+                    // The next block's children, while this one is worked on.
+                    for step in sideways.block(b + 1) {
+                        let planes = &fox_planes[step.child as usize * stride..][..stride];
+                        prefetch(&planes[WON * ctx.rows]);
+                        prefetch(&planes[LOST * ctx.rows]);
+                        prefetch(&planes[(LOST + 1) * ctx.rows - 1]);
+                    }
+                }
+                let steps = sideways.block(b);
+                // The first phase looks at every block (one without
+                // sideways steps may be lost already); then only where a
+                // step leads to a block whose fox planes changed.
+                let todo = every_block || steps.iter().any(|step| fox_changed[step.child as usize]);
+                if !todo && due_s[b] > at {
+                    continue;
+                }
+                let set = it * BLOCKS_PER_ITEM + b;
+                let view = SetView::new(set_bits[set]);
+                let before = ctx.won_lost(sb);
+                let phase_changed = ctx.sheep_phase::<BMI2>(&view, sb, fox_planes, steps, sideways);
+                changed[b] = ctx.settle_as(settle, SHEEP, sb, &before, b, (&mut *pl, &mut *due_s), at, phase_changed);
+                any |= changed[b];
+            }
+            any
+        })
+        .reduce(|| false, |a, b| a || b)
 }
