@@ -84,9 +84,37 @@ enum FormulationArg {
     WriteUp,
 }
 
+/// One line of a command's output, into its text.
+macro_rules! say {
+    ($out:ident, $($arg:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($out, $($arg)*);
+    }};
+}
+
+/// [`say!`] without the newline.
+macro_rules! say_raw {
+    ($out:ident, $($arg:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = write!($out, $($arg)*);
+    }};
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(text) => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                // A closed pipe (`horse random 400 400 | head`) ends quietly, as Unix filters do.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("horse: writing the output: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Err(message) => {
             eprintln!("horse: {message}");
             ExitCode::FAILURE
@@ -94,7 +122,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+/// Runs a command; returns what it prints (written at once by `main`).
+fn run(cli: Cli) -> Result<String, String> {
+    let mut out = String::new();
     match cli.command {
         Command::Solve { map, walls, json, svg, time_limit, formulation } => {
             let board = load(&map, walls)?;
@@ -121,12 +151,13 @@ fn run(cli: Cli) -> Result<(), String> {
                 Outcome::Unknown => {
                     return Err("the time limit came before any placement that traps the horse was found".into())
                 }
-                Outcome::Untrappable if json => println!(r#"{{"trapped": false}}"#),
+                Outcome::Untrappable if json => say!(out, r#"{{"trapped": false}}"#),
                 Outcome::Untrappable => {
-                    println!("no placement of at most {} walls traps the horse (proven)", board.walls())
+                    say!(out, "no placement of at most {} walls traps the horse (proven)", board.walls())
                 }
                 // The issue's key order (serde_json's map would sort the keys).
-                Outcome::Trapped(a) if json => println!(
+                Outcome::Trapped(a) if json => say!(
+                    out,
                     r#"{{"trapped": true, "score": {}, "walls": {}, "region": {}, "optimal": {}}}"#,
                     a.enclosure.score,
                     json!(positions(&board, &a.walls)),
@@ -135,16 +166,16 @@ fn run(cli: Cli) -> Result<(), String> {
                 ),
                 Outcome::Trapped(a) => {
                     let proof = if a.optimal { "proven optimal" } else { "NOT proven optimal (time limit)" };
-                    println!("score {}, {proof}", a.enclosure.score);
+                    say!(out, "score {}, {proof}", a.enclosure.score);
                     if formulation == Formulation::WriteUp && a.objective != a.enclosure.score {
-                        println!("(the write-up's objective says {}: it counts sealed pockets)", a.objective);
+                        say!(out, "(the write-up's objective says {}: it counts sealed pockets)", a.objective);
                     }
-                    println!("{}: {}", plural(a.walls.len(), "wall"), listed(&board, &a.walls));
-                    println!("region: {} tiles", a.enclosure.region.len());
-                    print!("{}", drawn(&board, &a.walls, &a.enclosure.region));
+                    say!(out, "{}: {}", plural(a.walls.len(), "wall"), listed(&board, &a.walls));
+                    say!(out, "region: {} tiles", a.enclosure.region.len());
+                    say_raw!(out, "{}", drawn(&board, &a.walls, &a.enclosure.region));
                 }
             }
-            Ok(())
+            Ok(out)
         }
         Command::MinWalls { map, json } => {
             let board = load(&map, None)?;
@@ -158,27 +189,28 @@ fn run(cli: Cli) -> Result<(), String> {
                 ));
             }
             match cut {
-                None if json => println!("{}", json!({ "trappable": false })),
-                None => println!("no number of walls traps the horse"),
-                Some(walls) if json => println!(
+                None if json => say!(out, "{}", json!({ "trappable": false })),
+                None => say!(out, "no number of walls traps the horse"),
+                Some(walls) if json => say!(
+                    out,
                     "{}",
                     json!({ "trappable": true, "count": walls.len(), "walls": positions(&board, &walls) })
                 ),
                 Some(walls) => {
-                    println!("{} the horse: {}", plural(walls.len(), "wall traps"), listed(&board, &walls));
-                    println!("(the integer program with the score ignored agrees: {})", plural(walls.len(), "wall"));
+                    say!(out, "{} the horse: {}", plural(walls.len(), "wall traps"), listed(&board, &walls));
+                    say!(out, "(the integer program with the score ignored agrees: {})", plural(walls.len(), "wall"));
                 }
             }
-            Ok(())
+            Ok(out)
         }
         Command::Random { rows, cols, walls, seed } => {
             if rows < 3 || cols < 3 || rows * cols > 1_000_000 {
                 return Err(format!("{rows}x{cols}: rows and columns from 3, at most 1,000,000 tiles"));
             }
             let map = generate::random_map(rows, cols, walls, generate::Mix::BENCHMARK, seed);
-            println!("# horse random {rows} {cols} --walls {walls} --seed {seed}");
-            print!("{map}");
-            Ok(())
+            say!(out, "# horse random {rows} {cols} --walls {walls} --seed {seed}");
+            say_raw!(out, "{map}");
+            Ok(out)
         }
         Command::Brute { map, walls, json } => {
             let board = load(&map, walls)?;
@@ -187,16 +219,16 @@ fn run(cli: Cli) -> Result<(), String> {
                 return Err(format!("{grass} reachable grass tiles: too many for the brute force (at most 40)"));
             }
             match brute::best(&board) {
-                None if json => println!("{}", json!({ "trapped": false })),
-                None => println!("no placement of at most {} walls traps the horse", board.walls()),
+                None if json => say!(out, "{}", json!({ "trapped": false })),
+                None => say!(out, "no placement of at most {} walls traps the horse", board.walls()),
                 Some((score, walls)) if json => {
-                    println!("{}", json!({ "trapped": true, "score": score, "walls": positions(&board, &walls) }))
+                    say!(out, "{}", json!({ "trapped": true, "score": score, "walls": positions(&board, &walls) }))
                 }
                 Some((score, walls)) => {
-                    println!("score {score}, {}: {}", plural(walls.len(), "wall"), listed(&board, &walls))
+                    say!(out, "score {score}, {}: {}", plural(walls.len(), "wall"), listed(&board, &walls))
                 }
             }
-            Ok(())
+            Ok(out)
         }
     }
 }

@@ -94,3 +94,29 @@ fn svg_draws_the_map_walls_and_region() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A reader that stops early (`horse random 400 400 | head -1`) ends the
+/// command quietly with success: no panic, nothing on standard error. The
+/// map is 160,400 bytes, more than a pipe holds, so the write meets the
+/// closed pipe whenever the reader closes it.
+#[test]
+fn a_closed_output_pipe_ends_quietly() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_horse"))
+        .args(["random", "400", "400"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The whole map when nobody closes the pipe.
+    let whole = horse(&["random", "400", "400"]);
+    assert!(whole.status.success());
+    assert_eq!(
+        whole.stdout.len(),
+        "# horse random 400 400 --walls 10 --seed 1\n".len() + 400 * 401 + "walls 10\n".len()
+    );
+}
