@@ -104,14 +104,19 @@ pub fn solve(map: &Map, formulation: Formulation, limits: Limits) -> Result<Outc
     }
     let reachable = map.reachable();
     let start = Instant::now();
-    if formulation != Formulation::WriteUp && !crate::mincut::enclosable(map, map.walls())[map.horse()] {
+    // Found once, for every HiGHS run of the lazy cuts too.
+    let candidate = match formulation {
+        Formulation::WriteUp => Vec::new(),
+        _ => candidates(map, Some(map.walls())),
+    };
+    if formulation != Formulation::WriteUp && !candidate[map.horse()] {
         return Ok(Outcome::Untrappable);
     }
     let mut cuts: Vec<Cut> = Vec::new();
     let (status, values, objective, columns, constant) = loop {
         let (problem, columns, constant) = match formulation {
-            Formulation::HorseFlow => horse_flow(map, &reachable, Build::score(map, true, true), &[]),
-            Formulation::HorseCuts => horse_flow(map, &reachable, Build::score(map, false, true), &cuts),
+            Formulation::HorseFlow => horse_flow(map, &reachable, &candidate, Build::score(map, true, true), &[]),
+            Formulation::HorseCuts => horse_flow(map, &reachable, &candidate, Build::score(map, false, true), &cuts),
             Formulation::WriteUp => write_up(map, &reachable, true),
         };
         let left = Limits { time_limit: limits.time_limit.map(|t| t.saturating_sub(start.elapsed())) };
@@ -159,7 +164,7 @@ pub fn min_walls(map: &Map) -> Result<Option<Vec<usize>>, SolveError> {
     }
     let reachable = map.reachable();
     let build = Build { budget: None, score: false, flow: false, integer: true };
-    let (problem, columns, _) = horse_flow(map, &reachable, build, &[]);
+    let (problem, columns, _) = horse_flow(map, &reachable, &candidates(map, build.budget), build, &[]);
     let (status, values, _, _) = run(problem, Sense::Minimise, Limits::default());
     match status {
         HighsModelStatus::Optimal => {}
@@ -183,9 +188,10 @@ pub fn lp_bound(map: &Map, formulation: Formulation) -> Option<f64> {
         return None;
     }
     let reachable = map.reachable();
+    let candidate = candidates(map, Some(map.walls()));
     let (problem, _, constant) = match formulation {
-        Formulation::HorseFlow => horse_flow(map, &reachable, Build::score(map, true, false), &[]),
-        Formulation::HorseCuts => horse_flow(map, &reachable, Build::score(map, false, false), &[]),
+        Formulation::HorseFlow => horse_flow(map, &reachable, &candidate, Build::score(map, true, false), &[]),
+        Formulation::HorseCuts => horse_flow(map, &reachable, &candidate, Build::score(map, false, false), &[]),
         Formulation::WriteUp => write_up(map, &reachable, false),
     };
     let (status, _, objective, _) = run(problem, Sense::Maximise, Limits::default());
@@ -240,10 +246,16 @@ fn candidates(map: &Map, budget: Option<usize>) -> Vec<bool> {
     }
 }
 
-/// Our formulation, as `build` says, with connectivity `cuts`.
-fn horse_flow(map: &Map, reachable: &[usize], build: Build, cuts: &[Cut]) -> (RowProblem, Columns, i64) {
+/// Our formulation, as `build` says, with region variables on the
+/// `candidate` tiles ([`candidates`] of `build.budget`) and connectivity `cuts`.
+fn horse_flow(
+    map: &Map,
+    reachable: &[usize],
+    candidate: &[bool],
+    build: Build,
+    cuts: &[Cut],
+) -> (RowProblem, Columns, i64) {
     let Build { budget, score, flow, integer } = build;
-    let candidate = candidates(map, budget);
     let beside_candidate = |t: usize| candidate[t] || map.neighbours(t).iter().any(|&u| candidate[u]);
     let mut problem = RowProblem::default();
     let mut region: Vec<Option<Col>> = vec![None; map.len()];

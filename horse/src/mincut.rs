@@ -204,7 +204,7 @@ mod tests {
     /// traps with the horse (by brute force over wall sets, on random small
     /// maps), and rules tiles out on most maps.
     #[test]
-    fn enclosable_tiles_are_those_some_wall_set_encloses() {
+    fn enclosable_keeps_every_tile_some_wall_set_encloses() {
         use crate::generate::{random_map, Mix};
         let mut checked = [0usize; 2];
         for seed in 0..60u64 {

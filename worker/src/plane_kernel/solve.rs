@@ -425,7 +425,7 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
                 break;
             }
             // Sheep phase: sideways sheep steps into other blocks' fox planes.
-            sheep_pass::<BMI2, P>(
+            let any_sheep_changed = sheep_pass::<BMI2, P>(
                 &ctx,
                 &mut sheep_planes,
                 &fox_planes,
@@ -439,7 +439,7 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
             );
             first = false;
             k += 1;
-            if !sheep_changed.iter().any(|&c| c) && !ply.pending() {
+            if !any_sheep_changed && !ply.pending() {
                 break;
             }
             levels += 1;
