@@ -15,7 +15,13 @@
 //! - `crumbs`: the previous order in 2-bit codes, 3 escaped to nibbles after them;
 //! - `entropy`: the zeroth-order entropy of `members`, for comparison;
 //! - `packed-odd`: `packed` in the published layout, the odd slots (the
-//!   sheep to move) alone, as `foxbase publish` writes a DTZ file.
+//!   sheep to move) alone, as a Fox Game solve and `foxbase publish`
+//!   write a DTZ file;
+//! - `members-odd`: the odd slots' members alone, halved, a byte each, in
+//!   the groups' order.
+//!
+//! Every count is read as a reader gets it ([`TableDir::complete`]: a DTZ
+//! file's fox-to-move counts derived by one fox move).
 //!
 //! `cargo run --release -p foxbase-benches --example plies_layouts -- DIR [LEVEL]`
 
@@ -23,14 +29,13 @@ use foxbase_core::foxgame::FoxGame;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Value, Variant};
 use foxbase_tables::manifest::Manifest;
-use foxbase_tables::plies::read_plies;
-use foxbase_tables::table::{raw_block_with, read_table, Layout};
-use foxbase_tables::tier_files::table_header;
+use foxbase_tables::table::{raw_block_with, Layout};
+use foxbase_tables::TableDir;
 use rayon::prelude::*;
 use std::path::PathBuf;
 
 const BLOCK: usize = 1 << 18;
-const NAMES: [&str; 11] = [
+const NAMES: [&str; 12] = [
     "bytes",
     "fill",
     "halved",
@@ -42,6 +47,7 @@ const NAMES: [&str; 11] = [
     "crumbs",
     "entropy",
     "packed-odd",
+    "members-odd",
 ];
 
 /// 4-bit nibbles, two a byte, 15 escaped to a byte after them.
@@ -66,15 +72,16 @@ fn main() {
     let level: i32 = args.get(2).map_or(3, |l| l.parse().expect("a zstd level"));
     let manifest = Manifest::read(&dir).expect("a solved tablebase");
     let game = FoxGame::new(Variant::from_json(&manifest.variant).expect("the manifest's variant"));
+    let tables = TableDir::open(&dir).expect("a solved tablebase");
     let zstd = |raw: &[u8]| zstd::bulk::compress(raw, level).unwrap().len() as u64;
     let sizes: Vec<[u64; NAMES.len()]> = manifest
         .tiers
         .par_iter()
         .map(|t| {
             let tier = game.parse_tier_name(&t.name).unwrap();
-            let header = table_header(&game, tier, t.slots);
-            let values = read_table(&dir.join(&t.file), &header).unwrap();
-            let plies = read_plies(&dir.join(&t.plies.as_ref().expect("plies").file), &header, &values).unwrap();
+            // Every count, the derived fox-to-move ones included.
+            let complete = tables.complete(tier).unwrap();
+            let (values, plies) = (&complete.values, complete.plies.as_ref().expect("plies"));
             let mut out = [0u64; NAMES.len()];
             for (b, start) in (0..t.slots as usize).step_by(BLOCK).enumerate() {
                 let end = (start + BLOCK).min(t.slots as usize);
@@ -105,7 +112,6 @@ fn main() {
                     .map(|i| plies.get(i as u64).min(255) as u8 / 2)
                     .collect();
                 out[4] += zstd(&in_slot_order);
-                let values = &values;
                 let wins_then_losses: Vec<u8> = (0..2)
                     .flat_map(|v| {
                         (start..end).filter(move |&i| values.value(i as u64) == Some([Value::Win, Value::Loss][v]))
@@ -123,6 +129,7 @@ fn main() {
                 out[7] += zstd(&packed(Layout::Solved));
                 out[8] += zstd(&crumbs(&grouped));
                 out[10] += zstd(&packed(Layout::Published));
+                out[11] += zstd(&[members[1].clone(), members[3].clone()].concat());
                 let mut histogram = [0u64; 256];
                 for &h in &in_slot_order {
                     histogram[h as usize] += 1;

@@ -154,9 +154,14 @@ fn values_and_dtz_equal_an_oracle_written_from_the_rules() {
         let reference = ReferenceSolution::solve(&variant, 5_000_000).unwrap();
         let dtz = oracle_dtz(&reference);
         let (mut checked, mut longest, mut odd_losses) = (0, 0, 0);
-        for (pos, value) in reference.iter() {
+        for (n, (pos, value)) in reference.iter().enumerate() {
             let o = tables.outcome_in_memory(&pos).unwrap();
             assert_eq!((o.value, o.plies), (value, dtz.get(&pos).copied()), "{}", format_position(&pos));
+            // The single-position reader, which derives a fox-to-move count
+            // by one fox move (one position in 16: it reads block by block).
+            if n % 16 == 0 {
+                assert_eq!(tables.outcome(&pos).unwrap(), o, "{}", format_position(&pos));
+            }
             checked += 1;
             longest = longest.max(o.plies.unwrap_or(0));
             odd_losses += (value == Value::Loss && o.plies.is_some_and(|p| p % 2 == 1)) as u32;
@@ -234,6 +239,58 @@ fn the_engine_plays_won_positions_out_to_a_win_with_dtz_tables() {
     }
     assert!(played[0] > 10 && played[1] > 10, "games won by each side: {played:?}");
     assert!(zeroing_moves > 20, "{zeroing_moves}");
+}
+
+/// The Fox Game's DTZ files store the sheep-to-move counts alone (a reader
+/// derives a fox-to-move count by one fox move); a tablebase whose DTZ
+/// files hold every count, as the solves before the thirteenth session
+/// wrote them, still verifies and answers every position the same.
+#[test]
+fn dtz_files_store_the_sheep_to_move_counts_and_files_with_every_count_still_read() {
+    use foxbase_tables::table::{write_plies, TableFile, ZSTD_LEVEL};
+    use foxbase_tables::Layout;
+    let variant = variants()[2];
+    let game = FoxGame::new(variant);
+    let (new, old) = (TempDir::new("dtz-odd"), TempDir::new("dtz-every"));
+    solve(&variant, &new.0, Kernel::Planes, Output::Dtz);
+    solve(&variant, &old.0, Kernel::Planes, Output::Dtz);
+    let tables = TableDir::open(&new.0).unwrap();
+    let mut manifest = foxbase_tables::manifest::Manifest::read(&old.0).unwrap();
+    let (mut odd_bytes, mut every_bytes) = (0, 0);
+    for t in &mut manifest.tiers {
+        let tier = game.parse_tier_name(&t.name).unwrap();
+        let p = t.plies.as_mut().unwrap();
+        let path = old.0.join(&p.file);
+        let file = TableFile::open(&path).unwrap();
+        assert_eq!(file.layout, Layout::Published, "{}: the sheep-to-move counts alone", p.file);
+        // Every count, as the earlier solves wrote them: the derived ones included.
+        let complete = tables.complete(tier).unwrap();
+        let header = foxbase_tables::tier_files::table_header(&game, tier, t.slots);
+        let plies = complete.plies.as_ref().unwrap();
+        let (crc, bytes) =
+            write_plies(&path, &header, plies, Some(&complete.values), ZSTD_LEVEL, Layout::Solved).unwrap();
+        assert_eq!(TableFile::open(&path).unwrap().layout, Layout::Solved);
+        (odd_bytes, every_bytes) = (odd_bytes + p.bytes, every_bytes + bytes);
+        (p.crc32, p.bytes) = (format!("{crc:08x}"), bytes);
+    }
+    manifest.write(&old.0).unwrap();
+    assert!(odd_bytes * 10 < every_bytes * 6, "{odd_bytes} bytes of sheep-to-move counts, {every_bytes} of all");
+    let out = common::foxbase().args(["verify", old.0.to_str().unwrap(), "--one-step"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let every = TableDir::open(&old.0).unwrap();
+    let reference = ReferenceSolution::solve(&variant, 5_000_000).unwrap();
+    let mut fox_counts = 0;
+    for (n, (pos, _)) in reference.iter().enumerate() {
+        let o = tables.outcome_in_memory(&pos).unwrap();
+        assert_eq!(every.outcome_in_memory(&pos).unwrap(), o, "{}", format_position(&pos));
+        // The single-position readers, one position in 16 (they read block by block).
+        if n % 16 == 0 {
+            assert_eq!(tables.outcome(&pos).unwrap(), o, "{}", format_position(&pos));
+            assert_eq!(every.outcome(&pos).unwrap(), o, "{}", format_position(&pos));
+        }
+        fox_counts += (pos.side() == Side::Fox && o.plies.is_some()) as u32;
+    }
+    assert!(fox_counts > 10_000, "{fox_counts} fox-to-move counts compared");
 }
 
 #[test]

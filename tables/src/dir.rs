@@ -40,8 +40,12 @@ pub struct Loaded {
     pub values: PackedValues,
     /// Which slots of `values` hold values ([`Layout::Published`]: the odd ones).
     pub layout: Layout,
-    /// Its plies to the end, in a tablebase with plies (same layout as `values`).
+    /// Its plies, in a tablebase with plies.
     pub plies: Option<Plies>,
+    /// Which slots of `plies` hold counts: those of `layout`, or the odd
+    /// ones alone where a solved table's DTZ file stores the sheep-to-move
+    /// counts alone ([`Layout::holds_plies`]).
+    pub plies_layout: Layout,
 }
 
 impl Loaded {
@@ -181,9 +185,11 @@ pub fn outcome_by_one_step(
 }
 
 /// Fills the fox-to-move (even) slots of `own` (whose odd slots were read
-/// from a table with [`Layout::Published`]) by one fox move from its
-/// sheep-to-move slots and those of `children` (a fox move stays in the tier
-/// or captures into a child tier, and always leaves the sheep to move).
+/// from a table with [`Layout::Published`], or from a plies file storing
+/// them alone) by one fox move from its sheep-to-move slots and those of
+/// `children` (a fox move stays in the tier or captures into a child tier,
+/// and always leaves the sheep to move). Values stored in every slot
+/// ([`Layout::Solved`]) stay as stored: only the plies are filled then.
 ///
 /// Precondition: `children` holds every child tier of `own.tier` that the
 /// tablebase holds; their sheep-to-move slots are read, never their even ones.
@@ -194,6 +200,7 @@ pub fn fill_fox_to_move(
     distance: Option<Distance>,
 ) -> Result<(), DeriveError> {
     let size = game.tier_size(&own.index);
+    let values_stored = own.layout == Layout::Solved;
     let chunk = 1u64 << 16;
     let filled: Vec<Result<Vec<(u8, u16)>, DeriveError>> = {
         let own: &Loaded = own;
@@ -226,13 +233,16 @@ pub fn fill_fox_to_move(
     for (c, codes) in filled.into_iter().enumerate() {
         for (k, (code, plies)) in codes?.into_iter().enumerate() {
             let i = c as u64 * chunk + 2 * k as u64;
-            own.values.set_code(i, code);
+            if !values_stored {
+                own.values.set_code(i, code);
+            }
             if let Some(p) = own.plies.as_mut() {
                 p.set(i, plies);
             }
         }
     }
     own.layout = Layout::Solved;
+    own.plies_layout = Layout::Solved;
     Ok(())
 }
 
@@ -447,7 +457,7 @@ impl TableDir {
     /// The plies file of `tier`, opened and checked against its header and the tablebase's layout.
     fn plies_file(&self, tier: FoxTier, entry: &IndexEntry) -> Result<Arc<TableFile>, TableError> {
         let t = self.open_file(&self.plies_files, &plies_key_of_name(&entry.name), tier, entry, Contents::Plies8)?;
-        if t.layout != self.summary.layout {
+        if !self.summary.layout.holds_plies(t.layout, t.contents) {
             return Err(TableError::new(
                 t.name(),
                 ErrorKind::LayoutMismatch { found: t.layout, expected: self.summary.layout },
@@ -475,7 +485,8 @@ impl TableDir {
     /// The value of `pos` for the side to move and, in a tablebase with
     /// plies, its plies to the end (`None` for a draw, or without plies).
     /// Reads one block of the table and one of the plies file (a
-    /// fox-to-move position of a published tablebase: those of its children).
+    /// fox-to-move position of a published tablebase, or one with plies
+    /// whose plies file stores the sheep-to-move counts alone: those of its children).
     pub fn outcome(&self, pos: &Position) -> Result<Outcome, Error> {
         if let Some(o) = self.game_over(pos) {
             return Ok(o);
@@ -484,13 +495,7 @@ impl TableDir {
         let entry = self.entry_of(pos, tier)?;
         let table = self.file(tier, &entry)?;
         if table.layout == Layout::Published && pos.side() == Side::Fox {
-            let mut children = Vec::new();
-            self.game.for_each_child(pos, |c| children.push(c));
-            let outcomes: Vec<Outcome> = children
-                .iter()
-                .map(|c| Ok(as_child(&self.game, self.distance(), pos, c, self.outcome(c)?)))
-                .collect::<Result<_, Error>>()?;
-            return Ok(crate::plies::capped(Outcome::from_children(&outcomes), self.game.rules.no_progress));
+            return self.outcome_by_one_fox_move(pos);
         }
         let i = self.game.rank(&*self.rank_index(tier), &pos.canonical());
         let block = self.block(tier, false, &table, i)?;
@@ -500,11 +505,28 @@ impl TableDir {
         })?;
         let plies = if value != Value::Draw && self.has_plies() {
             let plies_file = self.plies_file(tier, &entry)?;
+            if plies_file.layout == Layout::Published && pos.side() == Side::Fox {
+                // The stored value stands; its count is derived (the derived
+                // value is the stored one in a consistent tablebase: verify checks it).
+                return Ok(Outcome { value, plies: self.outcome_by_one_fox_move(pos)?.plies });
+            }
             Some(plies_file.plies_in(i, &block, &*self.block(tier, true, &plies_file, i)?)?)
         } else {
             None
         };
         Ok(Outcome { value, plies })
+    }
+
+    /// The outcome of a fox-to-move position by one fox move, from its
+    /// children's (sheep to move: stored in every layout).
+    fn outcome_by_one_fox_move(&self, pos: &Position) -> Result<Outcome, Error> {
+        let mut children = Vec::new();
+        self.game.for_each_child(pos, |c| children.push(c));
+        let outcomes: Vec<Outcome> = children
+            .iter()
+            .map(|c| Ok(as_child(&self.game, self.distance(), pos, c, self.outcome(c)?)))
+            .collect::<Result<_, Error>>()?;
+        Ok(crate::plies::capped(Outcome::from_children(&outcomes), self.game.rules.no_progress))
     }
 
     /// [`TableDir::outcome`] from whole tables in memory ([`TableDir::complete`],
@@ -606,8 +628,14 @@ impl TableDir {
         let entry = self.held_entry(tier)?;
         let t = self.file(tier, &entry)?;
         let values = t.read_all()?;
-        let plies = if self.has_plies() { Some(self.plies_file(tier, &entry)?.read_all_plies(&values)?) } else { None };
-        let loaded = Arc::new(Loaded { tier, index: self.game.tier_index(tier), values, layout: t.layout, plies });
+        let (plies, plies_layout) = if self.has_plies() {
+            let p = self.plies_file(tier, &entry)?;
+            (Some(p.read_all_plies(&values)?), p.layout)
+        } else {
+            (None, t.layout)
+        };
+        let index = self.game.tier_index(tier);
+        let loaded = Arc::new(Loaded { tier, index, values, layout: t.layout, plies, plies_layout });
         self.plies_files.lock().unwrap().remove(&tier);
         // The whole table is in memory now; the open file is not needed again.
         self.files.lock().unwrap().remove(&tier);
@@ -615,15 +643,17 @@ impl TableDir {
         Ok(loaded)
     }
 
-    /// A whole table with every value present: as stored, or for a
-    /// published table with its fox-to-move values derived from its own and
-    /// its children's sheep-to-move values.
+    /// A whole table with every value (and plies count) present: as
+    /// stored, or for a published table with its fox-to-move values derived
+    /// from its own and its children's sheep-to-move values (and for a
+    /// solved table whose plies file stores the sheep-to-move counts alone,
+    /// the fox-to-move counts so derived).
     pub fn complete(&self, tier: FoxTier) -> Result<Arc<Loaded>, Error> {
         if let Some(l) = self.cache.lock().unwrap().complete.get(&tier) {
             return Ok(l.clone());
         }
         let stored = self.stored(tier)?;
-        if stored.layout == Layout::Solved {
+        if stored.layout == Layout::Solved && stored.plies_layout == Layout::Solved {
             return Ok(stored);
         }
         let mut children = Vec::new();
@@ -636,8 +666,9 @@ impl TableDir {
             tier,
             index: self.game.tier_index(tier),
             values: stored.values.clone(),
-            layout: Layout::Solved,
+            layout: stored.layout,
             plies: stored.plies.clone(),
+            plies_layout: stored.plies_layout,
         };
         let refs: Vec<&Loaded> = children.iter().map(|c| c.as_ref()).collect();
         fill_fox_to_move(&self.game, &mut own, &refs, self.distance())

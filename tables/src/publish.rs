@@ -263,38 +263,49 @@ fn compare_tiers<G: Publishable>(
     on_tier: OnTier,
 ) -> Result<(), Error> {
     let reader = game.reader(published)?;
+    // The solved tables through the same reader: a solved Fox Game DTZ file
+    // stores the sheep-to-move counts alone, and the reader derives the others.
+    let solved_reader = game.reader(src)?;
     for (n, (tier, (entry, new_entry))) in pairs.iter().enumerate() {
-        let header = table_header(game, *tier, entry.slots);
-        let solved = read_table(&src.join(&entry.file), &header)?;
-        let solved_plies = match &entry.plies {
-            Some(p) => Some(read_plies(&src.join(&p.file), &header, &solved)?),
-            None => None,
+        let mut compare = |solved: &PackedValues, solved_plies: Option<&Plies>| {
+            let mut check = |values: &PackedValues, plies: Option<&Plies>| {
+                compare_tier(game, *tier, new_entry, solved, solved_plies, values, plies)
+            };
+            reader(*tier, new_entry, &mut check)
         };
-        let mut check = |values: &PackedValues, plies: Option<&Plies>| {
-            match first_difference(game, *tier, &solved, solved_plies.as_ref(), values, plies) {
-                None => Ok(()),
-                Some((i, pos)) => {
-                    // Equal codes: the plies differ.
-                    let values_differ = values.code(i) != solved.code(i);
-                    let plies_file = new_entry.plies.as_ref().map(|p| p.file.clone());
-                    Err(Error::PublishMismatch {
-                        file: if values_differ {
-                            new_entry.file.clone()
-                        } else {
-                            plies_file.unwrap_or(new_entry.file.clone())
-                        },
-                        slot: i,
-                        position: game.rules().format_position(&pos),
-                        published: values.code(i),
-                        solved: solved.code(i),
-                    })
-                }
-            }
-        };
-        reader(*tier, new_entry, &mut check)?;
+        solved_reader(*tier, entry, &mut compare)?;
         on_tier(n + 1, pairs.len());
     }
     Ok(())
+}
+
+/// A published tier's values and plies (`values`, `plies`, as read back)
+/// against the solved ones: the first difference is an error naming the
+/// published file, the slot and the position.
+fn compare_tier<G: Publishable>(
+    game: &G,
+    tier: G::Tier,
+    new_entry: &TierEntry,
+    solved: &PackedValues,
+    solved_plies: Option<&Plies>,
+    values: &PackedValues,
+    plies: Option<&Plies>,
+) -> Result<(), Error> {
+    match first_difference(game, tier, solved, solved_plies, values, plies) {
+        None => Ok(()),
+        Some((i, pos)) => {
+            // Equal codes: the plies differ.
+            let values_differ = values.code(i) != solved.code(i);
+            let plies_file = new_entry.plies.as_ref().map(|p| p.file.clone());
+            Err(Error::PublishMismatch {
+                file: if values_differ { new_entry.file.clone() } else { plies_file.unwrap_or(new_entry.file.clone()) },
+                slot: i,
+                position: game.rules().format_position(&pos),
+                published: values.code(i),
+                solved: solved.code(i),
+            })
+        }
+    }
 }
 
 /// `foxbase verify --published DIR --against SOLVED`: the published

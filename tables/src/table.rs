@@ -116,6 +116,16 @@ pub enum Layout {
 }
 
 impl Layout {
+    /// Whether a plies file written in `file` layout with `contents` belongs
+    /// in a tablebase of this layout: the same layout, or, in a solved
+    /// tablebase, a packed DTZ file that stores the odd slots' counts alone
+    /// (what a Fox Game solve writes: the sheep-to-move counts; a reader
+    /// derives a fox-to-move count by one fox move, as it derives a
+    /// published table's values; docs/format.md, "Packed plies").
+    pub fn holds_plies(self, file: Layout, contents: Contents) -> bool {
+        file == self || (self == Layout::Solved && file == Layout::Published && contents == Contents::PliesPacked)
+    }
+
     /// The name manifests use: `solved` or `published`.
     pub fn name(self) -> &'static str {
         match self {
@@ -438,9 +448,10 @@ pub fn write_plies_upload(
     header: &TableHeader,
     plies: &Plies,
     packed_with: Option<&PackedValues>,
+    layout: Layout,
     sync: bool,
 ) -> Result<(u32, u64), TableError> {
-    let (pieces, file_len) = encode_plies(header, plies, packed_with, ZSTD_LEVEL, Layout::Solved);
+    let (pieces, file_len) = encode_plies(header, plies, packed_with, ZSTD_LEVEL, layout);
     let (placed, crc) = place(&pieces, file_len);
     crate::durable::write_pieces_unnamed(path, &placed, sync).map_err(io_error(path.display().to_string()))?;
     Ok((crc, file_len))

@@ -107,9 +107,10 @@ pub fn solve_to_file_in_pool<G: SolveTier>(
     kernel: Kernel,
     output: Output,
 ) -> Result<TierReport, WorkerError> {
-    let write_plies = |path: &Path, header: &TableHeader, plies: &Plies, packed_with: Option<&PackedValues>| {
-        write_plies(path, header, plies, packed_with, ZSTD_LEVEL, Layout::Solved)
-    };
+    let write_plies =
+        |path: &Path, header: &TableHeader, plies: &Plies, packed_with: Option<&PackedValues>, layout: Layout| {
+            write_plies(path, header, plies, packed_with, ZSTD_LEVEL, layout)
+        };
     solve_and_write(game, tier, child_path, out, kernel, output, &write_table, &write_plies)
 }
 
@@ -134,13 +135,14 @@ pub fn solve_to_upload_in_pool<G: SolveTier>(
         kernel,
         output,
         &|path, header, values| write_table_upload(path, header, values, sync),
-        &|path, header, plies, packed_with| write_plies_upload(path, header, plies, packed_with, sync),
+        &|path, header, plies, packed_with, layout| write_plies_upload(path, header, plies, packed_with, layout, sync),
     )
 }
 
 type WriteTable<'a> = &'a dyn Fn(&Path, &TableHeader, &PackedValues) -> Result<(u32, u64), TableError>;
-/// Writes a plies file, packed beside the tier's values when given.
-type WritePlies<'a> = &'a dyn Fn(&Path, &TableHeader, &Plies, Option<&PackedValues>) -> Result<(u32, u64), TableError>;
+/// Writes a plies file, packed beside the tier's values when given, in a layout.
+type WritePlies<'a> =
+    &'a dyn Fn(&Path, &TableHeader, &Plies, Option<&PackedValues>, Layout) -> Result<(u32, u64), TableError>;
 
 /// Solves and writes the plies file (if any) first, then the table: a
 /// table on disk always has its plies beside it.
@@ -167,7 +169,9 @@ fn solve_and_write<G: SolveTier>(
     let plies = match &solved.plies {
         Some(plies) => {
             let packs = output.distance().is_some_and(|d| d.packs(game.no_progress() > 0));
-            let (crc32, bytes) = write_plies(&plies_beside(out), &header, plies, packs.then_some(&solved.values))?;
+            let layout = if packs { game.packed_plies_layout() } else { Layout::Solved };
+            let (crc32, bytes) =
+                write_plies(&plies_beside(out), &header, plies, packs.then_some(&solved.values), layout)?;
             Some(PliesReport { crc32, bytes, longest: plies.max() as u32 })
         }
         None => None,

@@ -19,6 +19,7 @@ use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
 use foxbase_tables::packed::{PackedValues, UNUSED};
 use foxbase_tables::plies::{Distance, Plies};
+use foxbase_tables::Layout;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -249,11 +250,27 @@ pub trait SolveTier: TierGame + Sized {
     ) -> Result<SolvedTier, KernelError> {
         self.solve_with(kernel, output, tier, &children)
     }
+
+    /// The layout a solve writes its packed DTZ files in
+    /// ([`foxbase_tables::plies::Distance::packs`]): every won and lost
+    /// slot's count ([`Layout::Solved`], the default), or the odd slots'
+    /// alone ([`Layout::Published`]) for a game whose reader derives an even
+    /// slot's count by one move, as it derives a published table's values.
+    fn packed_plies_layout(&self) -> Layout {
+        Layout::Solved
+    }
 }
 
 impl SolveTier for foxbase_core::foxgame::FoxGame {
     fn kernels(&self) -> &'static [Kernel] {
         &[Kernel::Planes, Kernel::Block, Kernel::Counter]
+    }
+
+    /// The sheep-to-move counts alone: [`foxbase_tables::TableDir`] derives
+    /// a fox-to-move count by one fox move (every fox move leaves the sheep
+    /// to move), which halves the DTZ files (docs/results.md).
+    fn packed_plies_layout(&self) -> Layout {
+        Layout::Published
     }
 
     fn stand_in(&self, kernel: Kernel, output: Output) -> Option<(Kernel, &'static str)> {
