@@ -147,6 +147,10 @@ pub struct RawBlock {
     pub block: usize,
     pub block_slots: u32,
     pub bytes: Vec<u8>,
+    /// A packed plies block's member index, built on its first count
+    /// ([`TableFile::plies_in`]), so that a reader that keeps the block
+    /// reads every further count without a pass over the block.
+    members: std::sync::OnceLock<Result<crate::plies_pack::MemberIndex, crate::plies_pack::Mismatch>>,
 }
 
 impl RawBlock {
@@ -785,7 +789,7 @@ impl TableFile {
             for (b, raw) in (b..end).zip(self.read_blocks(b..end)?) {
                 let start = b as u64 * self.block_slots as u64;
                 let codes = &values.bytes()[(start / 4) as usize..];
-                let counts = self.unpack(b, &raw, codes, None)?;
+                let counts = self.unpack(b, &raw, codes)?;
                 for (k, c) in counts.into_iter().enumerate() {
                     if c != 0 {
                         plies.set(start + k as u64, c);
@@ -798,16 +802,10 @@ impl TableFile {
     }
 
     /// Block `b` of a packed plies file from its raw bytes and the table's
-    /// raw codes for its slots: every slot's count, or slot `one`'s alone
-    /// (then the only one in the result).
-    fn unpack(&self, b: usize, raw: &[u8], codes: &[u8], one: Option<usize>) -> Result<Vec<u16>, TableError> {
+    /// raw codes for its slots: every slot's count.
+    fn unpack(&self, b: usize, raw: &[u8], codes: &[u8]) -> Result<Vec<u16>, TableError> {
         let n = self.slots_in_block(b) as usize;
-        let layout = self.layout;
-        let unpacked = match one {
-            None => crate::plies_pack::unpack(raw, codes, n, layout),
-            Some(j) => crate::plies_pack::unpack_one(raw, codes, n, layout, j).map(|c| vec![c]),
-        };
-        unpacked.map_err(|m| {
+        crate::plies_pack::unpack(raw, codes, n, self.layout).map_err(|m| {
             TableError::in_block(self.name(), b as u64, ErrorKind::PackedPlies { found: m.found, expected: m.expected })
         })
     }
@@ -819,7 +817,7 @@ impl TableFile {
         }
         let b = (i / self.block_slots as u64) as usize;
         let bytes = self.read_blocks(b..b + 1)?.pop().unwrap();
-        Ok(RawBlock { block: b, block_slots: self.block_slots, bytes })
+        Ok(RawBlock { block: b, block_slots: self.block_slots, bytes, members: std::sync::OnceLock::new() })
     }
 
     /// The code of one slot, reading and decompressing only its block.
@@ -847,7 +845,17 @@ impl TableFile {
                     let kind = ErrorKind::PackedBlocks { table: values.block_slots, plies: raw.block_slots };
                     return Err(TableError::new(self.name(), kind));
                 }
-                self.unpack(raw.block, &raw.bytes, &values.bytes, Some(j))?[0] as u32
+                let n = self.slots_in_block(raw.block) as usize;
+                let members = raw
+                    .members
+                    .get_or_init(|| crate::plies_pack::MemberIndex::new(&raw.bytes, &values.bytes, n, self.layout));
+                match members {
+                    Ok(index) => index.count(&raw.bytes, &values.bytes, n, self.layout, j) as u32,
+                    Err(m) => {
+                        let kind = ErrorKind::PackedPlies { found: m.found, expected: m.expected };
+                        return Err(TableError::in_block(self.name(), raw.block as u64, kind));
+                    }
+                }
             }
             _ => raw.bytes[j] as u32,
         })
