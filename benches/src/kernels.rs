@@ -28,8 +28,8 @@
 //!
 //! `planes`, `dtz` and `no-progress`, whose wall times make the ratios,
 //! run three times each, the fastest kept. Each run prints one JSON
-//! object; after each thread count a summary object. The targets (exit status 1 when one is missed) are those of the
-//! kernel issue: at least 10 M slots per core-second for the plane kernel,
+//! object; after each thread count a summary object. The targets (exit
+//! status 1 when one is missed) are those of the kernel issue: at least 10 M slots per core-second for the plane kernel,
 //! at least 5 times the counter kernel's speed, at most 3 times the sweep,
 //! a verification in at most 1.5 times the sweep,
 //! and peak memory at most 1.5 bytes per slot of the largest tier plus its

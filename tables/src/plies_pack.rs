@@ -173,47 +173,6 @@ pub fn unpack(raw: &[u8], codes: &[u8], n: usize, layout: Layout) -> Result<Vec<
     Ok(counts)
 }
 
-/// The count of slot `j` alone (0 without one), as [`unpack`] gives it,
-/// with a pass over the block; a reader that keeps the block builds a
-/// [`MemberIndex`] once instead.
-pub fn unpack_one(raw: &[u8], codes: &[u8], n: usize, layout: Layout, j: usize) -> Result<u16, Mismatch> {
-    // One pass over the codes: each group's size, and its members before slot j.
-    let (w, bit) = (j / WORD_SLOTS, 2 * (j % WORD_SLOTS));
-    let masks = group_masks(word_at(codes, w, n), layout);
-    let Some(g) = (0..4).find(|&g| masks[g] >> bit & 1 != 0) else {
-        return Ok(0);
-    };
-    let mut sizes = [0usize; 4];
-    let mut before = 0;
-    for v in 0..n.div_ceil(WORD_SLOTS) {
-        if v == w {
-            before = sizes[g] + (masks[g] & ((1u64 << bit) - 1)).count_ones() as usize;
-        }
-        let m = group_masks(word_at(codes, v, n), layout);
-        for k in 0..4 {
-            sizes[k] += m[k].count_ones() as usize;
-        }
-    }
-    let members: usize = sizes.iter().sum();
-    let nibbles = members.div_ceil(2);
-    if raw.len() < nibbles {
-        return Err(Mismatch { found: raw.len(), expected: nibbles });
-    }
-    let member = sizes[..g].iter().sum::<usize>() + before;
-    // Only this member's nibble is read, and the escapes before it if it is one:
-    // the block's CRC has checked its bytes, [`unpack`] checks its length.
-    let nibble = |m: usize| (raw[m / 2] >> ((m % 2) * 4)) & 15;
-    let h = match nibble(member) {
-        ESCAPE => {
-            let at = nibbles + 2 * (0..member).filter(|&m| nibble(m) == ESCAPE).count();
-            let two = raw.get(at..at + 2).ok_or(Mismatch { found: raw.len(), expected: at + 2 })?;
-            ESCAPE as u16 + u16::from_le_bytes([two[0], two[1]])
-        }
-        h => h as u16,
-    };
-    Ok(count_of(g, h))
-}
-
 /// Words of codes per stretch of a [`MemberIndex`].
 const STRETCH_WORDS: usize = 64;
 
@@ -221,11 +180,11 @@ const STRETCH_WORDS: usize = 64;
 const ESCAPE_STRIDE: usize = 1024;
 
 /// Where a packed block's members lie, so that one slot's count is found
-/// without a pass over the block ([`unpack_one`] makes one): per group, the
+/// without a pass over the block: per group, the
 /// members in the words of codes before every stretch of
 /// [`STRETCH_WORDS`] words, and the escaped members before every
-/// [`ESCAPE_STRIDE`] members. Built once per block (one pass, as
-/// [`unpack_one`]) and kept with a reader's cached block; a count then
+/// [`ESCAPE_STRIDE`] members. Built once per block (one pass over its codes
+/// and nibbles) and kept with a reader's cached block; a count then
 /// costs at most a stretch of popcounts and a stride of nibbles. About
 /// 2 KB for a block of 2^18 slots.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -345,8 +304,9 @@ mod tests {
         // losses even (2: 1, 4: 0, 6: 20), losses odd (none): seven nibbles, three escapes.
         assert_eq!(raw, vec![0x0F, 0x1F, 0x01, 0x0F, 0, 0, 1, 0, 5, 0]);
         assert_eq!(unpack(&raw, &codes, values.len(), Layout::Solved).unwrap(), counts.to_vec());
+        let index = MemberIndex::new(&raw, &codes, values.len(), Layout::Solved).unwrap();
         for (j, &c) in counts.iter().enumerate() {
-            assert_eq!(unpack_one(&raw, &codes, values.len(), Layout::Solved, j).unwrap(), c, "slot {j}");
+            assert_eq!(index.count(&raw, &codes, values.len(), Layout::Solved, j), c, "slot {j}");
         }
     }
 
@@ -381,8 +341,7 @@ mod tests {
                 let all = unpack(&raw, &codes, n, layout).unwrap();
                 let index = MemberIndex::new(&raw, &codes, n, layout).unwrap();
                 for (j, &count) in all.iter().enumerate() {
-                    assert_eq!(unpack_one(&raw, &codes, n, layout, j).unwrap(), count, "round {round}, slot {j}");
-                    assert_eq!(index.count(&raw, &codes, n, layout, j), count, "round {round}, slot {j}, indexed");
+                    assert_eq!(index.count(&raw, &codes, n, layout, j), count, "round {round}, slot {j}");
                 }
             }
         }
