@@ -98,12 +98,15 @@ pub struct SolveArgs {
     /// --out; with distances, only tiers solved with distances are taken.
     #[arg(long, value_name = "DIR")]
     tables_from: Vec<std::path::PathBuf>,
-    /// Kernel threads per worker (default: all cores).
+    /// Kernel threads in all, shared out among the workers (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// In-process workers solving independent tiers at the same time.
-    #[arg(long, default_value_t = 1)]
-    workers: usize,
+    /// In-process workers solving independent tiers at the same time, each with --threads /
+    /// --workers kernel threads (default: 2 with two threads or more, else 1). Each holds its
+    /// own tier and its children in memory; --workers 1 solves one tier at a time with every
+    /// thread, in the least memory.
+    #[arg(long)]
+    workers: Option<usize>,
     /// Print one JSON summary object at the end instead of text.
     #[arg(long)]
     json: bool,
@@ -263,10 +266,22 @@ fn settings<G: SolveTier>(game: &G, args: &SolveArgs) -> Result<(Kernel, Output,
     let output = args.output.output_for(game.no_progress())?;
     let kernel = args.output.kernel(game)?;
     let threads = threads_or_all(args.threads);
-    if threads == 0 || args.workers == 0 {
+    if threads == 0 || args.workers == Some(0) {
         return Err(Failure::bad_input("--threads and --workers must be at least 1"));
     }
     Ok((kernel, output, threads))
+}
+
+/// The in-process workers of a solve with `threads` kernel threads: as
+/// `--workers` says, or two (one with a single thread). Two tiers at a
+/// time keep the cores busy through each tier's serial parts (reading its
+/// children, compressing and writing its table) and its phases' joins,
+/// which one tier on every thread does not (docs/results.md, "The kernel
+/// on 20-sheep tiers": 34.4 s of wall on one worker of two threads, 25.5 s
+/// on two of one), for at most twice the memory of one tier; more workers
+/// would multiply it further, so they are asked for, not assumed.
+fn workers(args: &SolveArgs, threads: usize) -> usize {
+    args.workers.unwrap_or(threads.min(2))
 }
 
 /// A finished solve, for its game's report.
@@ -282,6 +297,7 @@ struct Solved {
     not_solved_slots: u64,
     seconds: f64,
     threads: usize,
+    workers: usize,
     kernel: Kernel,
     output: Output,
 }
@@ -306,8 +322,8 @@ fn run<G: SolveTier + SealRun>(
 ) -> Result<Solved, Failure> {
     let out = crate::location::parse("--out", args.out.as_deref().unwrap_or(default_out))?;
     let started = Instant::now();
-    let options =
-        LocalOptions { workers: args.workers, threads_per_worker: (threads / args.workers).max(1), kernel, output };
+    let workers = workers(args, threads);
+    let options = LocalOptions { workers, threads_per_worker: (threads / workers).max(1), kernel, output };
     let (manifest, location, resumed, imported, not_solved_slots): (_, Box<dyn Location>, _, _, _) = match &out {
         StoreUrl::Dir(dir) => {
             let solved = solve_dir(game, plan, dir, options, args.resume, &args.tables_from, progress)?;
@@ -356,7 +372,19 @@ fn run<G: SolveTier + SealRun>(
         }
     };
     let seconds = started.elapsed().as_secs_f64();
-    Ok(Solved { manifest, out, location, resumed, imported, not_solved_slots, seconds, threads, kernel, output })
+    Ok(Solved {
+        manifest,
+        out,
+        location,
+        resumed,
+        imported,
+        not_solved_slots,
+        seconds,
+        threads,
+        workers,
+        kernel,
+        output,
+    })
 }
 
 /// `solve` (`--game fox`, the default): the variant's tiers, the start valued.
@@ -383,7 +411,7 @@ fn solve_fox(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
                 "variant": variant.to_json_value(), "start": format_position(&start), "value": value.name(),
                 "side_to_move": start.side().name(), "tiers": manifest.tiers.len(), "positions": slots,
                 "largest_tier": {"name": largest.name(), "positions": largest_slots},
-                "seconds": s.seconds, "threads": s.threads, "workers": args.workers, "table_bytes": manifest.total_bytes(),
+                "seconds": s.seconds, "threads": s.threads, "workers": s.workers, "table_bytes": manifest.total_bytes(),
                 "out": s.out.to_string(), "phases": phases_json(&progress.phases()), "kernel": s.kernel.name(),
                 "plies": s.output.plies(), "distance": s.output.distance().map(|d| d.name()),
                 "plies_bytes": plies_bytes(manifest), "longest_plies": longest(manifest),
@@ -455,7 +483,8 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
         return json(&json!({"game": game.game_name(), "variant": game.variant_json(), "phase": b.phase,
             "tiers": tiers, "positions": manifest.tiers.iter().map(used).sum::<u64>(),
             "slots": manifest.total_slots(), "seconds": s.seconds, "out": s.out.to_string(),
-            "plies_files": s.output.plies(), "tiers_resumed": s.resumed, "tiers_imported": s.imported}));
+            "plies_files": s.output.plies(), "tiers_resumed": s.resumed, "tiers_imported": s.imported,
+            "threads": s.threads, "workers": s.workers}));
     }
     line(format_args!(
         "solved {}, {} phase: {} tiers{}, {} positions up to symmetry ({} slots) in {:.1}s; tables: {}",
@@ -503,7 +532,7 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
         return json(&json!({"game": game.game_name(), "start": start_text, "value": value.value.name(),
             "plies": value.plies, "tiers": manifest.tiers.len(), "positions": manifest.total_slots(),
             "seconds": s.seconds, "out": s.out.to_string(), "plies_files": s.output.plies(),
-            "tiers_resumed": s.resumed, "tiers_imported": s.imported}));
+            "tiers_resumed": s.resumed, "tiers_imported": s.imported, "threads": s.threads, "workers": s.workers}));
     }
     line(format_args!(
         "solved tic-tac-toe: {} tiers{}, {} positions in {:.2}s; tables: {}",

@@ -79,7 +79,8 @@ fn reference() -> &'static Path {
         }
         let dir = root.join(format!("foxbase-resume-ref-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let j = solve_ok(&dir, &["--threads", "2"]);
+        // One worker: its journal lists the tiers in the plan's order (the torn-tail test cuts it).
+        let j = solve_ok(&dir, &["--threads", "2", "--workers", "1"]);
         assert_eq!(j["tiers_resumed"], 0);
         assert_eq!(j["tiers"].as_array().unwrap().len(), TIERS);
         dir
@@ -279,7 +280,8 @@ fn a_torn_journal_tail_is_dropped_and_a_damaged_line_or_missing_table_refused() 
 
     // The torn line is cut off (its tier, p1-c1, solved again), the rest goes on.
     std::fs::write(out.join("journal.log"), &torn).unwrap();
-    let j = solve_ok(&out, &["--threads", "2", "--resume"]);
+    // One worker: the tiers are journaled in the plan's order (checked below).
+    let j = solve_ok(&out, &["--threads", "2", "--workers", "1", "--resume"]);
     assert_eq!(j["tiers_resumed"], 2);
     assert_same_as_reference(&out);
     let after = std::fs::read_to_string(out.join("journal.log")).unwrap();
@@ -291,4 +293,30 @@ fn a_torn_journal_tail_is_dropped_and_a_damaged_line_or_missing_table_refused() 
         .map(|l| serde_json::from_str::<Json>(l.split_once(' ').unwrap().1).unwrap()["name"].as_str().unwrap().into())
         .collect();
     assert_eq!(names, ["p0-c1", "p0-c0", "p1-c1", "p1-c0", "p2-c0"]);
+}
+
+/// `--threads` are shared out among two in-process workers by default
+/// (one with a single thread), `--workers` says otherwise, and every way
+/// writes the reference's bytes; no workers at all is refused as bad
+/// input, naming the flag, before anything is written.
+#[test]
+fn solve_runs_two_workers_by_default_and_writes_the_same_bytes() {
+    let cases: [(&[&str], u64); 4] = [
+        (&["--threads", "2"], 2),
+        (&["--threads", "1"], 1),
+        (&["--threads", "2", "--workers", "1"], 1),
+        (&["--threads", "3", "--workers", "3"], 3),
+    ];
+    for (extra, workers) in cases {
+        let dir = TempDir::new("workers");
+        let j = solve_ok(&dir.0, extra);
+        assert_eq!(j["workers"], workers, "{extra:?}: {j}");
+        assert_same_as_reference(&dir.0);
+    }
+    let dir = TempDir::new("no-workers");
+    let (code, stdout, stderr) = solve(&dir.0, &["--workers", "0"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(stderr.contains("--workers") && stderr.contains("at least 1"), "{stderr}");
+    assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 0, "nothing written");
 }

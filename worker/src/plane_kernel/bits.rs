@@ -154,9 +154,9 @@ pub(super) fn mirror_point(p: u8) -> u8 {
     mirror_bits(1 << p).trailing_zeros() as u8
 }
 
-/// The points of `free` with at most one free neighbour, and with exactly two.
+/// The points of `free` with no free neighbour, with one and with two.
 #[inline]
-pub(super) fn neighbour_counts(game: &FoxGame, free: Bits) -> (Bits, Bits) {
+pub(super) fn neighbour_counts(game: &FoxGame, free: Bits) -> [Bits; 3] {
     // Bit-sliced counters over all points at once: ones, twos, and "three or more".
     let (mut ones, mut twos, mut more) = (0u64, 0u64, 0u64);
     for q in BitIter(free) {
@@ -166,7 +166,7 @@ pub(super) fn neighbour_counts(game: &FoxGame, free: Bits) -> (Bits, Bits) {
         twos = (t & !near) | (o & near);
         ones = (o & !near) | (near & !(o | t | m));
     }
-    (free & !(twos | more), free & twos)
+    [free & !(ones | twos | more), free & ones, free & twos]
 }
 
 /// The row of a child block's plane (`rows`, in the coordinates of the

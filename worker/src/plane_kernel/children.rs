@@ -21,7 +21,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The foxes the sheep step to `to` traps (it leaves the sheep
+    /// The foxes the sheep step `from` -> `to` traps (it leaves the sheep
     /// `moved`, the pen not filled), as matrices over the parent's free
     /// points: `traps.mine` row `i` holds the columns `j` such that a fox on
     /// the `i`-th free point is trapped when the other fox stands on the
@@ -34,13 +34,13 @@ impl<'a> Ctx<'a> {
     /// A fox on `a` with the other on `b` is trapped exactly when its
     /// options in `moved` with no other fox (free neighbours and jump
     /// landings) are at most `b`: the other fox fills `b` and is no sheep to
-    /// jump. Only a fox on a [`Cramped`] point can be trapped by one step.
+    /// jump. Only a fox on one of [`Cramped::candidates`] can be trapped by the step.
     pub(super) fn trapped_rows<const BMI2: bool>(
         &self,
         view: &SetView,
         cramped: Cramped,
         moved: Bits,
-        to: u8,
+        (from, to): (u8, u8),
         traps: &mut Traps,
     ) -> bool {
         let board = self.game.rules.board;
@@ -50,15 +50,12 @@ impl<'a> Ctx<'a> {
         let Traps { mine, theirs } = traps;
         // Cleared at the first trapped fox: the rows are read only when one is.
         let mut any = false;
-        let candidates = (cramped.tight | (cramped.two_free & board.neighbours[to as usize])) & !(1u64 << to);
         // A lone fox is trapped with no option at all; one of two foxes
         // with at most one (the other fox's point).
         let most = if self.one_fox { 0 } else { 1 };
-        for a in BitIter(candidates) {
+        for a in BitIter(cramped.candidates(self.game, from, to, most)) {
             let mut options = board.neighbours[a as usize] & free_after;
-            if options.count_ones() > most {
-                continue;
-            }
+            debug_assert!(options.count_ones() <= most, "a candidate has at most `most` free neighbours");
             options |= self.jump_masks.landings::<BMI2>(a, moved, free_after);
             if options.count_ones() > most {
                 continue;

@@ -111,20 +111,38 @@ struct SetView {
     points: [u8; 32],
 }
 
-/// Where a sheep step can trap a fox: the free points with at most one
-/// free neighbour, and with exactly two. One sheep step fills one point
-/// and frees another, so only a fox on one of these can be left with at
-/// most one free neighbour by it.
+/// Where a sheep step can trap a fox: the free points by their number of
+/// free neighbours (none, one, two). One sheep step fills one point (`to`)
+/// and frees another (`from`), so a fox is left with at most one free
+/// neighbour only on a point these counts and the step's two points name
+/// ([`Cramped::candidates`]).
 #[derive(Clone, Copy)]
 struct Cramped {
-    tight: Bits,
-    two_free: Bits,
+    none: Bits,
+    one: Bits,
+    two: Bits,
 }
 
 impl Cramped {
     fn new(game: &FoxGame, view: &SetView) -> Cramped {
-        let (tight, two_free) = neighbour_counts(game, view.free);
-        Cramped { tight, two_free }
+        let [none, one, two] = neighbour_counts(game, view.free);
+        Cramped { none, one, two }
+    }
+
+    /// The points other than `to` left with at most `most` free neighbours
+    /// (0 or 1) by the sheep step `from` -> `to`: exactly those, since a
+    /// point's count changes by -1 next to `to` and by +1 next to `from`.
+    #[inline]
+    fn candidates(&self, game: &FoxGame, from: u8, to: u8, most: u32) -> Bits {
+        let near = &game.rules.board.neighbours;
+        let (next_to, next_from) = (near[to as usize], near[from as usize]);
+        let left = if most == 0 {
+            // A point next to `to` has `to` among its free ones: none left only from one.
+            (self.none | (self.one & next_to)) & !next_from
+        } else {
+            self.none | (self.one & (next_to | !next_from)) | (self.two & next_to & !next_from)
+        };
+        left & !(1u64 << to)
     }
 }
 
@@ -254,6 +272,10 @@ struct Ctx<'a> {
     /// A capture into a tier without a table (fewer than F sheep left, or
     /// K) wins for the fox; false below a sheep floor won by the sheep.
     capture_out_wins: bool,
+    /// Every capture from this tier ends the game, won by the fox (a floor
+    /// F won by the foxes at this tier's sheep count, or K): a fox to move
+    /// with a jump has won, whatever its children would say.
+    captures_win_at_once: bool,
     /// Where the sheep sets a move leads to are ([`Ctx::target`]).
     places: Places,
 }
@@ -582,14 +604,52 @@ mod tests {
                 x ^= x >> 7;
                 x ^= x << 17;
                 let free = x & (x >> 3) & ALL_POINTS;
-                let (tight, two) = neighbour_counts(&game, free);
+                let counts = neighbour_counts(&game, free);
                 for p in BitIter(free) {
-                    let count = (game.rules.board.neighbours[p as usize] & free).count_ones();
-                    assert_eq!(tight & (1 << p) != 0, count <= 1, "{free:x} {p}");
-                    assert_eq!(two & (1 << p) != 0, count == 2, "{free:x} {p}");
+                    let count = (game.rules.board.neighbours[p as usize] & free).count_ones() as usize;
+                    for (c, mask) in counts.iter().enumerate() {
+                        assert_eq!(mask & (1 << p) != 0, count == c, "{free:x} {p}");
+                    }
                 }
-                assert_eq!((tight | two) & !free, 0);
+                assert_eq!((counts[0] | counts[1] | counts[2]) & !free, 0);
             }
+        }
+    }
+
+    /// The trap candidates of a sheep step are exactly the free points
+    /// (but `to`) left with at most 0 or 1 free neighbours, on random
+    /// boards and steps of both geometries.
+    #[test]
+    fn trap_candidates_are_the_points_left_cramped() {
+        for geometry in foxbase_core::Geometry::ALL {
+            let game = FoxGame::new(foxbase_core::Variant { geometry, ..foxbase_core::Variant::default() });
+            let board = game.rules.board;
+            let mut x = 0x0F1E_2D3C_4B5A_6978u64;
+            let mut checked = 0;
+            for _ in 0..3000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let sheep = x & (x >> 5 | x >> 11) & ALL_POINTS;
+                let view = SetView::new(sheep);
+                let cramped = Cramped::new(&game, &view);
+                for from in BitIter(sheep) {
+                    for to in BitIter(board.sheep_steps[from as usize] & view.free) {
+                        let free_after = view.free ^ (1 << from) ^ (1 << to);
+                        for most in [0, 1] {
+                            let mut want = 0;
+                            for p in BitIter(view.free & !(1 << to)) {
+                                if (board.neighbours[p as usize] & free_after).count_ones() <= most {
+                                    want |= 1 << p;
+                                }
+                            }
+                            assert_eq!(cramped.candidates(&game, from, to, most), want, "{sheep:x} {from}->{to}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+            assert!(checked > 10_000, "{checked}");
         }
     }
 

@@ -27,6 +27,13 @@ impl<'a> Ctx<'a> {
         let win_plane = if plies { CANNOT_LOSE } else { WON };
         if (sheep & PEN).count_ones() >= k {
             f[LOST] = full;
+        } else if self.captures_win_at_once && !plies {
+            // A fox with a jump has won (`Ctx::init_block`).
+            for (ia, &a) in view.points[..n].iter().enumerate() {
+                if self.jump_masks.landings::<BMI2>(a, sheep, view.free) != 0 {
+                    f[WON] |= 1 << ia;
+                }
+            }
         } else {
             for o in BitIter(sheep) {
                 let Some((jumps, target)) = self.captures_over(view, o, 1)? else { continue };
@@ -83,7 +90,7 @@ impl<'a> Ctx<'a> {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let mut trapped = 0u32;
                 let traps = (moved & PEN).count_ones() < k
-                    && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps);
+                    && self.trapped_rows::<BMI2>(view, cramped, moved, (from, to), &mut scratch.traps);
                 if traps {
                     // A trapped fox is removed: no fox left, the sheep have won.
                     trapped = scratch.traps.mine[0];

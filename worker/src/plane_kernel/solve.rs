@@ -16,6 +16,10 @@ impl<'a> Ctx<'a> {
         let n = 33 - tier.sheep() as usize;
         let one_fox = tier.foxes() == 1;
         let rows = if one_fox { 1 } else { n };
+        let capture_ends = game.rules.too_few_sheep(tier.sheep().saturating_sub(1));
+        let places = Places::new(tier, &children.iter().map(|c| c.tier).collect::<Vec<_>>());
+        let captures_win_at_once = matches!(capture_ends, Some((Side::Fox, _)))
+            && places.by_change[0].iter().all(|by_gained| matches!(by_gained[7], Place::NoTable));
         Ctx {
             game,
             tier,
@@ -31,11 +35,9 @@ impl<'a> Ctx<'a> {
             plies: false,
             to_zeroing: false,
             exact_cap: 0,
-            capture_out_wins: game
-                .rules
-                .too_few_sheep(tier.sheep().saturating_sub(1))
-                .is_none_or(|(w, _)| w == Side::Fox),
-            places: Places::new(tier, &children.iter().map(|c| c.tier).collect::<Vec<_>>()),
+            capture_out_wins: capture_ends.is_none_or(|(winner, _)| winner == Side::Fox),
+            captures_win_at_once,
+            places,
         }
     }
 

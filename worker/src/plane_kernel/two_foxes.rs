@@ -38,6 +38,28 @@ impl<'a> Ctx<'a> {
             for i in 0..n {
                 f[LOST * n + i] = full & !(1 << i);
             }
+        } else if self.captures_win_at_once && !plies {
+            // A fox with a jump has won (the other fox must not stand on
+            // its only landing point), as the general path below would find
+            // one jump at a time.
+            let mut x_won = [0u32; 32];
+            for (ia, &a) in view.points[..n].iter().enumerate() {
+                let landings = self.jump_masks.landings::<BMI2>(a, sheep, view.free);
+                if landings != 0 {
+                    let mut row = full & !(1 << ia);
+                    if landings.count_ones() == 1 {
+                        row &= !(1 << view.index_of(landings.trailing_zeros() as u8));
+                    }
+                    x_won[ia] = row;
+                }
+            }
+            let mut won_t = x_won;
+            transpose32(&mut won_t);
+            for i in 0..n {
+                let won = x_won[i] | won_t[i];
+                f[WON * n + i] = won;
+                f[CANNOT_LOSE * n + i] = won;
+            }
         } else {
             let (mut x_won, mut x_open) = ([0u32; 32], [0u32; 32]);
             let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
@@ -154,7 +176,7 @@ impl<'a> Ctx<'a> {
                         }
                     }
                 }
-                let traps = removes && self.trapped_rows::<BMI2>(view, cramped, moved, to, &mut scratch.traps);
+                let traps = removes && self.trapped_rows::<BMI2>(view, cramped, moved, (from, to), &mut scratch.traps);
                 if traps {
                     self.trapped_children::<BMI2>(view, moved, (from, to), &mut trap_rows, s, scratch)?;
                 }
@@ -364,8 +386,10 @@ impl<'a> Ctx<'a> {
         if open_win == 0 {
             return false;
         }
-        // With one fox the row is never skipped: the blocked bit does it.
-        let skip_row = |kt: usize| if self.one_fox { usize::MAX } else { kt };
+        // The rows a step reads: with two foxes not the row of a fox on
+        // `to` (with one fox the blocked bit does it).
+        let all_rows = row_mask(rows);
+        let rows_read = |kt: usize| if self.one_fox { all_rows } else { all_rows & !(1 << kt) };
         let (mut any_lost, mut all_won) = ([0u32; 32], [full; 32]);
         let (mut any_lost_m, mut all_won_m) = ([0u32; 32], [full; 32]);
         let mut any_mirrored = false;
@@ -376,13 +400,13 @@ impl<'a> Ctx<'a> {
                 if step.mirrored { (&mut any_lost_m, &mut all_won_m) } else { (&mut any_lost, &mut all_won) };
             any_mirrored |= step.mirrored;
             let kt = step.kt as usize;
-            let (blocked, skip) = (1u32 << kt, skip_row(kt));
+            let (blocked, read) = (1u32 << kt, rows_read(kt));
+            // Rows not read are masked rather than skipped: no branch per row.
+            let row_in = |i: usize| (read >> i & 1).wrapping_neg();
             if step.trap_count == 0 {
                 for i in 0..rows {
-                    if i != skip {
-                        lost_acc[i] |= child_lost[i] & !blocked;
-                        won_acc[i] &= child_won[i] | blocked;
-                    }
+                    lost_acc[i] |= child_lost[i] & !blocked & row_in(i);
+                    won_acc[i] &= child_won[i] | blocked | !row_in(i);
                 }
             } else {
                 // Where the step traps a fox its child is elsewhere (valued
@@ -391,13 +415,12 @@ impl<'a> Ctx<'a> {
                 // foxes its row).
                 let mut pairs = [0u32; 32];
                 let anywhere = sideways.trap_masks(step, self.one_fox, &mut pairs);
-                let rows_out = if self.one_fox { 0 } else { anywhere };
+                let read = if self.one_fox { read } else { read & !anywhere };
+                let row_in = |i: usize| (read >> i & 1).wrapping_neg();
                 let out = blocked | anywhere;
                 for i in 0..rows {
-                    if i != skip && rows_out >> i & 1 == 0 {
-                        lost_acc[i] |= child_lost[i] & !out & !pairs[i];
-                        won_acc[i] &= child_won[i] | out | pairs[i];
-                    }
+                    lost_acc[i] |= child_lost[i] & !out & !pairs[i] & row_in(i);
+                    won_acc[i] &= child_won[i] | out | pairs[i] | !row_in(i);
                 }
             }
         }
