@@ -320,3 +320,33 @@ fn solve_runs_two_workers_by_default_and_writes_the_same_bytes() {
     assert!(stderr.contains("--workers") && stderr.contains("at least 1"), "{stderr}");
     assert_eq!(std::fs::read_dir(&dir.0).unwrap().count(), 0, "nothing written");
 }
+
+/// A journal that lacks a tier its later entries were solved from (cut in
+/// the middle by hand, or a partial solve's tiers brought in): the finished
+/// tiers are kept, the missing one alone is solved, and the run ends with
+/// the reference's bytes. This once hung: the finished parent was leased
+/// again and its second completion, a duplicate, never counted as done.
+#[test]
+fn a_journal_missing_a_child_of_finished_tiers_resumes_to_the_same_bytes() {
+    let dir = TempDir::new("resume-gap");
+    let out = dir.0.join("tables");
+    std::fs::create_dir_all(out.join("tiers")).unwrap();
+    for (name, bytes) in files(reference()) {
+        if name.starts_with("tiers/") || name == "journal.log" {
+            std::fs::write(out.join(name), bytes).unwrap();
+        }
+    }
+    let journal = std::fs::read_to_string(out.join("journal.log")).unwrap();
+    let lines: Vec<&str> = journal.split_inclusive('\n').collect();
+    assert!(lines[1].contains("\"p0-c1\""), "{}", lines[1]);
+    // Without p0-c1, a child of p1-c1, which stays journaled after it.
+    std::fs::write(
+        out.join("journal.log"),
+        [lines[0]].into_iter().chain(lines[2..].iter().copied()).collect::<String>(),
+    )
+    .unwrap();
+    let j = solve_ok(&out, &["--threads", "2", "--resume"]);
+    assert_eq!(j["tiers_resumed"], TIERS - 1);
+    assert_same_as_reference(&out);
+    assert_eq!(journal_entries(&out), TIERS);
+}
