@@ -63,8 +63,14 @@ impl<'a> Ctx<'a> {
             let ia = view.index_of(a);
             let trapped = options == 0 || (!self.one_fox && options & fox_points != 0);
             if trapped && !any {
-                mine[..self.rows].fill(0);
-                theirs[..self.rows].fill(0);
+                // Whole arrays: a fill of a constant length is a few stores,
+                // one of `rows` a call to memset.
+                if self.one_fox {
+                    mine[0] = 0;
+                } else {
+                    *mine = [0; 32];
+                    *theirs = [0; 32];
+                }
             }
             if options == 0 {
                 if self.one_fox {
@@ -144,7 +150,7 @@ impl<'a> Ctx<'a> {
         let (child_won, child_lost) = self.fewer_row::<BMI2>(&fewer, view, moved)?;
         let child_drawn = !(child_won | child_lost);
         // Row i, bit j: the fox on i is trapped (`mine`), the fox on j is (`theirs`).
-        let Traps { mine, theirs } = scratch.traps;
+        let Traps { mine, theirs } = &scratch.traps;
         for i in 0..n {
             let pairs = mine[i] | theirs[i];
             if pairs == 0 {

@@ -18,8 +18,9 @@ impl<'a> Ctx<'a> {
         let rules = &self.game.rules;
         let k = rules.pen_target;
         let full = row_mask(n);
-        f.fill(0);
-        s.fill(0);
+        // One row a plane: a constant length, not a call to memset.
+        f.copy_from_slice(&[0; PLANES]);
+        s.copy_from_slice(&[0; PLANES]);
         let plies = self.plies;
         if plies {
             scratch.plies.clear(self.rows, n);
@@ -159,16 +160,18 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    /// [`Ctx::fox_phase`] for a one-fox tier.
+    /// [`Ctx::fox_phase`] for a one-fox tier, from the block's sheep set
+    /// alone (a block's whole work in a phase is a few rows: no [`SetView`]).
     #[inline(never)]
-    pub(super) fn fox_phase_one<const BMI2: bool>(&self, view: &SetView, f: &mut [u32], s: &[u32]) -> bool {
-        if (view.sheep & PEN).count_ones() >= self.game.rules.pen_target {
+    pub(super) fn fox_phase_one<const BMI2: bool>(&self, sheep: Bits, f: &mut [u32], s: &[u32]) -> bool {
+        if (sheep & PEN).count_ones() >= self.game.rules.pen_target {
             return false;
         }
         let board = self.game.rules.board;
+        let free = ALL_POINTS & !sheep;
         let (mut won, mut all_won) = (0u32, 0u32);
-        for i in 0..self.n {
-            let steps = pext::<BMI2>(board.neighbours[view.points[i] as usize] & view.free, view.free) as u32;
+        for (i, p) in BitIter(free).enumerate() {
+            let steps = pext::<BMI2>(board.neighbours[p as usize] & free, free) as u32;
             won |= ((s[LOST] & steps != 0) as u32) << i;
             all_won |= ((steps & !s[WON] == 0) as u32) << i;
         }

@@ -29,11 +29,13 @@ pub(super) fn codes16<const BMI2: bool>(fw: u32, fl: u32, sw: u32, sl: u32, unus
         | (spread(unused, 0x1111_1111_1111_1111) * 0xF)
 }
 
-/// The planes as 2-bit values (undecided positions are draws) and counts.
+/// The planes as 2-bit values (undecided positions are draws) and counts;
+/// `set_bits`: each block's sheep set.
 pub(super) fn pack<const BMI2: bool>(
     ctx: &Ctx,
     fox_planes: &[u32],
     sheep_planes: &[u32],
+    set_bits: &[Bits],
     size: u64,
 ) -> (PackedValues, TierStats) {
     let (rows, stride) = (ctx.rows, ctx.stride);
@@ -50,7 +52,7 @@ pub(super) fn pack<const BMI2: bool>(
             let first = it * BLOCKS_PER_ITEM;
             let last = (first + BLOCKS_PER_ITEM).min(ctx.index.sheep_sets as usize);
             for set in first..last {
-                let view = SetView::new(ctx.index.sheep_set(set as u64));
+                let view = SetView::new(set_bits[set]);
                 let (f, s) = (&fox_planes[set * stride..], &sheep_planes[set * stride..]);
                 let block_slot = (set - first) as u64 * ctx.per_set;
                 ctx.for_each_row(&view, |h, first_slot, len, used| {

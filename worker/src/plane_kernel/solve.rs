@@ -52,6 +52,7 @@ impl<'a> Ctx<'a> {
         fox_planes: &mut [u32],
         sheep_planes: &mut [u32],
         sideways: &mut [Sideways],
+        set_bits: &[Bits],
         fox_phase: bool,
         ply: &mut PlyArrays<P>,
     ) -> Result<(u64, bool), KernelError> {
@@ -69,8 +70,7 @@ impl<'a> Ctx<'a> {
                 sideways.clear();
                 let (mut decided, mut changed) = (0, false);
                 for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
-                    let set = (it * BLOCKS_PER_ITEM + b) as u64;
-                    let view = SetView::new(self.index.sheep_set(set));
+                    let view = SetView::new(set_bits[it * BLOCKS_PER_ITEM + b]);
                     self.init_block_any::<BMI2>(&view, fb, sb, &mut scratch, sideways)?;
                     decided += self.count_decided(&view, fb, sb);
                     let block_plies = if self.plies {
@@ -89,9 +89,10 @@ impl<'a> Ctx<'a> {
                         let pb = block_plies.expect("exact plies are plies");
                         changed |= self.fox_no_move::<BMI2, P>(&view, fb, pb, &mut due_f[b]);
                     } else if fox_phase {
-                        let before = self.won_lost(fb);
+                        // What the phase changed matters with plies alone.
+                        let before = block_plies.is_some().then(|| self.won_lost(fb));
                         changed |= self.fox_phase_any::<BMI2>(&view, fb, sb);
-                        if let Some(pb) = block_plies {
+                        if let (Some(pb), Some(before)) = (block_plies, before) {
                             changed = self.settle(FOX, fb, &before, pb, 1, &mut due_f[b]) || changed;
                         }
                     }
@@ -296,7 +297,7 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub(super) fn fox_phase_any<const BMI2: bool>(&self, view: &SetView, f: &mut [u32], s: &[u32]) -> bool {
         if self.one_fox {
-            self.fox_phase_one::<BMI2>(view, f, s)
+            self.fox_phase_one::<BMI2>(view.sheep, f, s)
         } else {
             self.fox_phase(view, f, s)
         }
@@ -344,6 +345,7 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     let started = std::time::Instant::now();
     let mut phases = Phases::default();
     let (mut fox_planes, mut sheep_planes, decided_at_start, decided_by_first_fox_phase, mut ply);
+    let set_bits: Vec<Bits>;
     // Per work item: the sideways steps of its blocks.
     let mut sideways: Vec<Sideways>;
     {
@@ -359,12 +361,14 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
             )));
         }
         let sets = ctx.index.sheep_sets as usize;
+        // Each block's sheep set, unranked once for every pass.
+        set_bits = (0..sets as u64).into_par_iter().map(|c| ctx.index.sheep_set(c)).collect();
         fox_planes = vec![0u32; sets * ctx.stride];
         sheep_planes = vec![0u32; sets * ctx.stride];
         ply = PlyArrays::<P>::new(&ctx);
         sideways = (0..sets.div_ceil(BLOCKS_PER_ITEM)).map(|_| Sideways::default()).collect();
         (decided_at_start, decided_by_first_fox_phase) =
-            ctx.init_all::<BMI2, P>(&mut fox_planes, &mut sheep_planes, &mut sideways, propagate, &mut ply)?;
+            ctx.init_all::<BMI2, P>(&mut fox_planes, &mut sheep_planes, &mut sideways, &set_bits, propagate, &mut ply)?;
     }
     // Only the initial pass reads the children: a solve that owns them
     // frees them here, before the output is allocated.
@@ -383,8 +387,6 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     let started = std::time::Instant::now();
     // Propagation phases that decided something.
     let mut levels = 0u32;
-    // Each block's sheep set, unranked once.
-    let set_bits: Vec<Bits> = (0..sets as u64).into_par_iter().map(|c| ctx.index.sheep_set(c)).collect();
     if exact_cap > 0 {
         levels += decided_by_first_fox_phase as u32;
         levels += propagate_exact::<BMI2, P>(
@@ -454,7 +456,7 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     phases.propagate = started.elapsed().as_secs_f64();
 
     let started = std::time::Instant::now();
-    let (values, mut stats) = pack::<BMI2>(&ctx, &fox_planes, &sheep_planes, size);
+    let (values, mut stats) = pack::<BMI2>(&ctx, &fox_planes, &sheep_planes, &set_bits, size);
     // The planes are not needed any more: freed before the plies are finished.
     drop(fox_planes);
     drop(sheep_planes);
@@ -474,17 +476,26 @@ pub(super) enum Settle {
 }
 
 impl Ctx<'_> {
+    /// The won and lost rows of a block's side before its phase, when `how` settles with them.
+    #[inline]
+    fn before_phase(&self, how: Settle, planes: &[u32]) -> Option<[u32; 64]> {
+        match how {
+            Settle::Values => None,
+            Settle::Plies => Some(self.won_lost(planes)),
+        }
+    }
+
     /// Settles side `side` of a block after its phase at `at` (a phase
     /// number, or with exact plies a ply) as `how` says. `changed`:
-    /// whether the phase changed the planes. Returns whether they changed
-    /// once settled.
+    /// whether the phase changed the planes; `before`: the block's
+    /// [`Ctx::before_phase`]. Returns whether they changed once settled.
     #[allow(clippy::too_many_arguments)]
     fn settle_as<P: Ply>(
         &self,
         how: Settle,
         side: usize,
         planes: &mut [u32],
-        before: &[u32; 64],
+        before: Option<[u32; 64]>,
         block: usize,
         slices: (&mut [P], &mut [u32]),
         at: u32,
@@ -492,11 +503,11 @@ impl Ctx<'_> {
     ) -> bool {
         let (pl, due) = slices;
         let per_set = self.per_set as usize;
-        match how {
-            Settle::Values => changed,
-            Settle::Plies => {
-                self.settle(side, planes, before, &mut pl[block * per_set..(block + 1) * per_set], at, &mut due[block])
+        match (how, before) {
+            (Settle::Plies, Some(before)) => {
+                self.settle(side, planes, &before, &mut pl[block * per_set..(block + 1) * per_set], at, &mut due[block])
             }
+            _ => changed,
         }
     }
 }
@@ -535,11 +546,14 @@ pub(super) fn fox_pass<const BMI2: bool, P: Ply>(
                     continue;
                 }
                 let set = it * BLOCKS_PER_ITEM + b;
-                let view = SetView::new(set_bits[set]);
                 let s = &sheep_planes[set * stride..(set + 1) * stride];
-                let before = ctx.won_lost(fb);
-                let phase_changed = ctx.fox_phase_any::<BMI2>(&view, fb, s);
-                out[b] = ctx.settle_as(settle, FOX, fb, &before, b, (&mut *pl, &mut *due_f), at, phase_changed);
+                let before = ctx.before_phase(settle, fb);
+                let phase_changed = if ctx.one_fox {
+                    ctx.fox_phase_one::<BMI2>(set_bits[set], fb, s)
+                } else {
+                    ctx.fox_phase(&SetView::new(set_bits[set]), fb, s)
+                };
+                out[b] = ctx.settle_as(settle, FOX, fb, before, b, (&mut *pl, &mut *due_f), at, phase_changed);
                 any |= out[b];
             }
             any
@@ -579,9 +593,16 @@ pub(super) fn sheep_pass<const BMI2: bool, P: Ply>(
         .map(|(it, (((s, changed), (pl, _, due_s)), sideways))| {
             let mut any = false;
             let blocks = sideways.first.len() - 1;
+            // The first phase looks at every block (one without sideways
+            // steps may be lost already); then only where a step leads to a
+            // block whose fox planes changed.
+            let todo = |b: usize| every_block || sideways.block(b).iter().any(|step| fox_changed[step.child as usize]);
+            let mut todo_next = blocks > 0 && todo(0);
             for (b, sb) in s.chunks_mut(stride).enumerate() {
                 changed[b] = false;
-                if b + 1 < blocks {
+                let todo_here = todo_next;
+                todo_next = b + 1 < blocks && todo(b + 1);
+                if todo_next {
                     // The next block's children, while this one is worked on.
                     for step in sideways.block(b + 1) {
                         let planes = &fox_planes[step.child as usize * stride..][..stride];
@@ -590,19 +611,14 @@ pub(super) fn sheep_pass<const BMI2: bool, P: Ply>(
                         prefetch(&planes[(LOST + 1) * ctx.rows - 1]);
                     }
                 }
-                let steps = sideways.block(b);
-                // The first phase looks at every block (one without
-                // sideways steps may be lost already); then only where a
-                // step leads to a block whose fox planes changed.
-                let todo = every_block || steps.iter().any(|step| fox_changed[step.child as usize]);
-                if !todo && due_s[b] > at {
+                if !todo_here && due_s[b] > at {
                     continue;
                 }
-                let set = it * BLOCKS_PER_ITEM + b;
-                let view = SetView::new(set_bits[set]);
-                let before = ctx.won_lost(sb);
-                let phase_changed = ctx.sheep_phase::<BMI2>(&view, sb, fox_planes, steps, sideways);
-                changed[b] = ctx.settle_as(settle, SHEEP, sb, &before, b, (&mut *pl, &mut *due_s), at, phase_changed);
+                let steps = sideways.block(b);
+                let before = ctx.before_phase(settle, sb);
+                let sheep = set_bits[it * BLOCKS_PER_ITEM + b];
+                let phase_changed = ctx.sheep_phase::<BMI2>(sheep, sb, fox_planes, steps, sideways);
+                changed[b] = ctx.settle_as(settle, SHEEP, sb, before, b, (&mut *pl, &mut *due_s), at, phase_changed);
                 any |= changed[b];
             }
             any

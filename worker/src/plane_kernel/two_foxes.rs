@@ -160,14 +160,14 @@ impl<'a> Ctx<'a> {
         let board = rules.board;
         let cramped = Cramped::new(self.game, view);
         let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
-        let mut trap_rows = [0u32; 32];
         // Placements with a legal sheep move (a fox on `to` blocks a step).
         let mut has_move = [0u32; 32];
         for from in BitIter(sheep) {
             for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                 let moved = sheep ^ (1 << from) ^ (1 << to);
                 let removes = (moved & PEN).count_ones() < k;
-                trap_rows[..n].fill(0);
+                // The placements the step traps a fox in (whole: a constant-length fill).
+                let mut trap_rows = [0u32; 32];
                 if plies {
                     let kt_move = view.index_of(to);
                     for (i, m) in has_move.iter_mut().enumerate().take(n) {
@@ -362,14 +362,16 @@ impl<'a> Ctx<'a> {
     #[inline(never)]
     pub(super) fn sheep_phase<const BMI2: bool>(
         &self,
-        view: &SetView,
+        sheep: Bits,
         s: &mut [u32],
         fox_planes: &[u32],
         steps: &[SidewaysStep],
         sideways: &Sideways,
     ) -> bool {
         let (n, rows, stride) = (self.n, self.rows, self.stride);
-        if view.sheep.count_ones() < self.game.rules.pen_target {
+        // The block's sheep set alone: a phase needs no [`SetView`] here.
+        let free = ALL_POINTS & !sheep;
+        if sheep.count_ones() < self.game.rules.pen_target {
             return false; // over, decided at the start
         }
         let full = row_mask(n);
@@ -425,16 +427,16 @@ impl<'a> Ctx<'a> {
             }
         }
         if any_mirrored {
-            let mirror_free = mirror_bits(view.free);
+            let mirror_free = mirror_bits(free);
             if self.one_fox {
-                any_lost[0] |= map_columns::<BMI2>(any_lost_m[0], mirror_free, true, view.free);
-                all_won[0] &= map_columns::<BMI2>(all_won_m[0], mirror_free, true, view.free);
+                any_lost[0] |= map_columns::<BMI2>(any_lost_m[0], mirror_free, true, free);
+                all_won[0] &= map_columns::<BMI2>(all_won_m[0], mirror_free, true, free);
             } else {
                 // Row `i` of the mirror image is the fox on the mirror of its point.
                 for (j, q) in BitIter(mirror_free).enumerate() {
-                    let i = view.index_of(mirror_point(q));
-                    any_lost[i] |= map_columns::<BMI2>(any_lost_m[j], mirror_free, true, view.free);
-                    all_won[i] &= map_columns::<BMI2>(all_won_m[j], mirror_free, true, view.free);
+                    let i = (free & ((1u64 << mirror_point(q)) - 1)).count_ones() as usize;
+                    any_lost[i] |= map_columns::<BMI2>(any_lost_m[j], mirror_free, true, free);
+                    all_won[i] &= map_columns::<BMI2>(all_won_m[j], mirror_free, true, free);
                 }
             }
         }
