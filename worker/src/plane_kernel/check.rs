@@ -98,7 +98,7 @@ pub(super) fn check<const BMI2: bool>(
                 ctx.init_block_any::<BMI2>(&view, &mut f, &mut s, &mut scratch, &mut sideways)?;
                 let own_fox = &stored_fox[set * stride..(set + 1) * stride];
                 let own_sheep = &stored_sheep[set * stride..(set + 1) * stride];
-                ctx.fox_phase_any::<BMI2>(&view, &mut f, own_sheep);
+                ctx.fox_phase_any::<BMI2>(view.sheep, &mut f, own_sheep);
                 ctx.sheep_phase::<BMI2>(view.sheep, &mut s, &stored_fox, sideways.block(0), &sideways);
                 let mut first: Option<Contradiction> = None;
                 ctx.for_each_row(&view, |h, first_slot, _, used| {

@@ -48,7 +48,7 @@ impl Ctx<'_> {
         // exactly when it has no step, and a capture is "cannot lose" or a
         // floor of 1.
         let nothing = [0u32; PLANES * 32];
-        self.fox_phase_any::<BMI2>(view, f, &nothing[..self.stride]);
+        self.fox_phase_any::<BMI2>(view.sheep, f, &nothing[..self.stride]);
         self.settle(FOX, f, &before, pl, 0, due)
     }
 }

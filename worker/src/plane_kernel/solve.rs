@@ -91,7 +91,7 @@ impl<'a> Ctx<'a> {
                     } else if fox_phase {
                         // What the phase changed matters with plies alone.
                         let before = block_plies.is_some().then(|| self.won_lost(fb));
-                        changed |= self.fox_phase_any::<BMI2>(&view, fb, sb);
+                        changed |= self.fox_phase_any::<BMI2>(view.sheep, fb, sb);
                         if let (Some(pb), Some(before)) = (block_plies, before) {
                             changed = self.settle(FOX, fb, &before, pb, 1, &mut due_f[b]) || changed;
                         }
@@ -294,12 +294,14 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
+    /// The fox phase of the block with sheep `sheep` (a one-fox block's
+    /// needs no [`SetView`], so none is built for it).
     #[inline]
-    pub(super) fn fox_phase_any<const BMI2: bool>(&self, view: &SetView, f: &mut [u32], s: &[u32]) -> bool {
+    pub(super) fn fox_phase_any<const BMI2: bool>(&self, sheep: Bits, f: &mut [u32], s: &[u32]) -> bool {
         if self.one_fox {
-            self.fox_phase_one::<BMI2>(view.sheep, f, s)
+            self.fox_phase_one::<BMI2>(sheep, f, s)
         } else {
-            self.fox_phase(view, f, s)
+            self.fox_phase(&SetView::new(sheep), f, s)
         }
     }
 }
@@ -548,11 +550,7 @@ pub(super) fn fox_pass<const BMI2: bool, P: Ply>(
                 let set = it * BLOCKS_PER_ITEM + b;
                 let s = &sheep_planes[set * stride..(set + 1) * stride];
                 let before = ctx.before_phase(settle, fb);
-                let phase_changed = if ctx.one_fox {
-                    ctx.fox_phase_one::<BMI2>(set_bits[set], fb, s)
-                } else {
-                    ctx.fox_phase(&SetView::new(set_bits[set]), fb, s)
-                };
+                let phase_changed = ctx.fox_phase_any::<BMI2>(set_bits[set], fb, s);
                 out[b] = ctx.settle_as(settle, FOX, fb, before, b, (&mut *pl, &mut *due_f), at, phase_changed);
                 any |= out[b];
             }
