@@ -240,16 +240,23 @@ fn a_directory_with_tables_or_another_solves_journal_is_refused_and_left_as_it_i
     assert_same_as_reference(&fresh);
 }
 
-#[test]
-fn a_torn_journal_tail_is_dropped_and_a_damaged_line_or_missing_table_refused() {
-    let dir = TempDir::new("resume-torn");
-    let out = dir.0.join("tables");
+/// `parent/tables` holding the reference's tables and journal, as a solve
+/// killed before its manifest leaves them.
+fn journaled_copy_of_reference(parent: &Path) -> PathBuf {
+    let out = parent.join("tables");
     std::fs::create_dir_all(out.join("tiers")).unwrap();
     for (name, bytes) in files(reference()) {
         if name.starts_with("tiers/") || name == "journal.log" {
             std::fs::write(out.join(name), bytes).unwrap();
         }
     }
+    out
+}
+
+#[test]
+fn a_torn_journal_tail_is_dropped_and_a_damaged_line_or_missing_table_refused() {
+    let dir = TempDir::new("resume-torn");
+    let out = journaled_copy_of_reference(&dir.0);
     // A crash in the middle of the third entry's line: two whole entries
     // and half a line; no manifest yet.
     let journal = std::fs::read_to_string(out.join("journal.log")).unwrap();
@@ -329,13 +336,7 @@ fn solve_runs_two_workers_by_default_and_writes_the_same_bytes() {
 #[test]
 fn a_journal_missing_a_child_of_finished_tiers_resumes_to_the_same_bytes() {
     let dir = TempDir::new("resume-gap");
-    let out = dir.0.join("tables");
-    std::fs::create_dir_all(out.join("tiers")).unwrap();
-    for (name, bytes) in files(reference()) {
-        if name.starts_with("tiers/") || name == "journal.log" {
-            std::fs::write(out.join(name), bytes).unwrap();
-        }
-    }
+    let out = journaled_copy_of_reference(&dir.0);
     let journal = std::fs::read_to_string(out.join("journal.log")).unwrap();
     let lines: Vec<&str> = journal.split_inclusive('\n').collect();
     assert!(lines[1].contains("\"p0-c1\""), "{}", lines[1]);
