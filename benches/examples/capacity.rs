@@ -58,8 +58,9 @@ fn main() {
         game.tier_name(*worst)
     );
     // The plane kernel's sideways records (docs/design.md), kept for the
-    // whole tier: 4 bytes a sheep set and 12 a sideways sheep step (within
-    // its rank; the 2 bytes of each fox it traps are not counted). They
+    // whole tier: 4 bytes a sheep set and 16 a sideways sheep step (within
+    // its rank; the 2 bytes of each fox it traps with the other fox on one
+    // point are not counted). They
     // need every set of a tier unranked, so only the tiers with the 20
     // largest loads are counted.
     let sideways = |t: &foxbase_core::foxgame::FoxTier| -> u64 {
@@ -73,7 +74,7 @@ fn main() {
                 steps += sideways.count_ones() as u64;
             }
         }
-        index.sheep_sets * 4 + steps * 12
+        index.sheep_sets * 4 + steps * 16
     };
     let mut by_load: Vec<_> = plan.order.iter().map(|t| (load(t), *t)).collect();
     by_load.sort_by(|a, b| b.cmp(a));

@@ -138,6 +138,18 @@ pub(super) fn prefetch(x: &u32) {
     let _ = x;
 }
 
+/// `BIT[i]` = `1 << i`: a row's bit from a table, which vectorises where
+/// a shift by a different amount in each lane would not (SSE has none).
+pub(super) const BIT: [u32; 32] = {
+    let mut t = [0u32; 32];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = 1 << i;
+        i += 1;
+    }
+    t
+};
+
 /// The bits of rows `0..n` (a row of an `n`-point block).
 #[inline]
 pub(super) fn row_mask(n: usize) -> u32 {

@@ -21,6 +21,33 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// [`Ctx::target`] of the child of the sheep step `from` -> `to` (to
+    /// the sheep `moved`) with one fox fewer, given `keep`, the target of
+    /// the same step with every fox. The two tiers hold the same sheep per
+    /// rank, so a sheep set ranks alike in both but for the factor of their
+    /// fox slots: `keep`'s rank, scaled, instead of ranking the set again.
+    #[inline]
+    pub(super) fn fewer_target(&self, keep: &Target, moved: Bits, (from, to): (u8, u8)) -> Target {
+        let ranks = &self.places.rank_of;
+        match self.places.by_change[1][ranks[from as usize] as usize][ranks[to as usize] as usize] {
+            Place::Child(c) => {
+                let index = &self.children[c].index;
+                let rank = match *keep {
+                    Target::InTier(rank) => SetRank { base: rank.base / self.per_set * (index.fox_slots * 2), ..rank },
+                    Target::Child(k, rank) => {
+                        let per_set = self.children[k].index.fox_slots * 2;
+                        SetRank { base: rank.base / per_set * (index.fox_slots * 2), ..rank }
+                    }
+                    Target::NoTable => index.set_rank(moved),
+                };
+                debug_assert_eq!(rank, index.set_rank(moved), "sets rank alike in tiers of the same sheep");
+                Target::Child(c, rank)
+            }
+            Place::NoTable => Target::NoTable,
+            Place::InTier => unreachable!("a removed fox leaves the tier"),
+        }
+    }
+
     /// The foxes the sheep step `from` -> `to` traps (it leaves the sheep
     /// `moved`, the pen not filled), as matrices over the parent's free
     /// points: `traps.mine` row `i` holds the columns `j` such that a fox on
@@ -130,7 +157,8 @@ impl<'a> Ctx<'a> {
     }
 
     /// The sheep-to-move placements of a two-fox block whose step (`step`:
-    /// from, to) to `moved` traps a fox ([`Ctx::trapped_rows`], in `scratch.trapped`):
+    /// from, to; `keep`: its target with both foxes) traps a fox
+    /// ([`Ctx::trapped_rows`], in `scratch.trapped`):
     /// marks them in `trap_rows` (their child is not the step's own block)
     /// and sets their planes in `s` from the child with the foxes left: none
     /// (the sheep have won), or one, whose row is read once for the step.
@@ -138,19 +166,33 @@ impl<'a> Ctx<'a> {
     pub(super) fn trapped_children<const BMI2: bool>(
         &self,
         view: &SetView,
-        moved: Bits,
         step: (u8, u8),
+        keep: &Target,
         trap_rows: &mut Rows,
         s: &mut [u32],
         scratch: &mut Scratch,
     ) -> Result<(), KernelError> {
         let n = self.n;
+        let moved = view.sheep ^ (1 << step.0) ^ (1 << step.1);
         let win_plane = if self.plies { CANNOT_LOSE } else { WON };
-        let fewer = self.target(moved, 1, step.0, Some(step.1));
+        let fewer = self.fewer_target(keep, moved, step);
         let (child_won, child_lost) = self.fewer_row::<BMI2>(&fewer, view, moved)?;
         let child_drawn = !(child_won | child_lost);
         // Row i, bit j: the fox on i is trapped (`mine`), the fox on j is (`theirs`).
         let Traps { mine, theirs } = &scratch.traps;
+        if !self.plies {
+            // The same as below without plies, for every row: no branch (a
+            // row without a trapped fox adds nothing), so it vectorises.
+            for i in 0..n {
+                let (mine, theirs) = (mine[i], theirs[i]);
+                trap_rows[i] = mine | theirs;
+                let (both, left_j, left_i) = (mine & theirs, mine & !theirs, theirs & !mine);
+                let at_i = |row: u32| left_i & (((row & BIT[i]) != 0) as u32).wrapping_neg();
+                s[win_plane * n + i] |= both | (left_j & child_lost) | at_i(child_lost);
+                s[CANNOT_LOSE * n + i] |= (left_j & child_drawn) | at_i(child_drawn);
+            }
+            return Ok(());
+        }
         for i in 0..n {
             let pairs = mine[i] | theirs[i];
             if pairs == 0 {

@@ -356,7 +356,12 @@ struct Scratch {
 struct SidewaysStep {
     /// The block (sheep set of this tier) the step leads to.
     child: u32,
-    /// Its trapped foxes: `trap_count` entries of [`Sideways::traps`] from here on.
+    /// The points (as `kt` counts them) of the foxes the step traps
+    /// whoever the other fox is: no move left at all (with one fox, every
+    /// trapped fox).
+    anywhere: u32,
+    /// The pairs of foxes of which the step traps one ([`Trapped`]):
+    /// `trap_count` entries of [`Sideways::traps`] from here on.
     traps: u32,
     trap_count: u8,
     /// The index of the point the sheep steps to, among the free points of
@@ -367,13 +372,10 @@ struct SidewaysStep {
     mirrored: bool,
 }
 
-/// A fox the step traps whoever its partner is ([`Trapped`]).
-const ANY_PARTNER: u8 = u8::MAX;
-
-/// A fox a sideways step traps, in the coordinates the step's child is
-/// read in: the fox on the `.0`-th free point, when the other fox stands
-/// on the `.1`-th (the one point left to it) or anywhere ([`ANY_PARTNER`]:
-/// no move left at all; always so with one fox).
+/// Two foxes of which a sideways step traps the first, in the coordinates
+/// the step's child is read in: the fox on the `.0`-th free point, when the
+/// other fox stands on the `.1`-th (the one point left to it). A fox with
+/// no move left at all is in [`SidewaysStep::anywhere`] instead.
 type Trapped = (u8, u8);
 
 /// The sideways sheep steps of consecutive blocks (one work item's, or
@@ -406,22 +408,14 @@ impl Sideways {
         &self.steps[self.first[b] as usize..self.first[b + 1] as usize]
     }
 
-    /// The placements in which `step` traps a fox: returns the points on
-    /// which a fox is trapped whoever its partner is (all of them with one
-    /// fox), and sets in `pairs` (clear before) row `i`, bit `j` for the
-    /// foxes on `i` and `j` when one of them is trapped only there.
+    /// Sets in `pairs` (clear before) row `i`, bit `j` for the foxes on
+    /// `i` and `j` when the step traps one of them only there.
     #[inline]
-    fn trap_masks(&self, step: &SidewaysStep, one_fox: bool, pairs: &mut Rows) -> u32 {
-        let mut anywhere = 0u32;
+    fn trap_pairs(&self, step: &SidewaysStep, pairs: &mut Rows) {
         for &(a, b) in &self.traps[step.traps as usize..][..step.trap_count as usize] {
-            if one_fox || b == ANY_PARTNER {
-                anywhere |= 1 << a;
-            } else {
-                pairs[a as usize] |= 1 << b;
-                pairs[b as usize] |= 1 << a;
-            }
+            pairs[a as usize] |= 1 << b;
+            pairs[b as usize] |= 1 << a;
         }
-        anywhere
     }
 }
 

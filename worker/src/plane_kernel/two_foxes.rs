@@ -176,11 +176,11 @@ impl<'a> Ctx<'a> {
                         }
                     }
                 }
+                let keep = self.target(moved, 2, from, Some(to));
                 let traps = removes && self.trapped_rows::<BMI2>(view, cramped, moved, (from, to), &mut scratch.traps);
                 if traps {
-                    self.trapped_children::<BMI2>(view, moved, (from, to), &mut trap_rows, s, scratch)?;
+                    self.trapped_children::<BMI2>(view, (from, to), &keep, &mut trap_rows, s, scratch)?;
                 }
-                let keep = self.target(moved, 2, from, Some(to));
                 let kt = view.index_of(to);
                 match keep {
                     // A sideways step: the sheep phases take it from here.
@@ -310,6 +310,7 @@ impl<'a> Ctx<'a> {
         let (free, to_there) = if rank.mirrored { (mirror_free, mirror_point(to)) } else { (view.free, to) };
         let index_of = |p: u8| (free & ((1u64 << p) - 1)).count_ones() as usize;
         let at = out.traps.len();
+        let mut anywhere = 0u32;
         if let Some(Traps { mine, .. }) = traps {
             let reading_index = |i: usize| {
                 let p = view.points[i];
@@ -321,24 +322,22 @@ impl<'a> Ctx<'a> {
             };
             if self.one_fox {
                 for i in BitIter(mine[0] as u64) {
-                    out.traps.push((reading_index(i as usize), ANY_PARTNER));
+                    anywhere |= 1 << reading_index(i as usize);
                 }
             } else {
                 // Row `i` of `mine`: every other point (no move left) or the one partner.
                 for (i, &row) in mine[..self.n].iter().enumerate() {
-                    if row != 0 {
-                        let partner = if row.count_ones() == 1 {
-                            reading_index(row.trailing_zeros() as usize)
-                        } else {
-                            ANY_PARTNER
-                        };
-                        out.traps.push((reading_index(i), partner));
+                    if row.count_ones() == 1 {
+                        out.traps.push((reading_index(i), reading_index(row.trailing_zeros() as usize)));
+                    } else if row != 0 {
+                        anywhere |= 1 << reading_index(i);
                     }
                 }
             }
         }
         out.steps.push(SidewaysStep {
             child: (rank.base / self.per_set) as u32,
+            anywhere,
             traps: at as u32,
             trap_count: (out.traps.len() - at) as u8,
             kt: index_of(to_there) as u8,
@@ -403,12 +402,14 @@ impl<'a> Ctx<'a> {
             any_mirrored |= step.mirrored;
             let kt = step.kt as usize;
             let (blocked, read) = (1u32 << kt, rows_read(kt));
-            // Rows not read are masked rather than skipped: no branch per row.
-            let row_in = |i: usize| (read >> i & 1).wrapping_neg();
-            if step.trap_count == 0 {
+            // Rows not read are masked rather than skipped: no branch per
+            // row (and a mask from a table of bits, not a shift by the row's
+            // number, which SSE has no instruction for).
+            let row_in = |read: u32, i: usize| (((read & BIT[i]) != 0) as u32).wrapping_neg();
+            if step.trap_count == 0 && step.anywhere == 0 {
                 for i in 0..rows {
-                    lost_acc[i] |= child_lost[i] & !blocked & row_in(i);
-                    won_acc[i] &= child_won[i] | blocked | !row_in(i);
+                    lost_acc[i] |= child_lost[i] & !blocked & row_in(read, i);
+                    won_acc[i] &= child_won[i] | blocked | !row_in(read, i);
                 }
             } else {
                 // Where the step traps a fox its child is elsewhere (valued
@@ -416,13 +417,13 @@ impl<'a> Ctx<'a> {
                 // drops out like a fox on `to` (its column, and with two
                 // foxes its row).
                 let mut pairs = [0u32; 32];
-                let anywhere = sideways.trap_masks(step, self.one_fox, &mut pairs);
+                sideways.trap_pairs(step, &mut pairs);
+                let anywhere = step.anywhere;
                 let read = if self.one_fox { read } else { read & !anywhere };
-                let row_in = |i: usize| (read >> i & 1).wrapping_neg();
                 let out = blocked | anywhere;
                 for i in 0..rows {
-                    lost_acc[i] |= child_lost[i] & !out & !pairs[i] & row_in(i);
-                    won_acc[i] &= child_won[i] | out | pairs[i] | !row_in(i);
+                    lost_acc[i] |= child_lost[i] & !out & !pairs[i] & row_in(read, i);
+                    won_acc[i] &= child_won[i] | out | pairs[i] | !row_in(read, i);
                 }
             }
         }
