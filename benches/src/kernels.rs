@@ -117,7 +117,7 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
                 let mut phases = Phases::default();
                 for &tier in &plan.order {
                     let loading = Instant::now();
-                    let tables = load_children(&game, tier, &child_path, false).unwrap();
+                    let tables = load_children(&game, tier, &child_path, false, None).unwrap();
                     phases.load += loading.elapsed().as_secs_f64();
                     phases.init += foxbase_worker::plane_kernel::sweep_planes_in_pool(&game, tier, &tables).unwrap();
                 }
@@ -142,7 +142,8 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
                 name => (name.parse().unwrap(), Output::Values),
             };
             let sum = SumPhases::default();
-            let options = LocalOptions { workers: 1, threads_per_worker: threads, kernel, output };
+            let options =
+                LocalOptions { workers: 1, threads_per_worker: threads, kernel, output, ..Default::default() };
             let m = solve_local(&game, &plan, out, options, &sum).unwrap();
             m.write(out).unwrap();
             let p = *sum.0.lock().unwrap();

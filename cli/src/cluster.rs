@@ -398,6 +398,7 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
         hold_before_solving: Duration::from_millis(args.hold_ms),
         refusal_is_fatal: false,
         sync_each_table: true,
+        tables_in_memory: None,
     };
     static STOP: AtomicBool = AtomicBool::new(false);
     stop_on_signal(&STOP);

@@ -7,7 +7,8 @@ use crate::output::{json, line, phases_json, SolveProgress};
 use clap::Args;
 use foxbase_coordinator::error::CoordinatorError;
 use foxbase_coordinator::local::{
-    solve_local_into, solve_local_journaled, tables_in, LocalOptions, LocalSolve, LOCAL_JOURNAL,
+    solve_local_into, solve_local_journaled, tables_in, LocalOptions, LocalSolve, DEFAULT_TABLES_IN_MEMORY,
+    LOCAL_JOURNAL,
 };
 use foxbase_coordinator::plan::TierPlan;
 use foxbase_coordinator::reuse::TableSource;
@@ -107,6 +108,11 @@ pub struct SolveArgs {
     /// thread, in the least memory.
     #[arg(long)]
     workers: Option<usize>,
+    /// Megabytes of solved tables (their values) kept in memory for the parents solved
+    /// after them, so that those read them without decompressing their files again (shared
+    /// by the workers; the least recently used go first). 0 reads every child from its file.
+    #[arg(long, value_name = "MB", default_value_t = DEFAULT_TABLES_IN_MEMORY >> 20)]
+    tables_in_memory: u64,
     /// Print one JSON summary object at the end instead of text.
     #[arg(long)]
     json: bool,
@@ -323,7 +329,13 @@ fn run<G: SolveTier + SealRun>(
     let out = crate::location::parse("--out", args.out.as_deref().unwrap_or(default_out))?;
     let started = Instant::now();
     let workers = workers(args, threads);
-    let options = LocalOptions { workers, threads_per_worker: (threads / workers).max(1), kernel, output };
+    let options = LocalOptions {
+        workers,
+        threads_per_worker: (threads / workers).max(1),
+        kernel,
+        output,
+        tables_in_memory: args.tables_in_memory.saturating_mul(1 << 20),
+    };
     let (manifest, location, resumed, imported, not_solved_slots): (_, Box<dyn Location>, _, _, _) = match &out {
         StoreUrl::Dir(dir) => {
             let solved = solve_dir(game, plan, dir, options, args.resume, &args.tables_from, progress)?;

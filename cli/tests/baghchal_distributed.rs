@@ -244,6 +244,7 @@ fn a_worker_refuses_a_game_or_variant_it_does_not_know() {
         hold_before_solving: Duration::ZERO,
         refusal_is_fatal: false,
         sync_each_table: true,
+        tables_in_memory: None,
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
     for (game, variant, says) in [

@@ -59,6 +59,7 @@ impl Solved {
                 // The CLI's default: the plane kernel with plies.
                 kernel: foxbase_worker::kernel::Kernel::Planes,
                 output: foxbase_worker::kernel::Output::Dtm,
+                ..Default::default()
             },
             &Quiet,
         )

@@ -48,8 +48,13 @@ fn local_checksums(root: &Path) -> Vec<(String, String)> {
 fn local_checksums_of(root: &Path, output: foxbase_worker::kernel::Output) -> Vec<(String, String)> {
     let dir = root.join("local");
     let game = game();
-    let options =
-        LocalOptions { workers: 1, threads_per_worker: 1, kernel: foxbase_worker::kernel::Kernel::Planes, output };
+    let options = LocalOptions {
+        workers: 1,
+        threads_per_worker: 1,
+        kernel: foxbase_worker::kernel::Kernel::Planes,
+        output,
+        ..Default::default()
+    };
     let m = solve_local(&game, &TierPlan::new(&game), &dir, options, &Quiet).unwrap();
     m.tiers.into_iter().map(crcs_of).collect()
 }

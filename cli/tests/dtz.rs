@@ -48,7 +48,7 @@ fn variants() -> Vec<Variant> {
 fn solve(variant: &Variant, dir: &Path, kernel: Kernel, output: Output) {
     let game = FoxGame::new(*variant);
     let plan = TierPlan::new(&game);
-    let options = LocalOptions { workers: 1, threads_per_worker: 2, kernel, output };
+    let options = LocalOptions { workers: 1, threads_per_worker: 2, kernel, output, ..Default::default() };
     let m = solve_local(&game, &plan, dir, options, &Quiet).unwrap();
     foxbase_tables::seal::seal(dir, m).unwrap();
 }

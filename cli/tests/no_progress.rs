@@ -42,7 +42,7 @@ fn solve_with(variant: &Variant, dir: &Path, kernel: Kernel, threads_per_worker:
     let game = FoxGame::new(*variant);
     let plan = TierPlan::new(&game);
     let output = if variant.no_progress > 0 { Output::Dtz } else { Output::Values };
-    let options = LocalOptions { workers: 1, threads_per_worker, kernel, output };
+    let options = LocalOptions { workers: 1, threads_per_worker, kernel, output, ..Default::default() };
     let m = solve_local(&game, &plan, dir, options, &Quiet).unwrap();
     foxbase_tables::seal::seal(dir, m).unwrap();
 }

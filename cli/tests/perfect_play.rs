@@ -39,7 +39,13 @@ fn variant() -> Variant {
 fn solve(dir: &TempDir) -> foxbase_tables::manifest::Manifest {
     let game = FoxGame::new(variant());
     let plan = TierPlan::new(&game);
-    let options = LocalOptions { workers: 1, threads_per_worker: 2, kernel: Kernel::Counter, output: Output::Dtm };
+    let options = LocalOptions {
+        workers: 1,
+        threads_per_worker: 2,
+        kernel: Kernel::Counter,
+        output: Output::Dtm,
+        ..Default::default()
+    };
     let m = solve_local(&game, &plan, &dir.0, options, &Quiet).unwrap();
     foxbase_tables::seal::seal(&dir.0, m).unwrap().0
 }

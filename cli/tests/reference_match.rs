@@ -51,7 +51,8 @@ fn solve_plies_with(
 ) -> HashMap<String, Vec<u8>> {
     let game = FoxGame::new(*v);
     let plan = TierPlan::new(&game);
-    let options = LocalOptions { workers, threads_per_worker: threads, kernel, output: Output::Dtm };
+    let options =
+        LocalOptions { workers, threads_per_worker: threads, kernel, output: Output::Dtm, ..Default::default() };
     let m = solve_local(&game, &plan, &dir.0, options, &Quiet).unwrap();
     let mut files = HashMap::new();
     for t in &m.tiers {
@@ -201,7 +202,8 @@ fn tables_are_identical_for_any_thread_and_worker_count() {
 fn solve_with(v: &Variant, workers: usize, threads: usize, kernel: Kernel, dir: &TempDir) -> HashMap<String, Vec<u8>> {
     let game = FoxGame::new(*v);
     let plan = TierPlan::new(&game);
-    let options = LocalOptions { workers, threads_per_worker: threads, kernel, output: Output::Values };
+    let options =
+        LocalOptions { workers, threads_per_worker: threads, kernel, output: Output::Values, ..Default::default() };
     let m = solve_local(&game, &plan, &dir.0, options, &Quiet).unwrap();
     m.tiers.iter().map(|t| (t.name.clone(), std::fs::read(dir.0.join(&t.file)).unwrap())).collect()
 }

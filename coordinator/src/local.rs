@@ -24,9 +24,10 @@ use foxbase_worker::kernel::{Kernel, Output, SolveTier};
 use foxbase_worker::lease_loop::{run_lease_loop, WorkerOptions};
 use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration};
 use foxbase_worker::store::{clear_incoming, DirStore, Store, INCOMING};
+use foxbase_worker::table_cache::TableCache;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How to run a local solve.
@@ -40,12 +41,26 @@ pub struct LocalOptions {
     pub kernel: Kernel,
     /// Values alone, or with plies to the end.
     pub output: Output,
+    /// Bytes of tables (values) kept in memory for the parents solved after
+    /// them, shared by the workers ([`TableCache`]); 0 reads every child
+    /// table from its file.
+    pub tables_in_memory: u64,
 }
 
+/// [`LocalOptions::tables_in_memory`] by default: 1 GiB, which holds about
+/// two thirds of the child tables the 20-sheep solve reads (docs/operations.md).
+pub const DEFAULT_TABLES_IN_MEMORY: u64 = 1 << 30;
+
 impl Default for LocalOptions {
-    /// One worker of one thread, the default kernel.
+    /// One worker of one thread, the default kernel, 1 GiB of tables in memory.
     fn default() -> LocalOptions {
-        LocalOptions { workers: 1, threads_per_worker: 1, kernel: Kernel::default(), output: Output::Values }
+        LocalOptions {
+            workers: 1,
+            threads_per_worker: 1,
+            kernel: Kernel::default(),
+            output: Output::Values,
+            tables_in_memory: DEFAULT_TABLES_IN_MEMORY,
+        }
     }
 }
 
@@ -433,6 +448,7 @@ fn run_workers<G: SolveTier>(
         refusal_is_fatal: true,
         // Synced once at the end, or by the checkpoints' `syncfs`.
         sync_each_table: false,
+        tables_in_memory: (options.tables_in_memory > 0).then(|| Arc::new(TableCache::new(options.tables_in_memory))),
     };
     let errors: Vec<foxbase_worker::WorkerError> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..options.workers.max(1))

@@ -4,6 +4,7 @@
 
 use crate::error::WorkerError;
 use crate::kernel::{thread_pool, ChildTable, Kernel, Output, Phases, SolveTier, TierStats};
+use crate::table_cache::TableCache;
 use foxbase_core::tier::TierGame;
 use foxbase_tables::packed::PackedValues;
 use foxbase_tables::plies::{read_plies, Plies};
@@ -15,6 +16,7 @@ use foxbase_tables::Layout;
 use foxbase_tables::TableError;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What solving one tier produced.
@@ -77,12 +79,14 @@ pub fn solve_to_file<G: SolveTier>(
 
 /// Reads and decodes the child tables of `tier` from `child_path(child)`
 /// (and with `plies`, their plies files beside them, [`plies_beside`]), in
-/// parallel on the calling thread's rayon pool.
+/// parallel on the calling thread's rayon pool. With `tables`, a child's
+/// values held there are taken as they are, and those read are kept there.
 pub fn load_children<G: TierGame>(
     game: &G,
     tier: G::Tier,
     child_path: &(dyn Fn(G::Tier) -> PathBuf + Sync),
     plies: bool,
+    tables: Option<&TableCache>,
 ) -> Result<Vec<ChildTable<G>>, WorkerError> {
     game.child_tiers(tier)
         .into_par_iter()
@@ -90,7 +94,18 @@ pub fn load_children<G: TierGame>(
             let index = game.tier_index(child);
             let header = table_header(game, child, game.tier_size(&index));
             let path = child_path(child);
-            let values = read_table(&path, &header)?;
+            let name = game.tier_name(child);
+            let values = match tables.and_then(|t| t.get(&name)) {
+                Some(values) => values,
+                None => {
+                    let values = Arc::new(read_table(&path, &header)?);
+                    if let Some(t) = tables {
+                        t.insert(&name, values.clone());
+                    }
+                    values
+                }
+            };
+            debug_assert_eq!(values.len(), header.slots, "a kept table has its tier's slots");
             let plies = if plies { Some(read_plies(&plies_beside(&path), &header, &values)?) } else { None };
             Ok(ChildTable { tier: child, index, values, plies })
         })
@@ -111,13 +126,16 @@ pub fn solve_to_file_in_pool<G: SolveTier>(
         |path: &Path, header: &TableHeader, plies: &Plies, packed_with: Option<&PackedValues>, layout: Layout| {
             write_plies(path, header, plies, packed_with, ZSTD_LEVEL, layout)
         };
-    solve_and_write(game, tier, child_path, out, kernel, output, &write_table, &write_plies)
+    solve_and_write(game, tier, child_path, out, kernel, output, None, &write_table, &write_plies)
 }
 
 /// [`solve_to_file_in_pool`] for an upload that the coordinator checks
 /// before renaming it into place: written at `out` itself and fsync'd,
 /// without a temporary name of its own ([`write_table_upload`]); with
-/// `sync` false not even fsync'd (a local solve syncs its store once at the end).
+/// `sync` false not even fsync'd (a local solve syncs its store once at the
+/// end). With `tables`, the children's values are taken from there where
+/// held, and the tier's are kept there ([`load_children`]).
+#[allow(clippy::too_many_arguments)]
 pub fn solve_to_upload_in_pool<G: SolveTier>(
     game: &G,
     tier: G::Tier,
@@ -126,6 +144,7 @@ pub fn solve_to_upload_in_pool<G: SolveTier>(
     kernel: Kernel,
     output: Output,
     sync: bool,
+    tables: Option<&TableCache>,
 ) -> Result<TierReport, WorkerError> {
     solve_and_write(
         game,
@@ -134,6 +153,7 @@ pub fn solve_to_upload_in_pool<G: SolveTier>(
         out,
         kernel,
         output,
+        tables,
         &|path, header, values| write_table_upload(path, header, values, sync),
         &|path, header, plies, packed_with, layout| write_plies_upload(path, header, plies, packed_with, layout, sync),
     )
@@ -145,7 +165,9 @@ type WritePlies<'a> =
     &'a dyn Fn(&Path, &TableHeader, &Plies, Option<&PackedValues>, Layout) -> Result<(u32, u64), TableError>;
 
 /// Solves and writes the plies file (if any) first, then the table: a
-/// table on disk always has its plies beside it.
+/// table on disk always has its plies beside it. With `tables`, the
+/// children come from there where held, and the tier's values, once
+/// written, are kept there for its parents.
 #[allow(clippy::too_many_arguments)]
 fn solve_and_write<G: SolveTier>(
     game: &G,
@@ -154,11 +176,12 @@ fn solve_and_write<G: SolveTier>(
     out: &Path,
     kernel: Kernel,
     output: Output,
+    tables: Option<&TableCache>,
     write: WriteTable,
     write_plies: WritePlies,
 ) -> Result<TierReport, WorkerError> {
     let started = Instant::now();
-    let children = load_children(game, tier, child_path, output.children_plies())?;
+    let children = load_children(game, tier, child_path, output.children_plies(), tables)?;
     let load = started.elapsed().as_secs_f64();
     let solved = game.solve_owning(kernel, output, tier, children)?;
     let writing = Instant::now();
@@ -177,6 +200,10 @@ fn solve_and_write<G: SolveTier>(
         None => None,
     };
     let (crc32, bytes) = write(out, &header, &solved.values)?;
+    if let Some(t) = tables {
+        // As written: a parent reads the same values from here as from the file.
+        t.insert(&game.tier_name(tier), Arc::new(solved.values));
+    }
     let phases = Phases { load, write: writing.elapsed().as_secs_f64(), ..solved.phases };
     Ok(TierReport {
         tier_name: game.tier_name(tier),

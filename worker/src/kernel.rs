@@ -22,6 +22,7 @@ use foxbase_tables::plies::{Distance, Plies};
 use foxbase_tables::Layout;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
 
 /// Per-position solver state: a pending-child counter below `MAX_COUNTER`,
 /// or one of the decided states.
@@ -406,7 +407,8 @@ impl SolveTier for foxbase_core::baghchal::BaghChal {
 pub struct ChildTable<G: TierGame> {
     pub tier: G::Tier,
     pub index: G::Index,
-    pub values: PackedValues,
+    /// Shared: a worker's [`crate::table_cache::TableCache`] may hold the same table.
+    pub values: Arc<PackedValues>,
     /// Its plies to the end, for a solve with plies.
     pub plies: Option<Plies>,
 }

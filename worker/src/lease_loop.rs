@@ -12,6 +12,7 @@ use crate::kernel::SolveTier;
 use crate::protocol::{Assignment, Completion, LeaseAnswer, Link, LinkError, Registration};
 use crate::retry::{is_disk_full, Backoff, RetryCount, RetryPolicy};
 use crate::store::Store;
+use crate::table_cache::TableCache;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,6 +53,10 @@ pub struct WorkerOptions {
     /// directory's filesystem at each journal checkpoint instead (at most
     /// once a second, before journaling the tiers finished since).
     pub sync_each_table: bool,
+    /// Tables kept in memory for the parents solved after them, shared by
+    /// the workers of one solve ([`TableCache`]); `None`: every child
+    /// table is read from its file.
+    pub tables_in_memory: Option<Arc<TableCache>>,
 }
 
 /// What a worker did.
@@ -332,6 +337,7 @@ fn work_on<G: SolveTier>(
                         options.kernel,
                         output,
                         options.sync_each_table,
+                        options.tables_in_memory.as_deref(),
                     )
                 });
                 match solved {

@@ -3,7 +3,8 @@
 //! the end, [`fox_kernel`] and [`plane_kernel`], per sheep set, and
 //! [`forward_kernel`], Bagh-Chal's placing tiers in two passes), the
 //! one-tier job that loads child tables, solves and writes ([`job`]), the
-//! store tables are shared through ([`store`]), and the worker's lease loop
+//! store tables are shared through ([`store`]), tables kept in memory for
+//! the parents solved next ([`table_cache`]), and the worker's lease loop
 //! ([`lease_loop`]) over the protocol's plain types ([`protocol`]), and
 //! any game of the registry as a type for generic code ([`games`]). No
 //! network code: the gRPC transport lives in the coordinator crate, and
@@ -21,5 +22,6 @@ pub mod plies_kernel;
 pub mod protocol;
 pub mod retry;
 pub mod store;
+pub mod table_cache;
 
 pub use error::WorkerError;

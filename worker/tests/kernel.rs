@@ -208,7 +208,8 @@ fn tictactoe_missing_child_table_is_an_error_naming_the_tier() {
         }
     }
     // A wrong table (another tier's) in place of the right one is not used.
-    let wrong = ChildTable { tier: 2u8, index: ttt.tier_index(2), values: solved[&2].values.clone(), plies: None };
+    let wrong =
+        ChildTable { tier: 2u8, index: ttt.tier_index(2), values: solved[&2].values.clone().into(), plies: None };
     assert!(solve_tier(&ttt, 0, &[wrong], 1).err().expect("m0 with only m2").to_string().contains("m1"));
 }
 
@@ -311,7 +312,7 @@ fn synthetic_tables(game: &FoxGame, tier: FoxTier) -> Vec<ChildTable<FoxGame>> {
                 };
                 values.set_code(i, code);
             });
-            ChildTable { tier: c, index, values, plies: None }
+            ChildTable { tier: c, index, values: values.into(), plies: None }
         })
         .collect()
 }

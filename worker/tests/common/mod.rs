@@ -28,7 +28,7 @@ pub fn tables<G: TierGame>(game: &G, tiers: &[G::Tier], solved: &BTreeMap<G::Tie
         .map(|&c| ChildTable {
             tier: c,
             index: game.tier_index(c),
-            values: solved[&c].values.clone(),
+            values: solved[&c].values.clone().into(),
             plies: solved[&c].plies.clone(),
         })
         .collect()
