@@ -7,7 +7,7 @@
 mod common;
 
 use common::TempDir;
-use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
+use foxbase_coordinator::local::{solve_local, LocalOptions, Progress, DEFAULT_TABLES_IN_MEMORY};
 use foxbase_coordinator::plan::TierPlan;
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::{format_position, parse_position};
@@ -196,6 +196,32 @@ fn tables_are_identical_for_any_thread_and_worker_count() {
     assert!(one.len() > 10);
     assert_eq!(one, two);
     assert_eq!(one, workers);
+}
+
+/// Tables kept in memory for their parents change no byte: none, a few
+/// (a budget of 4 KiB, most tables dropped again at once) and the default,
+/// values alone and with plies (read from their files beside the kept values).
+#[test]
+fn tables_are_identical_whatever_tables_are_kept_in_memory() {
+    let v = variant("F.F/.../......./......./..SSS../.../... f", Geometry::Classic, 3);
+    let game = FoxGame::new(v);
+    let plan = TierPlan::new(&game);
+    for output in [Output::Values, Output::Dtm] {
+        let solve = |tables_in_memory: u64| {
+            let dir = TempDir::new("kept");
+            let options =
+                LocalOptions { workers: 2, threads_per_worker: 1, output, tables_in_memory, ..Default::default() };
+            let m = solve_local(&game, &plan, &dir.0, options, &Quiet).unwrap();
+            let table = |t: &foxbase_tables::manifest::TierEntry| dir.0.join(&t.file);
+            let files = m.tiers.iter().flat_map(|t| [table(t), foxbase_worker::job::plies_beside(&table(t))]);
+            let named = |f: &std::path::Path| f.strip_prefix(&dir.0).unwrap().to_path_buf();
+            files.filter(|f| f.exists()).map(|f| (named(&f), std::fs::read(&f).unwrap())).collect::<HashMap<_, _>>()
+        };
+        let none = solve(0);
+        assert!(none.len() > 10);
+        assert_eq!(none, solve(4096), "{output:?}");
+        assert_eq!(none, solve(DEFAULT_TABLES_IN_MEMORY), "{output:?}");
+    }
 }
 
 /// Solves values with `kernel` and returns every tier's bytes on disk.

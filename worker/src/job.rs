@@ -201,7 +201,7 @@ fn solve_and_write<G: SolveTier>(
     };
     let (crc32, bytes) = write(out, &header, &solved.values)?;
     if let Some(t) = tables {
-        // As written: a parent reads the same values from here as from the file.
+        // The values written (the file fills unused slots, which no kernel reads as values).
         t.insert(&game.tier_name(tier), Arc::new(solved.values));
     }
     let phases = Phases { load, write: writing.elapsed().as_secs_f64(), ..solved.phases };

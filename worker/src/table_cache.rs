@@ -7,11 +7,16 @@
 //! parent is often solved soon after its children: with tables kept in
 //! the order they were last used, and the least recently used dropped
 //! beyond a budget of bytes, 1 GB holds two thirds of what that solve reads
-//! (docs/operations.md). A table is kept as the solve produced it, which
-//! is the file's content (solving and writing are deterministic): a parent
-//! reads the same values either way. Keys are tier names, so one cache
-//! serves one solve (one game and variant): [`crate::lease_loop`] creates
-//! none of its own.
+//! (docs/operations.md). A table is kept as the solve produced it: its
+//! file holds the same values (solving is deterministic), and in the
+//! unused slots, marked unused here, whatever code compressed best, which
+//! no kernel reads as a value (`cli/tests/reference_match.rs` solves with
+//! none, few and many tables kept and compares every file's bytes). Only
+//! values are kept: a DTZ file's packed counts are read with the codes its
+//! table file holds, so they are never read beside a kept table (a solve
+//! reads its children's plies only for DTM, one byte a slot). Keys are
+//! tier names, so one cache serves one solve (one game and variant):
+//! [`crate::lease_loop`] creates none of its own.
 
 use foxbase_tables::packed::PackedValues;
 use std::collections::{BTreeMap, HashMap};
