@@ -180,48 +180,46 @@ impl<'a> Ctx<'a> {
         let child_drawn = !(child_won | child_lost);
         // Row i, bit j: the fox on i is trapped (`mine`), the fox on j is (`theirs`).
         let Traps { mine, theirs } = &scratch.traps;
+        // Row i: the placements with a trapped fox, those of them where both
+        // are trapped and where only the fox on i is, and which of them are
+        // lost and drawn for the foxes. Only the fox on i trapped leaves the
+        // one on j, and the other way round.
+        let outcome = |i: usize| {
+            let (mine, theirs) = (mine[i], theirs[i]);
+            let (both, left_j, left_i) = (mine & theirs, mine & !theirs, theirs & !mine);
+            let at_i = |row: u32| left_i & (((row & BIT[i]) != 0) as u32).wrapping_neg();
+            let lost = both | (left_j & child_lost) | at_i(child_lost);
+            let drawn = (left_j & child_drawn) | at_i(child_drawn);
+            (mine | theirs, both, left_j, lost, drawn)
+        };
+        // Every row, without a branch (a row with no trapped fox adds nothing), so it vectorises.
+        for i in 0..n {
+            let (pairs, _, _, lost, drawn) = outcome(i);
+            trap_rows[i] = pairs;
+            s[win_plane * n + i] |= lost;
+            s[CANNOT_LOSE * n + i] |= drawn;
+        }
         if !self.plies {
-            // The same as below without plies, for every row: no branch (a
-            // row without a trapped fox adds nothing), so it vectorises.
-            for i in 0..n {
-                let (mine, theirs) = (mine[i], theirs[i]);
-                trap_rows[i] = mine | theirs;
-                let (both, left_j, left_i) = (mine & theirs, mine & !theirs, theirs & !mine);
-                let at_i = |row: u32| left_i & (((row & BIT[i]) != 0) as u32).wrapping_neg();
-                s[win_plane * n + i] |= both | (left_j & child_lost) | at_i(child_lost);
-                s[CANNOT_LOSE * n + i] |= (left_j & child_drawn) | at_i(child_drawn);
-            }
             return Ok(());
         }
         for i in 0..n {
-            let pairs = mine[i] | theirs[i];
+            let (pairs, both, left_j, lost, drawn) = outcome(i);
             if pairs == 0 {
                 continue;
             }
-            trap_rows[i] = pairs;
-            let both = mine[i] & theirs[i];
-            // Only the fox on i is trapped: the one on j is left, and the
-            // other way round.
-            let left_j = mine[i] & !theirs[i];
-            let left_i = theirs[i] & !mine[i];
-            let at_i = |row: u32| if row >> i & 1 != 0 { left_i } else { 0 };
-            let lost = both | (left_j & child_lost) | at_i(child_lost);
-            let drawn = (left_j & child_drawn) | at_i(child_drawn);
-            s[win_plane * n + i] |= lost;
-            s[CANNOT_LOSE * n + i] |= drawn;
-            if self.plies && self.to_zeroing {
+            if self.to_zeroing {
                 scratch.plies.zeroing_children(SHEEP, i, pairs & !drawn & lost, pairs & !drawn & !lost);
-            } else if self.plies {
-                for j in BitIter((pairs & !drawn) as u64) {
-                    let j = j as usize;
-                    let p = if both >> j & 1 != 0 {
-                        0
-                    } else {
-                        let left = if left_j >> j & 1 != 0 { j } else { i };
-                        self.outside_plies(&fewer, 1u64 << view.points[left], Side::Fox)
-                    };
-                    scratch.plies.child(SHEEP, i, j, lost >> j & 1 != 0, p);
-                }
+                continue;
+            }
+            for j in BitIter((pairs & !drawn) as u64) {
+                let j = j as usize;
+                let p = if both >> j & 1 != 0 {
+                    0
+                } else {
+                    let left = if left_j >> j & 1 != 0 { j } else { i };
+                    self.outside_plies(&fewer, 1u64 << view.points[left], Side::Fox)
+                };
+                scratch.plies.child(SHEEP, i, j, lost >> j & 1 != 0, p);
             }
         }
         Ok(())
