@@ -15,27 +15,30 @@
 //! - `crumbs`: the previous order in 2-bit codes, 3 escaped to nibbles after them;
 //! - `entropy`: the zeroth-order entropy of `members`, for comparison;
 //! - `packed-odd`: `packed` in the published layout, the odd slots (the
-//!   sheep to move) alone, as a Fox Game solve and `foxbase publish`
-//!   write a DTZ file;
+//!   sheep to move) alone, as a Fox Game solve writes a DTZ file;
 //! - `members-odd`: the odd slots' members alone, halved, a byte each, in
-//!   the groups' order.
+//!   the groups' order, as `foxbase publish` writes a DTZ file;
+//! - `members-odd-fill`: the same, a win of 1 ply (halved 0: a zeroing move
+//!   into a won child, which a reader finds from the children's values)
+//!   taking the previous member's count instead.
 //!
 //! Every count is read as a reader gets it ([`TableDir::complete`]: a DTZ
 //! file's fox-to-move counts derived by one fox move).
 //!
-//! `cargo run --release -p foxbase-benches --example plies_layouts -- DIR [LEVEL]`
+//! `cargo run --release -p foxbase-benches --example plies_layouts -- DIR [LEVEL [BLOCK_BITS]]`
+//! (blocks of 2^BLOCK_BITS slots, 18 by default: the tables' own blocks).
 
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Value, Variant};
 use foxbase_tables::manifest::Manifest;
+use foxbase_tables::plies_pack::{Block, Packing};
 use foxbase_tables::table::{raw_block_with, Layout};
 use foxbase_tables::TableDir;
 use rayon::prelude::*;
 use std::path::PathBuf;
 
-const BLOCK: usize = 1 << 18;
-const NAMES: [&str; 12] = [
+const NAMES: [&str; 14] = [
     "bytes",
     "fill",
     "halved",
@@ -48,6 +51,8 @@ const NAMES: [&str; 12] = [
     "entropy",
     "packed-odd",
     "members-odd",
+    "members-odd-fill",
+    "members-odd-by-foxes",
 ];
 
 /// 4-bit nibbles, two a byte, 15 escaped to a byte after them.
@@ -70,6 +75,8 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let dir = PathBuf::from(args.get(1).expect("usage: plies_layouts DIR [LEVEL]"));
     let level: i32 = args.get(2).map_or(3, |l| l.parse().expect("a zstd level"));
+    let block_bits: u32 = args.get(3).map_or(18, |b| b.parse().expect("BLOCK_BITS: log2 of the slots a block"));
+    let block = 1usize << block_bits;
     let manifest = Manifest::read(&dir).expect("a solved tablebase");
     let game = FoxGame::new(Variant::from_json(&manifest.variant).expect("the manifest's variant"));
     let tables = TableDir::open(&dir).expect("a solved tablebase");
@@ -83,8 +90,9 @@ fn main() {
             let complete = tables.complete(tier).unwrap();
             let (values, plies) = (&complete.values, complete.plies.as_ref().expect("plies"));
             let mut out = [0u64; NAMES.len()];
-            for (b, start) in (0..t.slots as usize).step_by(BLOCK).enumerate() {
-                let end = (start + BLOCK).min(t.slots as usize);
+            let per_set = game.tier_index(tier).fox_slots as usize * 2;
+            for (b, start) in (0..t.slots as usize).step_by(block).enumerate() {
+                let end = (start + block).min(t.slots as usize);
                 let mut raws: [Vec<u8>; 4] = Default::default();
                 // [value][side]: wins even, wins odd, losses even, losses odd.
                 let mut members: [Vec<u8>; 4] = Default::default();
@@ -121,15 +129,37 @@ fn main() {
                 out[5] += zstd(&wins_then_losses);
                 let grouped = members.concat();
                 out[6] += zstd(&grouped);
-                // As a solve writes the block, and as `foxbase publish` does.
+                // As a solve writes the block (every count, or the odd slots' alone).
                 let packed = |layout: Layout| {
-                    let codes = raw_block_with(values, BLOCK as u32, b as u64, layout);
-                    foxbase_tables::plies_pack::pack(|k| plies.get((start + k) as u64), &codes, end - start, layout)
+                    let codes = raw_block_with(values, block as u32, b as u64, layout);
+                    let block = Block::new(&codes, end - start, layout, Packing::SOLVED, start as u64);
+                    foxbase_tables::plies_pack::pack(|k| plies.get((start + k) as u64), &block)
                 };
                 out[7] += zstd(&packed(Layout::Solved));
                 out[8] += zstd(&crumbs(&grouped));
                 out[10] += zstd(&packed(Layout::Published));
                 out[11] += zstd(&[members[1].clone(), members[3].clone()].concat());
+                let mut filled = members[1].clone();
+                let mut last = 0u8;
+                for h in filled.iter_mut() {
+                    if *h == 0 {
+                        *h = last;
+                    }
+                    last = *h;
+                }
+                out[12] += zstd(&[filled, members[3].clone()].concat());
+                // The odd members with their fox placement before their sheep set.
+                let mut by_foxes: Vec<(u8, usize, usize, u8)> = (start..end)
+                    .filter(|&i| i % 2 == 1)
+                    .filter_map(|i| match values.value(i as u64) {
+                        Some(v @ (Value::Win | Value::Loss)) => {
+                            Some((v.code(), i % per_set, i, (plies.get(i as u64).min(255) / 2) as u8))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                by_foxes.sort_unstable();
+                out[13] += zstd(&by_foxes.iter().map(|m| m.3).collect::<Vec<u8>>());
                 let mut histogram = [0u64; 256];
                 for &h in &in_slot_order {
                     histogram[h as usize] += 1;

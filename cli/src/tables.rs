@@ -89,9 +89,12 @@ pub struct PublishArgs {
     /// Where the published tablebase goes: a new directory (must not exist; it appears only when
     /// complete) or s3://BUCKET/PREFIX holding no tablebase (uploaded with manifest.json last).
     out: String,
-    /// zstd level of the published blocks, 1..=22 (higher: smaller and slower; docs/format.md).
+    /// zstd level of the published tables' blocks, 1..=22 (higher: smaller and slower; docs/format.md).
     #[arg(long, default_value_t = foxbase_tables::table::PUBLISH_ZSTD_LEVEL)]
     level: i32,
+    /// zstd level of the published plies files' blocks, 1..=22 (docs/format.md).
+    #[arg(long, default_value_t = foxbase_tables::table::PUBLISH_PLIES_ZSTD_LEVEL)]
+    plies_level: i32,
     /// Print one JSON object: {"tiers", "positions", "source_bytes", "bytes", "bits_per_position",
     /// "plies_bytes", "plies_bits_per_position", "seconds"} (bytes of the tables; plies files apart).
     #[arg(long)]
@@ -293,9 +296,12 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
 }
 
 pub fn publish(args: PublishArgs) -> CommandResult {
-    if !(1..=22).contains(&args.level) {
-        return Err(Failure::bad_input(format!("--level {}: zstd levels run from 1 to 22", args.level)));
+    for (flag, level) in [("--level", args.level), ("--plies-level", args.plies_level)] {
+        if !(1..=22).contains(&level) {
+            return Err(Failure::bad_input(format!("{flag} {level}: zstd levels run from 1 to 22")));
+        }
     }
+    let levels = foxbase_tables::publish::Levels { values: args.level, plies: args.plies_level };
     let started = std::time::Instant::now();
     let (src, _src_scratch) = location::local_copy("SRC", &args.src, "publish-source")?;
     let (out, target, _out_scratch) = match location::parse("OUT", &args.out)? {
@@ -308,7 +314,7 @@ pub fn publish(args: PublishArgs) -> CommandResult {
         }
     };
     let bar = TierBar::new(args.json);
-    let result = foxbase_tables::publish::publish(&src, &out, args.level, &|done, total| bar.set(done, total));
+    let result = foxbase_tables::publish::publish(&src, &out, levels, &|done, total| bar.set(done, total));
     bar.finish();
     let p = result.map_err(|e| Failure::failed(format!("publish failed: {e}")))?;
     if let Some(bucket) = &target {

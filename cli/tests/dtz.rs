@@ -290,6 +290,50 @@ fn dtz_files_store_the_sheep_to_move_counts_and_files_with_every_count_still_rea
     assert!(fox_counts > 10_000, "{fox_counts} fox-to-move counts compared");
 }
 
+/// A published tablebase's DTZ files hold a byte a count in column order
+/// (the period a tier's slots per sheep set), smaller than the solve's
+/// nibbles in slot order, and answer every reachable position as the solve's do.
+#[test]
+fn published_dtz_files_pack_bytes_by_fox_placement_and_give_back_every_count() {
+    use foxbase_tables::plies_pack::{Packing, Width};
+    use foxbase_tables::publish::{publish, Levels};
+    use foxbase_tables::table::{Contents, TableFile};
+    for variant in [variants()[0], variants()[1]] {
+        let game = FoxGame::new(variant);
+        let solved = TempDir::new("dtz-solved");
+        solve(&variant, &solved.0, Kernel::Planes, Output::Dtz);
+        let root = TempDir::new("dtz-published");
+        let out = root.0.join("published");
+        let p = publish(&solved.0, &out, Levels::default(), &|_, _| {}).unwrap();
+        let manifest = foxbase_tables::manifest::Manifest::read(&out).unwrap();
+        for t in &manifest.tiers {
+            let file = TableFile::open(&out.join(&t.plies.as_ref().unwrap().file)).unwrap();
+            let period = game.tier_index(game.parse_tier_name(&t.name).unwrap()).fox_slots * 2;
+            assert_eq!(file.contents, Contents::PliesPacked(Packing { width: Width::Byte, period }), "{}", t.name);
+        }
+        let solved_bytes: u64 = foxbase_tables::manifest::Manifest::read(&solved.0)
+            .unwrap()
+            .tiers
+            .iter()
+            .map(|t| t.plies.as_ref().unwrap().bytes)
+            .sum();
+        assert!(p.plies_bytes < solved_bytes, "published {} bytes of DTZ, solved {solved_bytes}", p.plies_bytes);
+        let (tables, published) = (TableDir::open(&solved.0).unwrap(), TableDir::open(&out).unwrap());
+        let reference = ReferenceSolution::solve(&variant, 5_000_000).unwrap();
+        let mut counts = 0;
+        for (n, (pos, _)) in reference.iter().enumerate() {
+            let o = tables.outcome_in_memory(&pos).unwrap();
+            assert_eq!(published.outcome_in_memory(&pos).unwrap(), o, "{}", format_position(&pos));
+            // The single-position reader (the member index), one position in 8.
+            if n % 8 == 0 {
+                assert_eq!(published.outcome(&pos).unwrap(), o, "{}", format_position(&pos));
+            }
+            counts += o.plies.is_some() as u32;
+        }
+        assert!(counts > 10_000, "{counts} counts compared");
+    }
+}
+
 #[test]
 fn verify_checks_dtz_and_a_solve_keeps_its_distance_when_resumed() {
     let variant = variants()[0];

@@ -12,7 +12,7 @@ use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Side, Value, Variant};
 use foxbase_tables::manifest::{Layout, Manifest};
-use foxbase_tables::publish::{compare_with_solve, publish};
+use foxbase_tables::publish::{compare_with_solve, publish, Levels};
 use foxbase_tables::table::{read_table, write_table_layout, TableFile, DEFAULT_BLOCK_SLOTS};
 use foxbase_tables::tier_files::{table_header, table_path};
 use foxbase_tables::TableDir;
@@ -51,7 +51,7 @@ fn solved_and_published(tag: &str, level: i32) -> (TempDir, std::path::PathBuf, 
     let src = root.0.join("solved");
     let out = root.0.join("published");
     let manifest = solve(&src);
-    publish(&src, &out, level, &|_, _| {}).unwrap();
+    publish(&src, &out, Levels { values: level, plies: level }, &|_, _| {}).unwrap();
     (root, src, out, manifest)
 }
 
@@ -65,7 +65,7 @@ fn published_tables_give_back_every_solved_value() {
     let src = root.0.join("solved");
     let out = root.0.join("published");
     let manifest = solve(&src);
-    let p = publish(&src, &out, 15, &|_, _| {}).unwrap();
+    let p = publish(&src, &out, Levels::default(), &|_, _| {}).unwrap();
     assert_eq!(p.tiers, manifest.tiers.len());
     assert_eq!(p.slots, manifest.total_slots());
     assert!(p.bytes < p.source_bytes, "{p:?}");
@@ -267,6 +267,9 @@ fn the_solver_and_verify_refuse_mixed_layouts() {
     let bad = foxbase(&["publish", src.to_str().unwrap(), root.0.join("x").to_str().unwrap(), "--level", "0"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--level 0"), "{bad:?}");
+    let bad = foxbase(&["publish", src.to_str().unwrap(), root.0.join("x").to_str().unwrap(), "--plies-level", "23"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--plies-level 23"), "{bad:?}");
     assert!(!root.0.join("x").exists() && !root.0.join("twice").exists());
 }
 

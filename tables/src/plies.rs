@@ -224,7 +224,7 @@ impl Plies {
         match contents {
             Contents::Plies8 => (start..end).map(|i| stored(i) as u8).collect(),
             Contents::Plies16 => (start..end).flat_map(|i| stored(i).to_le_bytes()).collect(),
-            Contents::Values | Contents::PliesPacked => unreachable!("packed and slot plies are written apart"),
+            Contents::Values | Contents::PliesPacked(_) => unreachable!("packed and slot plies are written apart"),
         }
     }
 

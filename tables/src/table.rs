@@ -12,6 +12,7 @@
 use crate::error::{io_error, ErrorKind, TableError};
 use crate::packed::{PackedValues, UNUSED};
 use crate::plies::Plies;
+use crate::plies_pack::{Block, Packing, Width};
 use crate::source::{ByteSource, FileSource};
 use rayon::prelude::*;
 use serde_json::json;
@@ -43,6 +44,10 @@ pub const CODEC_ZSTD: u32 = 1;
 pub const FLAG_EVEN_DERIVED: u32 = 1;
 /// zstd level of published tables (docs/format.md has the measurements behind it).
 pub const PUBLISH_ZSTD_LEVEL: i32 = 15;
+/// zstd level of published plies files: the tables' (19 made the kernel
+/// benchmark's DTZ files 1.5 % smaller and took several times as long to
+/// write; docs/results.md).
+pub const PUBLISH_PLIES_ZSTD_LEVEL: i32 = PUBLISH_ZSTD_LEVEL;
 /// Header flag: the slots hold plies to the end, one byte each (a plies file).
 pub const FLAG_PLIES_U8: u32 = 2;
 /// Header flag: the slots hold plies to the end, two bytes each, little-endian.
@@ -51,6 +56,11 @@ pub const FLAG_PLIES_U16: u32 = 4;
 /// only the won and lost slots' counts, halved, in 4-bit nibbles
 /// ([`crate::plies_pack`]): the plies files of rounded distances to zeroing.
 pub const FLAG_PLIES_PACKED: u32 = 8;
+/// Header flag: as [`FLAG_PLIES_PACKED`], a byte a count, in column order
+/// with the period the JSON's `period` gives (published plies files).
+pub const FLAG_PLIES_PACKED_BYTES: u32 = 16;
+/// The header flags that say what a plies file holds (at most one is set).
+const PLIES_FLAGS: u32 = FLAG_PLIES_U8 | FLAG_PLIES_U16 | FLAG_PLIES_PACKED | FLAG_PLIES_PACKED_BYTES;
 /// How the plies of a plies file are written.
 pub const PLIES_ENCODING: &str =
     "plies to the end of a won or lost position, side to move; 0 for a draw, an unused slot or a game over";
@@ -64,9 +74,10 @@ pub enum Contents {
     Plies8,
     /// Two bytes a slot, little-endian.
     Plies16,
-    /// Won and lost slots only, halved, packed with the table's values
-    /// ([`crate::plies_pack`]): a block's raw length depends on its values.
-    PliesPacked,
+    /// Won and lost slots only, halved, packed with the table's values as
+    /// the packing says ([`crate::plies_pack`]): a block's raw length
+    /// depends on its values.
+    PliesPacked(Packing),
 }
 
 impl Contents {
@@ -76,14 +87,14 @@ impl Contents {
             Contents::Values => slots.div_ceil(4),
             Contents::Plies8 => slots,
             Contents::Plies16 => slots * 2,
-            Contents::PliesPacked => crate::plies_pack::max_raw_len(slots),
+            Contents::PliesPacked(packing) => crate::plies_pack::max_raw_len(slots, packing.width),
         }
     }
 
     /// Whether every block of `slots` slots has exactly [`Contents::raw_len`]
     /// raw bytes (else that is the most it can have).
     fn raw_len_is_exact(self) -> bool {
-        self != Contents::PliesPacked
+        !matches!(self, Contents::PliesPacked(_))
     }
 
     fn flags(self) -> u32 {
@@ -91,7 +102,10 @@ impl Contents {
             Contents::Values => 0,
             Contents::Plies8 => FLAG_PLIES_U8,
             Contents::Plies16 => FLAG_PLIES_U16,
-            Contents::PliesPacked => FLAG_PLIES_PACKED,
+            Contents::PliesPacked(packing) => match packing.width {
+                Width::Nibble => FLAG_PLIES_PACKED,
+                Width::Byte => FLAG_PLIES_PACKED_BYTES,
+            },
         }
     }
 }
@@ -123,7 +137,8 @@ impl Layout {
     /// derives a fox-to-move count by one fox move, as it derives a
     /// published table's values; docs/format.md, "Packed plies").
     pub fn holds_plies(self, file: Layout, contents: Contents) -> bool {
-        file == self || (self == Layout::Solved && file == Layout::Published && contents == Contents::PliesPacked)
+        file == self
+            || (self == Layout::Solved && file == Layout::Published && matches!(contents, Contents::PliesPacked(_)))
     }
 
     /// The name manifests use: `solved` or `published`.
@@ -322,26 +337,30 @@ fn encode(
 
 /// The bytes of a plies file (see [`crate::plies`]), as pieces at offsets,
 /// and the file's length: packed beside `packed_with`, the tier's values,
-/// when given ([`crate::plies_pack`]; the table is written with blocks of
-/// the same [`DEFAULT_BLOCK_SLOTS`] and `layout`), else a byte or two a slot.
+/// as its packing says when given ([`crate::plies_pack`]; the table is
+/// written with blocks of the same [`DEFAULT_BLOCK_SLOTS`] and `layout`),
+/// else a byte or two a slot.
 fn encode_plies(
     header: &TableHeader,
     plies: &Plies,
-    packed_with: Option<&PackedValues>,
+    packed_with: Option<(&PackedValues, Packing)>,
     level: i32,
     layout: Layout,
 ) -> (Vec<Vec<u8>>, u64) {
     assert_eq!(header.slots, plies.len(), "header and plies disagree on the slot count");
     let block_slots = DEFAULT_BLOCK_SLOTS;
     match packed_with {
-        Some(values) => {
+        Some((values, packing)) => {
             assert_eq!(values.len(), plies.len(), "values and plies disagree on the slot count");
-            encode_body(header, Contents::PliesPacked, block_slots, level, layout, &|b| {
+            // Nibbles come in slot order only (flag bit 3 has no period).
+            assert!(packing.width == Width::Byte || packing.period == 1, "nibbles are packed in slot order");
+            encode_body(header, Contents::PliesPacked(packing), block_slots, level, layout, &|b| {
                 // The codes the table file holds for these slots, don't-care fills included.
                 let codes = raw_block_with(values, block_slots, b, layout);
                 let start = b * block_slots as u64;
                 let n = (start + block_slots as u64).min(plies.len()) - start;
-                crate::plies_pack::pack(|k| plies.get(start + k as u64), &codes, n as usize, layout)
+                let block = Block::new(&codes, n as usize, layout, packing, start);
+                crate::plies_pack::pack(|k| plies.get(start + k as u64), &block)
             })
         }
         None => {
@@ -388,8 +407,11 @@ fn assemble(
     debug_assert_eq!(blocks.len() as u64, header.slots.div_ceil(block_slots as u64));
     let block_count = blocks.len() as u64;
     let encoding = if contents == Contents::Values { ENCODING } else { PLIES_ENCODING };
-    let json =
-        json!({"game": header.game, "variant": header.variant, "tier": header.tier, "encoding": encoding}).to_string();
+    let mut json = json!({"game": header.game, "variant": header.variant, "tier": header.tier, "encoding": encoding});
+    if let Contents::PliesPacked(Packing { width: Width::Byte, period }) = contents {
+        json["period"] = json!(period);
+    }
+    let json = json.to_string();
     let mut offset = (FIXED_HEADER + json.len()) as u64;
     let mut index = Vec::with_capacity(blocks.len() * INDEX_ENTRY + 4);
     for (bytes, crc) in &blocks {
@@ -429,14 +451,28 @@ fn assemble(
 }
 
 /// Writes a plies file durably (see [`crate::plies`]), packed beside the
-/// tier's values `packed_with` when given ([`crate::plies::Distance::packs`]
-/// says when); returns the CRC32 of the whole file and its length. Published
-/// plies files use [`Layout::Published`] at [`PUBLISH_ZSTD_LEVEL`].
+/// tier's values `packed_with` in nibbles when given
+/// ([`crate::plies::Distance::packs`] says when); returns the CRC32 of the
+/// whole file and its length.
 pub fn write_plies(
     path: &Path,
     header: &TableHeader,
     plies: &Plies,
     packed_with: Option<&PackedValues>,
+    level: i32,
+    layout: Layout,
+) -> Result<(u32, u64), TableError> {
+    write_plies_with(path, header, plies, packed_with.map(|v| (v, Packing::SOLVED)), level, layout)
+}
+
+/// [`write_plies`] with a chosen packing of the counts. Published plies
+/// files use [`Layout::Published`], [`Packing::published`] and
+/// [`PUBLISH_PLIES_ZSTD_LEVEL`].
+pub fn write_plies_with(
+    path: &Path,
+    header: &TableHeader,
+    plies: &Plies,
+    packed_with: Option<(&PackedValues, Packing)>,
     level: i32,
     layout: Layout,
 ) -> Result<(u32, u64), TableError> {
@@ -455,6 +491,7 @@ pub fn write_plies_upload(
     layout: Layout,
     sync: bool,
 ) -> Result<(u32, u64), TableError> {
+    let packed_with = packed_with.map(|v| (v, Packing::SOLVED));
     let (pieces, file_len) = encode_plies(header, plies, packed_with, ZSTD_LEVEL, layout);
     let (placed, crc) = place(&pieces, file_len);
     crate::durable::write_pieces_unnamed(path, &placed, sync).map_err(io_error(path.display().to_string()))?;
@@ -623,8 +660,8 @@ impl TableFile {
             return Err(fail(ErrorKind::SlotCount { slots, limit: MAX_SLOTS }));
         }
         let flags = le32(&fixed, 36);
-        let plies_flags = flags & (FLAG_PLIES_U8 | FLAG_PLIES_U16 | FLAG_PLIES_PACKED);
-        if flags & !(FLAG_EVEN_DERIVED | FLAG_PLIES_U8 | FLAG_PLIES_U16 | FLAG_PLIES_PACKED) != 0
+        let plies_flags = flags & PLIES_FLAGS;
+        if flags & !(FLAG_EVEN_DERIVED | PLIES_FLAGS) != 0
             || plies_flags.count_ones() > 1
             || fixed[52..].iter().any(|&b| b != 0)
         {
@@ -636,7 +673,10 @@ impl TableFile {
         } else if flags & FLAG_PLIES_U16 != 0 {
             Contents::Plies16
         } else if flags & FLAG_PLIES_PACKED != 0 {
-            Contents::PliesPacked
+            Contents::PliesPacked(Packing::SOLVED)
+        } else if flags & FLAG_PLIES_PACKED_BYTES != 0 {
+            // The period is in the JSON, read below.
+            Contents::PliesPacked(Packing::published(1))
         } else {
             Contents::Values
         };
@@ -656,6 +696,13 @@ impl TableFile {
             v.get(k).and_then(|x| x.as_str()).map(String::from).ok_or_else(|| fail(ErrorKind::HeaderField(k)))
         };
         let header = TableHeader { game: text("game")?, variant: text("variant")?, tier: text("tier")?, slots };
+        let contents = match contents {
+            Contents::PliesPacked(packing) if packing.width == Width::Byte => {
+                let period = v.get("period").and_then(|p| p.as_u64()).filter(|&p| p >= 1);
+                Contents::PliesPacked(Packing::published(period.ok_or_else(|| fail(ErrorKind::HeaderField("period")))?))
+            }
+            other => other,
+        };
         let mut blocks = Vec::with_capacity(block_count as usize);
         let mut expected_offset = FIXED_HEADER as u64 + json_len as u64;
         for b in 0..block_count as usize {
@@ -774,9 +821,9 @@ impl TableFile {
     /// ([`crate::plies_pack`]); the other files do not need them.
     pub fn read_all_plies(&self, values: &PackedValues) -> Result<Plies, TableError> {
         self.expect_contents(Contents::Plies8)?;
-        if self.contents != Contents::PliesPacked {
+        let Contents::PliesPacked(packing) = self.contents else {
             return Ok(Plies::from_raw(self.contents, self.read_all_raw()?));
-        }
+        };
         if values.len() != self.header.slots {
             let kind = ErrorKind::WrongSlots { found: self.header.slots, expected: values.len() };
             return Err(TableError::new(self.name(), kind));
@@ -789,7 +836,7 @@ impl TableFile {
             for (b, raw) in (b..end).zip(self.read_blocks(b..end)?) {
                 let start = b as u64 * self.block_slots as u64;
                 let codes = &values.bytes()[(start / 4) as usize..];
-                let counts = self.unpack(b, &raw, codes)?;
+                let counts = self.unpack(b, &raw, codes, packing)?;
                 for (k, c) in counts.into_iter().enumerate() {
                     if c != 0 {
                         plies.set(start + k as u64, c);
@@ -803,9 +850,10 @@ impl TableFile {
 
     /// Block `b` of a packed plies file from its raw bytes and the table's
     /// raw codes for its slots: every slot's count.
-    fn unpack(&self, b: usize, raw: &[u8], codes: &[u8]) -> Result<Vec<u16>, TableError> {
+    fn unpack(&self, b: usize, raw: &[u8], codes: &[u8], packing: Packing) -> Result<Vec<u16>, TableError> {
         let n = self.slots_in_block(b) as usize;
-        crate::plies_pack::unpack(raw, codes, n, self.layout).map_err(|m| {
+        let block = Block::new(codes, n, self.layout, packing, b as u64 * self.block_slots as u64);
+        crate::plies_pack::unpack(raw, &block).map_err(|m| {
             TableError::in_block(self.name(), b as u64, ErrorKind::PackedPlies { found: m.found, expected: m.expected })
         })
     }
@@ -840,17 +888,17 @@ impl TableFile {
         let j = (i % self.block_slots as u64) as usize;
         Ok(match self.contents {
             Contents::Plies16 => u16::from_le_bytes([raw.bytes[2 * j], raw.bytes[2 * j + 1]]) as u32,
-            Contents::PliesPacked => {
+            Contents::PliesPacked(packing) => {
                 if (values.block, values.block_slots) != (raw.block, raw.block_slots) {
                     let kind = ErrorKind::PackedBlocks { table: values.block_slots, plies: raw.block_slots };
                     return Err(TableError::new(self.name(), kind));
                 }
                 let n = self.slots_in_block(raw.block) as usize;
-                let members = raw
-                    .members
-                    .get_or_init(|| crate::plies_pack::MemberIndex::new(&raw.bytes, &values.bytes, n, self.layout));
+                let start = raw.block as u64 * self.block_slots as u64;
+                let block = Block::new(&values.bytes, n, self.layout, packing, start);
+                let members = raw.members.get_or_init(|| crate::plies_pack::MemberIndex::new(&raw.bytes, &block));
                 match members {
-                    Ok(index) => index.count(&raw.bytes, &values.bytes, n, self.layout, j) as u32,
+                    Ok(index) => index.count(&raw.bytes, &block, j) as u32,
                     Err(m) => {
                         let kind = ErrorKind::PackedPlies { found: m.found, expected: m.expected };
                         return Err(TableError::in_block(self.name(), raw.block as u64, kind));
@@ -963,7 +1011,7 @@ mod tests {
             write_table_layout(&table_path, &header, &values, DEFAULT_BLOCK_SLOTS, ZSTD_LEVEL, layout).unwrap();
             write_plies(&plies_path, &header, &plies, Some(&values), ZSTD_LEVEL, layout).unwrap();
             let (table, file) = (TableFile::open(&table_path).unwrap(), TableFile::open(&plies_path).unwrap());
-            assert_eq!((file.contents, file.layout), (Contents::PliesPacked, layout));
+            assert_eq!((file.contents, file.layout), (Contents::PliesPacked(Packing::SOLVED), layout));
             let stored = table.read_all().unwrap();
             let read = file.read_all_plies(&stored).unwrap();
             let held = |i: u64| values.value(i).is_some_and(|v| v != foxbase_core::Value::Draw);

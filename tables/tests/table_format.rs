@@ -886,9 +886,9 @@ fn unknown_flags_are_refused() {
     assert!(e.contains("holds plies, expected values"), "{e}");
     let dir = TempDir::new("flags");
     let values = random_values(100, 3);
-    // 16 and up are unused; 6, 10 and 12 say plies files of two kinds at once
-    // (one byte a slot, two, packed).
-    for flags in [16u32, 6, 7, 10, 12, 14, 1 << 31] {
+    // 32 and up are unused; 6, 10, 12, 18 and 24 say plies files of two
+    // kinds at once (one byte a slot, two, packed in nibbles, in bytes).
+    for flags in [32u32, 6, 7, 10, 12, 14, 18, 24, 1 << 31] {
         let mut bytes = craft_valid(&values, 16, CODEC_ZSTD);
         bytes[36..40].copy_from_slice(&flags.to_le_bytes());
         reseal_header(&mut bytes);
@@ -896,6 +896,13 @@ fn unknown_flags_are_refused() {
         let e = TableFile::open(&path).expect_err("unknown flags accepted").to_string();
         assert!(e.contains("reserved header fields"), "flags {flags}: {e}");
     }
+    // Packed in bytes (16) needs the period of its column order in the JSON.
+    let mut bytes = craft_valid(&values, 16, CODEC_ZSTD);
+    bytes[36..40].copy_from_slice(&16u32.to_le_bytes());
+    reseal_header(&mut bytes);
+    let path = write_file(&dir, "no-period.fxp", &bytes);
+    let e = TableFile::open(&path).expect_err("a byte-packed file without a period").to_string();
+    assert!(e.contains("period"), "{e}");
 }
 
 /// A small file (about 4 KiB here) whose header claims 256 blocks of 2^26
@@ -1177,11 +1184,11 @@ fn even_derived_tables_keep_every_odd_slot_and_say_so() {
         let err = read_table(&path, &header(len)).unwrap_err().to_string();
         assert!(err.contains("a published table"), "{what}: {err}");
     }
-    // Other flag bits stay reserved (bits 1 to 3 say a plies file; bit 4 is unused).
+    // Other flag bits stay reserved (bits 1 to 4 say a plies file; bit 5 is unused).
     let path = dir.path("derived-flags.fxt");
     write_table_layout(&path, &header(16), &random_values(16, 1), 8, 3, Layout::Published).unwrap();
     let mut file = std::fs::read(&path).unwrap();
-    file[36] = 17;
+    file[36] = 33;
     // With the header checksum made good again, so the flag check itself is what refuses it.
     reseal_header(&mut file);
     std::fs::write(&path, &file).unwrap();
