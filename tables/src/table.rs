@@ -45,8 +45,7 @@ pub const FLAG_EVEN_DERIVED: u32 = 1;
 /// zstd level of published tables (docs/format.md has the measurements behind it).
 pub const PUBLISH_ZSTD_LEVEL: i32 = 15;
 /// zstd level of published plies files: the tables' (19 made the kernel
-/// benchmark's DTZ files 1.5 % smaller and took several times as long to
-/// write; docs/results.md).
+/// benchmark's DTZ files 1.5 % smaller, slower to write; docs/results.md).
 pub const PUBLISH_PLIES_ZSTD_LEVEL: i32 = PUBLISH_ZSTD_LEVEL;
 /// Header flag: the slots hold plies to the end, one byte each (a plies file).
 pub const FLAG_PLIES_U8: u32 = 2;
