@@ -93,9 +93,9 @@ pub struct CoordinatorArgs {
     /// The same as --distance none.
     #[arg(long, conflicts_with = "distance")]
     no_distance: bool,
-    /// The distance the plies files count: `dtm` (plies to the end, the default), `dtz` (plies to
-    /// zeroing; the workers then fetch no plies of children) or `none` (values only).
-    #[arg(long, value_parser = crate::solve::parse_distance, value_name = "dtm|dtz|none")]
+    /// The distance the plies files count: `dtz` (plies to zeroing, the default; the workers then
+    /// fetch no plies of children), `dtm` (plies to the end) or `none` (values only).
+    #[arg(long, value_parser = crate::solve::parse_distance, value_name = "dtz|dtm|none")]
     distance: Option<crate::solve::DistanceChoice>,
     #[command(flatten)]
     ops: OpsArgs,
@@ -198,7 +198,7 @@ fn coordinator_config(args: &CoordinatorArgs) -> Result<CoordinatorConfig, Failu
         distance: if args.no_distance {
             None
         } else {
-            args.distance.map_or(Some(foxbase_tables::plies::Distance::Dtm), |d| d.0)
+            args.distance.map_or(Some(foxbase_tables::plies::Distance::Dtz), |d| d.0)
         },
         metrics_listen: args.ops.metrics_listen,
     })
@@ -245,18 +245,14 @@ pub fn coordinator(args: CoordinatorArgs, matches: &clap::ArgMatches) -> Command
         GameKind::Fox => {
             refuse_baghchal_flags(matches, args.game)?;
             let variant = args.rules.variant(&args.start)?;
-            let mut config = coordinator_config(&args)?;
-            if variant.no_progress > 0 {
+            let config = coordinator_config(&args)?;
+            if variant.no_progress > 0 && config.distance != Some(foxbase_tables::plies::Distance::Dtz) {
                 // The values at every counter follow from the exact distances to zeroing.
-                let dtz = Some(foxbase_tables::plies::Distance::Dtz);
-                if (args.no_distance || args.distance.is_some()) && config.distance != dtz {
-                    return Err(Failure::bad_input(format!(
-                        "--no-progress {} computes distances to zeroing (--distance dtz), not --distance {}",
-                        variant.no_progress,
-                        config.distance.map_or("none", |d| d.name())
-                    )));
-                }
-                config.distance = dtz;
+                return Err(Failure::bad_input(format!(
+                    "--no-progress {} computes distances to zeroing (--distance dtz), not --distance {}",
+                    variant.no_progress,
+                    config.distance.map_or("none", |d| d.name())
+                )));
             }
             let started = std::time::Instant::now();
             let game = FoxGame::new(variant);

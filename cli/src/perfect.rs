@@ -11,6 +11,7 @@ use foxbase_core::notation::count;
 use foxbase_core::play::{GameStatus, Playable, WithRules};
 use foxbase_core::tier::TierGame;
 use foxbase_tables::engine::engine_move_at;
+use foxbase_tables::plies::Distance;
 use foxbase_tables::puzzles::{find_puzzles, PuzzleOptions};
 use foxbase_tables::Tablebase;
 use serde_json::json;
@@ -163,7 +164,9 @@ pub struct PuzzlesArgs {
     /// Number of puzzles.
     #[arg(long, default_value_t = 10)]
     count: usize,
-    /// Longest solution, in plies of the solver's side and the defence together (a win's plies to the end).
+    /// Longest win, in plies of the solver's side and the defence together: plies to the end with
+    /// tables solved with --distance dtm, plies to zeroing (to the next sheep advance, capture or fox
+    /// removed) with DTZ tables.
     #[arg(long, default_value_t = 15)]
     max_plies: u32,
     /// Only puzzles for this side to move: fox or sheep (Bagh-Chal: goat or tiger; tic-tac-toe: x or o).
@@ -172,7 +175,8 @@ pub struct PuzzlesArgs {
     /// Seed of the walk from the start that finds the puzzles (the same seed gives the same puzzles).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Print one JSON object per line: {"position", "side", "kind", "value", "plies", "solution": [...]}.
+    /// Print one JSON object per line: {"position", "side", "kind", "value", "plies", "distance",
+    /// "solution": [...]}, where "distance" says what "plies" counts ("dtz", "dtm" or null).
     #[arg(long)]
     json: bool,
 }
@@ -215,11 +219,17 @@ fn write_puzzles<T: Tablebase>(args: &PuzzlesArgs, tables: &T) -> CommandResult 
         let side = rules.to_move(&p.position);
         if args.json {
             let view = json!({"position": rules.format_position(&p.position), "side": side.name,
-                "kind": p.kind.name(), "value": p.value.name(), "plies": p.plies, "solution": solution});
+                "kind": p.kind.name(), "value": p.value.name(), "plies": p.plies,
+                "distance": tables.distance().map(|d| d.name()), "solution": solution});
             json(&crate::views::with_bound(view, tables.bound()))?;
         } else {
             let goal = match p.plies {
-                Some(n) => format!("{} to {} in {}", side.team, p.kind.goal(), count(n, "ply", "plies")),
+                Some(n) => match tables.distance() {
+                    Some(Distance::Dtz) => {
+                        format!("{} to {}, {} to zeroing", side.team, p.kind.goal(), count(n, "ply", "plies"))
+                    }
+                    _ => format!("{} to {} in {}", side.team, p.kind.goal(), count(n, "ply", "plies")),
+                },
                 None => format!("{} to {}", side.team, p.kind.goal()),
             };
             line(format_args!("{}  ({goal}; only {} does)", rules.format_position(&p.position), p.solution[0]))?;

@@ -207,10 +207,11 @@ pub struct OutputArgs {
     /// distances (probe, versus and puzzles then show no plies). The same as --distance none.
     #[arg(long, conflicts_with = "distance")]
     pub no_distance: bool,
-    /// The distance the plies files count: `dtm` (plies to the end, the default), `dtz` (plies to
-    /// zeroing: to the next move that leaves the tier, a sheep advance, a capture or a fox removed;
-    /// needs only the children's values, so faster and smaller) or `none` (values only).
-    #[arg(long, value_parser = parse_distance, value_name = "dtm|dtz|none")]
+    /// The distance the plies files count: `dtz` (plies to zeroing, the default: to the next move
+    /// that leaves the tier, a sheep advance, a capture or a fox removed; needs only the children's
+    /// values, so faster and smaller), `dtm` (plies to the end of the game: the shortest win, as
+    /// puzzles and the longest forced wins count it) or `none` (values only).
+    #[arg(long, value_parser = parse_distance, value_name = "dtz|dtm|none")]
     pub distance: Option<DistanceChoice>,
     /// Kernel: `planes` (bit planes per sheep set, the default), `counter` (the generic oracle) or,
     /// with --no-distance only, `block` (per sheep set and position); the tables and plies are the same.
@@ -226,23 +227,20 @@ impl OutputArgs {
         match (self.no_distance, self.distance) {
             (true, _) => Output::Values,
             (false, Some(DistanceChoice(distance))) => Output::with(distance),
-            (false, None) => Output::Dtm,
+            (false, None) => Output::Dtz,
         }
     }
 
     /// What these flags ask a solve under a no-progress rule of `no_progress`
-    /// plies to compute: DTZ, unless another distance was asked (bad input).
+    /// plies to compute: DTZ (the default), or bad input if another distance was asked.
     pub fn output_for(self, no_progress: u32) -> Result<Output, Failure> {
-        let asked = self.no_distance || self.distance.is_some();
         match self.output() {
-            _ if no_progress == 0 => Ok(self.output()),
-            Output::Dtz => Ok(Output::Dtz),
-            _ if !asked => Ok(Output::Dtz),
-            other => Err(Failure::bad_input(format!(
+            other if no_progress > 0 && other != Output::Dtz => Err(Failure::bad_input(format!(
                 "--no-progress {no_progress} computes distances to zeroing (--distance dtz), from which the value at \
                  every counter follows; not --distance {}",
                 other.distance().map_or("none", |d| d.name())
             ))),
+            output => Ok(output),
         }
     }
 

@@ -77,10 +77,12 @@ fn solve(tag: &str, args: &[&str]) -> PathBuf {
     dir
 }
 
-/// Tables of the test variant, solved once per test binary.
+/// Tables of the test variant, solved once per test binary, with plies to
+/// the end (the distances these tests count; the no-progress tables below
+/// have plies to zeroing, the default).
 fn tables() -> &'static Path {
     static TABLES: OnceLock<PathBuf> = OnceLock::new();
-    TABLES.get_or_init(|| solve("fox", &["--start", START, "--pen-target", K, "--threads", "1"]))
+    TABLES.get_or_init(|| solve("fox", &["--start", START, "--pen-target", K, "--threads", "1", "--distance", "dtm"]))
 }
 
 /// The test variant under a no-progress rule of 4 plies, solved once per test binary.
@@ -90,18 +92,21 @@ fn no_progress_tables() -> &'static Path {
         .get_or_init(|| solve("fox-np", &["--start", START, "--pen-target", K, "--threads", "1", "--no-progress", "4"]))
 }
 
-/// Bagh-Chal with 2 goats, capture target 2, solved once per test binary.
+/// Bagh-Chal with 2 goats, capture target 2, solved once per test binary
+/// (plies to the end).
 fn baghchal_tables() -> &'static Path {
     static TABLES: OnceLock<PathBuf> = OnceLock::new();
     TABLES.get_or_init(|| {
-        solve("baghchal", &["--game", "baghchal", "--goats", "2", "--capture-target", "2", "--threads", "1"])
+        let args =
+            ["--game", "baghchal", "--goats", "2", "--capture-target", "2", "--threads", "1", "--distance", "dtm"];
+        solve("baghchal", &args)
     })
 }
 
-/// Tic-tac-toe, solved once per test binary.
+/// Tic-tac-toe, solved once per test binary (plies to the end).
 fn tictactoe_tables() -> &'static Path {
     static TABLES: OnceLock<PathBuf> = OnceLock::new();
-    TABLES.get_or_init(|| solve("tictactoe", &["--game", "tictactoe"]))
+    TABLES.get_or_init(|| solve("tictactoe", &["--game", "tictactoe", "--distance", "dtm"]))
 }
 
 /// The tables of `game`'s test variant.
@@ -1369,6 +1374,9 @@ fn the_page_counts_the_plies_without_progress() {
     assert_eq!(page.url_position(), one);
     assert_eq!(page.value_data, b.server.ok("probe", &one)["value"].as_str().unwrap());
     assert_eq!(page.history_moves(), [fox_step.as_str()]);
+    // These tables count plies to zeroing: the fox's winning jump is itself the zeroing move.
+    let page = b.goto(&b.server.page(Some(&format!("{FOX_WINS} 0")), ""));
+    assert_eq!(page.value, "win — the fox wins, 1 ply to zeroing");
     // At the rule's 4 plies the game is drawn: no moves.
     let drawn = format!("{START} 4");
     let page = b.goto(&b.server.page(Some(&drawn), ""));

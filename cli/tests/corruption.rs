@@ -625,6 +625,8 @@ fn io_uring_and_pread_pwrite_write_the_same_tables() {
                 "2",
                 "--threads",
                 "2",
+                "--distance",
+                "dtm",
                 "--out",
                 dir.0.to_str().unwrap(),
                 "--json",

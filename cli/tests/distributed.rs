@@ -39,9 +39,10 @@ fn game() -> FoxGame {
 }
 
 /// (tier, crc32) of `foxbase solve`'s tables for the variant, in manifest order.
-/// Per tier, the CRCs of its table and plies file from a local solve with plies (the coordinator's default).
+/// Per tier, the CRCs of its table and plies file from a local solve with
+/// plies to zeroing (the coordinator's default distance).
 fn local_checksums(root: &Path) -> Vec<(String, String)> {
-    local_checksums_of(root, foxbase_worker::kernel::Output::Dtm)
+    local_checksums_of(root, foxbase_worker::kernel::Output::Dtz)
 }
 
 /// [`local_checksums`] of a solve writing `output`.
@@ -101,14 +102,14 @@ fn a_coordinator_and_two_workers_make_the_tables_of_a_local_solve() {
     assert_eq!(v.status.code(), Some(0), "{}", String::from_utf8_lossy(&v.stderr));
 }
 
-/// With distances to zeroing the workers write packed plies files beside
-/// their tables (docs/format.md), and the store holds a local solve's files.
+/// With plies to the end the workers fetch each child's plies file with its
+/// table, and the store holds a local solve's files.
 #[test]
-fn a_coordinator_and_two_workers_make_a_local_solves_dtz_files() {
-    let root = TempDir::new("dist-dtz");
-    let expected = local_checksums_of(&root.0, foxbase_worker::kernel::Output::Dtz);
+fn a_coordinator_and_two_workers_make_a_local_solves_dtm_files() {
+    let root = TempDir::new("dist-dtm");
+    let expected = local_checksums_of(&root.0, foxbase_worker::kernel::Output::Dtm);
     let store = root.0.join("store");
-    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 30, &["--distance", "dtz"]);
+    let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 30, &["--distance", "dtm"]);
     let url = format!("http://{addr}");
     let w1 = worker(&root.0, TOKEN, &url, "one", &[]);
     let w2 = worker(&root.0, TOKEN, &url, "two", &[]);

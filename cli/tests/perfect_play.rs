@@ -37,15 +37,15 @@ fn variant() -> Variant {
 }
 
 fn solve(dir: &TempDir) -> foxbase_tables::manifest::Manifest {
+    solve_for(dir, Output::Dtm)
+}
+
+/// The test variant solved with `output`, sealed into `dir`.
+fn solve_for(dir: &TempDir, output: Output) -> foxbase_tables::manifest::Manifest {
     let game = FoxGame::new(variant());
     let plan = TierPlan::new(&game);
-    let options = LocalOptions {
-        workers: 1,
-        threads_per_worker: 2,
-        kernel: Kernel::Counter,
-        output: Output::Dtm,
-        ..Default::default()
-    };
+    let options =
+        LocalOptions { workers: 1, threads_per_worker: 2, kernel: Kernel::Counter, output, ..Default::default() };
     let m = solve_local(&game, &plan, &dir.0, options, &Quiet).unwrap();
     foxbase_tables::seal::seal(&dir.0, m).unwrap().0
 }
@@ -169,6 +169,44 @@ fn puzzles_have_one_good_move_and_solutions_as_long_as_stated() {
         String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 2);
     assert!(lines[0]["solution"].as_array().is_some_and(|s| !s.is_empty()));
+}
+
+/// With plies to zeroing a win puzzle's plies are those to the first move
+/// of its solution that leaves the position's tier (rounded up to odd, as
+/// a win's count is when the loser makes that move), and the solution still
+/// plays to the end of the game.
+#[test]
+fn dtz_puzzles_count_plies_to_the_first_zeroing_move_of_their_solution() {
+    let dir = TempDir::new("puzzles-dtz");
+    solve_for(&dir, Output::Dtz);
+    let tables = TableDir::open(&dir.0).unwrap();
+    let (game, rules) = (&tables.game, tables.game.rules);
+    let found = find_puzzles(&tables, &PuzzleOptions { count: 12, max_plies: 15, side: None, seed: 3 }).unwrap();
+    assert_eq!(found.len(), 12);
+    let mut wins = 0;
+    for p in found.iter().filter(|p| p.kind == PuzzleKind::Win) {
+        wins += 1;
+        let plies = p.plies.unwrap();
+        assert!(plies <= 15);
+        let mut at = p.position;
+        let mut zeroing = None;
+        for (n, &m) in p.solution.iter().enumerate() {
+            let next = rules.play(&at, m);
+            if zeroing.is_none() && game.tier_of(&next) != game.tier_of(&p.position) {
+                zeroing = Some(n as u32 + 1);
+            }
+            at = next;
+        }
+        assert!(game.primitive(&at).is_some(), "the solution ends the game");
+        assert_eq!(zeroing.map(|z| z | 1), Some(plies), "{}", format_position(&p.position));
+    }
+    assert!(wins > 0);
+    let out = foxbase(&["puzzles", "--tables", dir.0.to_str().unwrap(), "--count", "2", "--json"], "");
+    assert!(out.status.success());
+    let first: Json = serde_json::from_str(String::from_utf8(out.stdout).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(first["distance"], "dtz");
+    let text = String::from_utf8(foxbase(&["puzzles", "--tables", dir.0.to_str().unwrap()], "").stdout).unwrap();
+    assert!(text.lines().any(|l| l.contains(" to zeroing; only ")), "{text}");
 }
 
 #[test]
@@ -329,7 +367,9 @@ fn tictactoe_through_the_cli_and_its_exported_dataset() {
     let refused = foxbase(&["solve", "--game", "tictactoe", "--pen-target", "3", "--out", o], "");
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--pen-target is a Fox Game flag"));
-    let solved = foxbase(&["solve", "--game", "tictactoe", "--out", o, "--json"], "");
+    // Plies to the end: every tic-tac-toe move leaves its tier, so plies to
+    // zeroing are 1 or 2 and would not tell the quickest win.
+    let solved = foxbase(&["solve", "--game", "tictactoe", "--distance", "dtm", "--out", o, "--json"], "");
     assert!(solved.status.success(), "{}", String::from_utf8_lossy(&solved.stderr));
     let j: Json = serde_json::from_slice(&solved.stdout).unwrap();
     assert_eq!((j["value"].as_str(), j["tiers"].as_u64()), (Some("draw"), Some(10)));
@@ -371,7 +411,8 @@ fn tictactoe_through_the_cli_and_its_exported_dataset() {
     let verify = foxbase(&["verify", o, "--json"], "");
     assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stderr));
     let v: Json = serde_json::from_slice(&verify.stdout).unwrap();
-    assert_eq!(v, serde_json::json!({"ok": true, "tiers": 10, "positions": 850, "problem": null}));
+    // 789 canonical positions: the 61 whose side to move alone has a line cannot arise (unused slots).
+    assert_eq!(v, serde_json::json!({"ok": true, "tiers": 10, "positions": 789, "problem": null}));
     let versus = foxbase(&["versus", "--tables", o, "--side", "none", "--seed", "1"], "");
     assert!(String::from_utf8(versus.stdout).unwrap().trim_end().ends_with("game over after 9 plies: a draw"));
 }
@@ -386,7 +427,7 @@ fn two_byte_plies_in_memory_write_the_same_files() {
     let wide = TempDir::new("wide");
     let out = Command::new(env!("CARGO_BIN_EXE_foxbase"))
         .args(["solve", "--start", START, "--geometry", "orthogonal", "--pen-target", "2", "--threads", "2"])
-        .args(["--out", wide.0.to_str().unwrap()])
+        .args(["--distance", "dtm", "--out", wide.0.to_str().unwrap()])
         .env("FOXBASE_PLIES_BYTES", "2")
         .output()
         .unwrap();

@@ -61,15 +61,15 @@ fn probe_lists_moves_best_first_for_every_game() {
     ok(&["solve", "--game", "tictactoe", "--out", &ttt]);
     ok(&["solve", "--game", "baghchal", "--goats", "2", "--capture-target", "2", "--threads", "1", "--out", &bc]);
 
-    // The Fox Game: the foxes' wins, quickest first (a capture first, in 27 plies, then the
-    // slower ones), and the sheep's losses, slowest first (30 plies before 24, 22 and 20).
+    // The Fox Game (plies to zeroing, the default): the foxes' wins, quickest first (a capture
+    // first, itself the zeroing move, then the slower ones), and the sheep's losses, slowest first.
     assert!(probed(&fox, ".F./.../......./...F.../..SSS../.../... f").iter().all(|v| v == "win"));
     let text = ok(&["probe", ".F./.../......./...F.../..SSS../.../... f", "--tables", &fox]);
     assert!(
-        text.lines().nth(1).unwrap().starts_with("  d4xd2   win for the foxes: the foxes win in 27 plies"),
+        text.lines().nth(1).unwrap().starts_with("  d4xd2   win for the foxes: the foxes win, 1 ply to zeroing"),
         "{text}"
     );
-    assert!(text.trim_end().ends_with("d4-d5   win for the foxes: the foxes win in 33 plies"), "{text}");
+    assert!(text.trim_end().ends_with("d4-d5   win for the foxes: the foxes win, 11 plies to zeroing"), "{text}");
     assert!(probed(&fox, ".F./.../......./..F..../..SSS../.../... s").iter().all(|v| v == "loss"));
     // The game comes from the tier index: the Fox Game's probe reads no manifest.json (tens of
     // MB for the full game).

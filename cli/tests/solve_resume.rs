@@ -217,7 +217,12 @@ fn a_directory_with_tables_or_another_solves_journal_is_refused_and_left_as_it_i
     );
     refused(
         &["--resume", "--no-distance"],
-        &["output: values and plies to the end, --distance dtm (this solve: values only, --distance none)"],
+        &["output: values and plies to zeroing, --distance dtz (this solve: values only, --distance none)"],
+        2,
+    );
+    refused(
+        &["--resume", "--distance", "dtm"],
+        &["output: values and plies to zeroing, --distance dtz (this solve: values and plies to the end, --distance dtm)"],
         2,
     );
 

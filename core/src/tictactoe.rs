@@ -39,6 +39,16 @@ fn has_line(c: Cells) -> bool {
     LINES.into_iter().any(|line| c & line == line)
 }
 
+/// Whether `pos` can arise in play as far as lines go: the side to move
+/// never holds a line the other side lacks (the game ended when that line
+/// was made). Such a position is no child of any position that is not
+/// over, so its slot is unused: it would be the tables' only game-over
+/// win, which distances to zeroing store as an odd count (docs/format.md).
+fn can_arise(pos: &TttPosition) -> bool {
+    let (mover, other) = if pos.x_to_move() { (pos.x, pos.o) } else { (pos.o, pos.x) };
+    !has_line(mover) || has_line(other)
+}
+
 /// Why a person plays a position without thinking (`foxbase export
 /// --skip-obvious` leaves these out), tested in this order:
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -451,7 +461,7 @@ impl TierGame for TicTacToe {
             }
         }
         let pos = TttPosition { x, o: occupied & !x };
-        (self.canonical(&pos) == pos).then_some(pos)
+        (self.canonical(&pos) == pos && can_arise(&pos)).then_some(pos)
     }
 
     fn primitive(&self, pos: &TttPosition) -> Option<Value> {

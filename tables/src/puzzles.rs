@@ -46,10 +46,13 @@ pub struct Puzzle<P, M> {
     pub kind: PuzzleKind,
     /// The position's value for the side to move.
     pub value: Value,
-    /// Plies to the end of a win (`None` for a draw, or tables without plies).
+    /// Plies of a win: to the end, or to zeroing with DTZ tables (`None` for
+    /// a draw, or tables without plies).
     pub plies: Option<u32>,
-    /// The only good move first; for a win, the whole line to the end with
-    /// the defence's longest resistance (as long as `plies`).
+    /// The only good move first; for a win, the whole line to the end as the
+    /// engine plays both sides (with plies to the end: the defence's longest
+    /// resistance, as long as `plies`; with DTZ tables it goes on past the
+    /// zeroing move, to the end).
     pub solution: Vec<M>,
 }
 
@@ -57,7 +60,7 @@ pub struct Puzzle<P, M> {
 #[derive(Clone, Debug)]
 pub struct PuzzleOptions {
     pub count: usize,
-    /// Wins longer than this many plies are skipped.
+    /// Wins longer than this many plies (as the tables count them) are skipped.
     pub max_plies: u32,
     /// Only puzzles with this side to move (its [`foxbase_core::play::Player::name`]).
     pub side: Option<&'static str>,

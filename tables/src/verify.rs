@@ -413,6 +413,35 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
     Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked })
 }
 
+/// What one chunk of a tier's check found: the positions it checked, its
+/// first value problem (after which it stops) and its first plies problem.
+#[derive(Default)]
+struct ChunkCheck {
+    checked: u64,
+    value: Option<Problem>,
+    plies: Option<Problem>,
+}
+
+impl ChunkCheck {
+    /// The positions a tier's chunks checked, or the tier's first value
+    /// problem, else its first plies problem. Values come first because a
+    /// packed plies file's counts are read through the table's values
+    /// (docs/format.md): one wrong value misreads the counts after it, and
+    /// the table, not the plies file, is then what to name.
+    fn first_problem(chunks: Vec<ChunkCheck>) -> Result<u64, Problem> {
+        let mut checked = 0;
+        let mut plies = None;
+        for chunk in chunks {
+            if let Some(problem) = chunk.value {
+                return Err(problem);
+            }
+            plies = plies.or(chunk.plies);
+            checked += chunk.checked;
+        }
+        plies.map_or(Ok(checked), Err)
+    }
+}
+
 /// Verifies a tablebase of any [`TierGame`] in `dir`, solved or published
 /// (a published tier is loaded with its derived slots filled in, which then
 /// agree with their children by construction): steps 1 and 2 as [`verify`],
@@ -476,14 +505,13 @@ pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result
         let size = game.tier_size(&own.index);
         let name = game.tier_name(*tier);
         let chunk = 1u64 << 16;
-        let results: Vec<Result<u64, Problem>> = (0..size.div_ceil(chunk))
+        let results: Vec<ChunkCheck> = (0..size.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
-                let mut count = 0;
+                let mut found = ChunkCheck::default();
                 let mut outcomes = Vec::with_capacity(64);
-                let mut first: Result<(), Problem> = Ok(());
                 game.for_each_slot(&own.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
-                    if first.is_err() {
+                    if found.value.is_some() {
                         return;
                     }
                     let fail = |position: Option<String>, message: String| Problem {
@@ -494,59 +522,58 @@ pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result
                     };
                     // An unused slot holds a don't-care code (docs/format.md).
                     let Some(pos) = pos else { return };
-                    count += 1;
+                    found.checked += 1;
                     let at = || Some(format(&pos));
                     let Some(stored) = own.outcome(i) else {
-                        first =
-                            Err(fail(at(), format!("slot {i} holds the unused code 3, but a position belongs there")));
+                        found.value =
+                            Some(fail(at(), format!("slot {i} holds the unused code 3, but a position belongs there")));
                         return;
                     };
-                    first = match crate::tiered::game_outcome_by_one_step(
-                        game,
-                        &pos,
-                        &refs,
-                        format,
-                        distance,
-                        &mut outcomes,
-                    ) {
-                        Err(crate::tiered::GameStepError::MissingTier(t)) => Err(fail(
-                            at(),
-                            format!(
-                                "a child is in tier {t}, which the directory does not hold (slot {i} of tier {name})"
-                            ),
-                        )),
-                        Err(crate::tiered::GameStepError::UnusedChild(child)) => Err(fail(
-                            at(),
-                            format!("its child {child} holds the unused code 3 (slot {i} of tier {name})"),
-                        )),
-                        Ok(d) if d.value != stored.value => Err(fail(
-                            at(),
-                            format!(
-                                "stored {}, but its children say {} (slot {i} of tier {name})",
-                                stored.value, d.value
-                            ),
-                        )),
-                        Ok(d) if plies && d.plies != stored.plies => Err(Problem {
-                            file: Some(crate::tier_files::plies_key(game, *tier)),
-                            ..fail(
+                    match crate::tiered::game_outcome_by_one_step(game, &pos, &refs, format, distance, &mut outcomes) {
+                        Err(crate::tiered::GameStepError::MissingTier(t)) => {
+                            found.value = Some(fail(
                                 at(),
                                 format!(
-                                    "stored {} in {} plies, but its children say {} plies (slot {i} of tier {name})",
-                                    stored.value,
-                                    stored.plies.map_or("-".into(), |p| p.to_string()),
-                                    d.plies.map_or("-".into(), |p| p.to_string()),
+                                    "a child is in tier {t}, which the directory does not hold (slot {i} of tier {name})"
                                 ),
-                            )
-                        }),
-                        Ok(_) => Ok(()),
-                    };
+                            ))
+                        }
+                        Err(crate::tiered::GameStepError::UnusedChild(child)) => {
+                            found.value = Some(fail(
+                                at(),
+                                format!("its child {child} holds the unused code 3 (slot {i} of tier {name})"),
+                            ))
+                        }
+                        Ok(d) if d.value != stored.value => {
+                            found.value = Some(fail(
+                                at(),
+                                format!(
+                                    "stored {}, but its children say {} (slot {i} of tier {name})",
+                                    stored.value, d.value
+                                ),
+                            ))
+                        }
+                        Ok(d) if plies && d.plies != stored.plies && found.plies.is_none() => {
+                            found.plies = Some(Problem {
+                                file: Some(crate::tier_files::plies_key(game, *tier)),
+                                ..fail(
+                                    at(),
+                                    format!(
+                                        "stored {} in {} plies, but its children say {} plies (slot {i} of tier {name})",
+                                        stored.value,
+                                        stored.plies.map_or("-".into(), |p| p.to_string()),
+                                        d.plies.map_or("-".into(), |p| p.to_string()),
+                                    ),
+                                )
+                            })
+                        }
+                        Ok(_) => {}
+                    }
                 });
-                first.map(|_| count)
+                found
             })
             .collect();
-        for r in results {
-            checked += r?;
-        }
+        checked += ChunkCheck::first_problem(results)?;
         drop(refs);
         drop(loaded);
         cache.retain(|t, _| last_use.get(t).is_some_and(|&last| last > n));
