@@ -27,6 +27,70 @@ fn compressed_bits(codes: &[u8], level: i32) -> u64 {
     codes.chunks(1 << 18).map(block_bytes).sum::<u64>() * 8
 }
 
+/// [`compressed_bits`] with each block's codes in column order: grouped by
+/// their index modulo `period` (a sheep set's fox placements), each group in
+/// slot order, as `foxbase publish` orders DTZ counts (docs/format.md).
+fn compressed_bits_by_columns(codes: &[u8], period: usize, level: i32) -> u64 {
+    let block = 1 << 18;
+    let mut sorted = Vec::with_capacity(block);
+    codes
+        .chunks(block)
+        .enumerate()
+        .map(|(b, chunk)| {
+            let start = b * block;
+            sorted.clear();
+            sorted.extend(0..chunk.len());
+            sorted.sort_by_key(|&j| ((start + j) % period, j));
+            let reordered: Vec<u8> = sorted.iter().map(|&j| chunk[j]).collect();
+            compressed_bits(&reordered, level)
+        })
+        .sum()
+}
+
+/// The bits an adaptive arithmetic coder would take for `codes` laid out as
+/// an image of rows of `period` (a sheep set's sheep-to-move slots, one
+/// column a fox placement), each code predicted from the codes above it
+/// (the same placement in the sheep set before), left of it, above-left,
+/// above-right and two to the left: -log2 of its count over the total in
+/// its context, counts starting at 1/2 (Krichevsky-Trofimov) and reset at
+/// every block of 2^18 codes, as a reader that opens one block would need.
+/// An estimate of a context-model codec, not a codec: no bits are written.
+fn context_model_bits(codes: &[u8], period: usize) -> u64 {
+    let block = 1usize << 18;
+    let mut bits = 0f64;
+    let mut counts = vec![[0.5f64; 4]; 1 << 10];
+    for (b, chunk) in codes.chunks(block).enumerate() {
+        counts.iter_mut().for_each(|c| *c = [0.5; 4]);
+        let start = b * block;
+        let at = |k: usize, back: usize| -> u8 {
+            // Code `back` slots before chunk index k, inside this block (else 0).
+            if back <= k {
+                chunk[k - back]
+            } else {
+                0
+            }
+        };
+        for (k, &code) in chunk.iter().enumerate() {
+            let column = (start + k) % period;
+            let left = if column >= 1 { at(k, 1) } else { 0 };
+            let left2 = if column >= 2 { at(k, 2) } else { 0 };
+            let up = at(k, period);
+            let up_left = if column >= 1 { at(k, period + 1) } else { 0 };
+            let up_right = if column + 1 < period { at(k, period - 1) } else { 0 };
+            let context = (up as usize)
+                | (left as usize) << 2
+                | (up_left as usize) << 4
+                | (up_right as usize) << 6
+                | (left2 as usize) << 8;
+            let c = &mut counts[context];
+            let total: f64 = c.iter().sum();
+            bits -= (c[code as usize] / total).log2();
+            c[code as usize] += 1.0;
+        }
+    }
+    bits.ceil() as u64
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let dir = std::path::Path::new(args.get(1).expect("usage: layouts DIR [EVERY_NTH_TIER]"));
@@ -36,7 +100,7 @@ fn main() {
     let game = FoxGame::new(Variant::from_json(manifest["variant"].as_str().unwrap()).unwrap());
     let names: Vec<&str> = manifest["tiers"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     let sample: Vec<&str> = names.iter().copied().step_by(every).collect();
-    let ways: [(&str, i32); 9] = [
+    let ways: [(&str, i32); 13] = [
         ("both sides (solve)", 9),
         ("both sides (solve)", 19),
         ("game-over also don't-care", 9),
@@ -46,6 +110,10 @@ fn main() {
         ("published (even = copy)", 9),
         ("published (even = copy)", 15),
         ("published (even = copy)", 19),
+        ("sheep-to-move only, dense", 15),
+        ("sheep-to-move, column order", 15),
+        ("sheep-to-move, column order", 19),
+        ("sheep-to-move, context model (estimate)", 0),
     ];
     let per_tier: Vec<(u64, Vec<u64>)> = sample
         .par_iter()
@@ -69,6 +137,8 @@ fn main() {
             let sheep: Vec<u8> = solve.iter().skip(1).step_by(2).copied().collect();
             let fox: Vec<u8> = solve.iter().step_by(2).copied().collect();
             let published: Vec<u8> = (0..n).map(|i| solve[(i | 1).min(n - 1)]).collect();
+            // A sheep set's sheep-to-move slots: one per fox placement.
+            let placements = index.fox_slots as usize;
             let bits = ways
                 .iter()
                 .enumerate()
@@ -77,7 +147,10 @@ fn main() {
                     2 => compressed_bits(&no_game_over, level),
                     3 | 4 => compressed_bits(&sheep, level),
                     5 => compressed_bits(&fox, level),
-                    _ => compressed_bits(&published, level),
+                    6..=8 => compressed_bits(&published, level),
+                    9 => compressed_bits(&sheep, level),
+                    10 | 11 => compressed_bits_by_columns(&sheep, placements, level),
+                    _ => context_model_bits(&sheep, placements),
                 })
                 .collect();
             (n as u64, bits)

@@ -8,6 +8,9 @@
 //!   solver ([`reference`]);
 //! - `--compression DIR`: the tables of a solved directory re-encoded with
 //!   other block sizes and zstd levels ([`compression`]).
+//! - `--published [DIR ...]`: bits per position and probe latencies of
+//!   published tablebases, or of the README's main job, against issue 26's
+//!   targets ([`published`]; exit status 1 when one is missed).
 //!
 //! Run: `cargo run --release -p foxbase-benches -- [--json] [--threads-list 1,2]`
 
@@ -16,6 +19,8 @@ use std::path::PathBuf;
 
 mod compression;
 mod kernels;
+mod latency;
+mod published;
 mod reference;
 
 #[derive(Parser)]
@@ -45,6 +50,15 @@ struct Args {
     /// Block sizes (slots) measured with --compression, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "16384,65536,262144,1048576")]
     block_slots: Vec<u32>,
+    /// Instead: bits per position and probe latencies of these published (or solved, then
+    /// published) Fox Game tablebases against issue 26's targets (0.1 bit per position for
+    /// values, 0.3 for distances, cold probe p99 1 ms, warm 20 µs); without DIR, of the
+    /// README's main job, solved with distances to zeroing and published.
+    #[arg(long, num_args = 0.., value_name = "DIR")]
+    published: Option<Vec<PathBuf>>,
+    /// Positions probed per tablebase with --published.
+    #[arg(long, default_value_t = 10_000)]
+    positions: usize,
     /// Internal: run one phase in this process and print its JSON.
     #[arg(long, hide = true)]
     phase: Option<String>,
@@ -61,6 +75,23 @@ fn main() {
     if let Some(dir) = &args.compression {
         let report = compression::measure(dir, &args.block_slots, &args.levels);
         println!("{}", serde_json::to_string_pretty(&report).unwrap());
+        return;
+    }
+    if let Some(dirs) = &args.published {
+        if args.positions == 0 {
+            eprintln!("foxbase-bench: --positions must be at least 1");
+            std::process::exit(2);
+        }
+        let met = published::run(dirs, args.positions, args.json).unwrap_or_else(|e| {
+            eprintln!("foxbase-bench: --published {e}");
+            std::process::exit(2);
+        });
+        if !met {
+            eprintln!(
+                "foxbase-bench: a published-tablebase target was missed (0.1 bit per position for values, 0.3 for distances, cold probe p99 1 ms, warm 20 µs)"
+            );
+            std::process::exit(1);
+        }
         return;
     }
     if let Some(phase) = &args.phase {

@@ -43,7 +43,7 @@ pub fn variant(which: Which) -> Variant {
     Variant::new(Geometry::Classic, k, parse_position(start).unwrap()).unwrap()
 }
 
-struct Quiet;
+pub(crate) struct Quiet;
 impl Progress for Quiet {
     fn planned(&self, _: usize, _: u64) {}
     fn tier_done(&self, _: &foxbase_worker::job::TierReport, _: usize, _: u64) {}
