@@ -61,8 +61,12 @@ pub const FLAG_PLIES_PACKED_BYTES: u32 = 16;
 /// The header flags that say what a plies file holds (at most one is set).
 const PLIES_FLAGS: u32 = FLAG_PLIES_U8 | FLAG_PLIES_U16 | FLAG_PLIES_PACKED | FLAG_PLIES_PACKED_BYTES;
 /// How the plies of a plies file are written.
-pub const PLIES_ENCODING: &str =
-    "plies to the end of a won or lost position, side to move; 0 for a draw, an unused slot or a game over";
+pub const PLIES_ENCODING: &str = "plies of a won or lost position, side to move (to the end or to zeroing: the \
+     manifest's distance); 0 for a draw, an unused slot or a game over";
+/// How the counts of a packed plies file ([`Contents::PliesPacked`],
+/// distances to zeroing) are written.
+pub const PACKED_PLIES_ENCODING: &str =
+    "plies to zeroing of a won or lost position, side to move, halved and packed with the table's values";
 
 /// What a table file's slots hold: 2-bit values (a table, `.fxt`) or
 /// plies to the end (a plies file, `.fxp`), by header flags 1 and 2.
@@ -405,7 +409,11 @@ fn assemble(
 ) -> (Vec<Vec<u8>>, u64) {
     debug_assert_eq!(blocks.len() as u64, header.slots.div_ceil(block_slots as u64));
     let block_count = blocks.len() as u64;
-    let encoding = if contents == Contents::Values { ENCODING } else { PLIES_ENCODING };
+    let encoding = match contents {
+        Contents::Values => ENCODING,
+        Contents::PliesPacked(_) => PACKED_PLIES_ENCODING,
+        Contents::Plies8 | Contents::Plies16 => PLIES_ENCODING,
+    };
     let mut json = json!({"game": header.game, "variant": header.variant, "tier": header.tier, "encoding": encoding});
     if let Contents::PliesPacked(Packing { width: Width::Byte, period }) = contents {
         json["period"] = json!(period);
