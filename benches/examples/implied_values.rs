@@ -1,0 +1,102 @@
+//! How many sheep-to-move values of a solved Fox Game tablebase a reader
+//! could imply from other tiers alone (issue 26's "one-step look"), and
+//! what the published values would take if those slots were don't-care.
+//!
+//! A sheep-to-move position is *implied won* when one of its sheep moves
+//! leaves the tier (an advance: the only move that does) into a position
+//! the foxes lose. A reader can check that from the child tiers' tables
+//! without the position's own tier. For every `EVERY_NTH_TIER`-th tier
+//! this counts the sheep-to-move slots, their wins, and the implied wins,
+//! and compresses the sheep-to-move codes (dense, in column order by fox
+//! placement, blocks of 2^18 codes, zstd 15) as they are and with implied
+//! wins made don't-care (the code before them, as unused slots are).
+//! A measurement, not a format: nothing is written.
+//!
+//! `cargo run --release -p foxbase-benches --example implied_values -- DIR [EVERY_NTH_TIER]`
+
+use foxbase_core::tier::TierGame;
+use foxbase_core::{Side, Value};
+use foxbase_tables::manifest::Manifest;
+use foxbase_tables::packed::UNUSED;
+use foxbase_tables::TableDir;
+
+/// Bytes of `codes` in column order (`period` columns), in blocks of 2^18
+/// codes, each compressed alone at zstd 15, plus 16 index bytes a block.
+fn column_order_bytes(codes: &[u8], period: usize) -> u64 {
+    let block = 1 << 18;
+    codes
+        .chunks(block)
+        .enumerate()
+        .map(|(b, chunk)| {
+            let mut order: Vec<usize> = (0..chunk.len()).collect();
+            order.sort_by_key(|&j| ((b * block + j) % period, j));
+            let mut raw = vec![0u8; chunk.len().div_ceil(4)];
+            for (k, &j) in order.iter().enumerate() {
+                raw[k / 4] |= chunk[j] << ((k % 4) * 2);
+            }
+            zstd::bulk::compress(&raw, 15).unwrap().len() as u64 + 16
+        })
+        .sum()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let dir = std::path::Path::new(args.get(1).expect("usage: implied_values DIR [EVERY_NTH_TIER]"));
+    let every: usize = args.get(2).map_or(1, |n| n.parse().expect("EVERY_NTH_TIER is a number"));
+    let manifest = Manifest::read(dir).unwrap();
+    let tables = TableDir::open(dir).unwrap();
+    let game = &tables.game;
+    let (mut slots, mut sheep_slots, mut wins, mut implied) = (0u64, 0u64, 0u64, 0u64);
+    let (mut bytes_as_is, mut bytes_implied_free) = (0u64, 0u64);
+    for entry in manifest.tiers.iter().step_by(every) {
+        let tier = game.parse_tier_name(&entry.name).unwrap();
+        let index = game.tier_index(tier);
+        let (mut as_is, mut implied_free) = (Vec::new(), Vec::new());
+        let (mut last, mut last_free) = (0u8, 0u8);
+        game.for_each_slot(&index, 0..entry.slots, |i, pos| {
+            if i % 2 == 0 {
+                return; // fox to move: derived by one fox move when published
+            }
+            let outcome = pos.map(|p| (p, tables.outcome(&p).unwrap().value));
+            let code = match outcome {
+                Some((_, v)) => v.code(),
+                None => UNUSED,
+            };
+            let mut is_implied = false;
+            if let Some((p, value)) = outcome {
+                debug_assert_eq!(p.side(), Side::Sheep);
+                sheep_slots += 1;
+                if value == Value::Win && game.primitive(&p).is_none() {
+                    wins += 1;
+                    game.for_each_child(&p, |child| {
+                        if !is_implied
+                            && game.tier_of(&child) != tier
+                            && game.primitive(&child).is_none()
+                            && tables.outcome(&child).unwrap().value == Value::Loss
+                        {
+                            is_implied = true;
+                        }
+                    });
+                    implied += is_implied as u64;
+                }
+            }
+            last = if code == UNUSED { last } else { code };
+            last_free = if code == UNUSED || is_implied { last_free } else { code };
+            as_is.push(last);
+            implied_free.push(last_free);
+        });
+        slots += entry.slots;
+        let period = index.fox_slots as usize;
+        bytes_as_is += column_order_bytes(&as_is, period);
+        bytes_implied_free += column_order_bytes(&implied_free, period);
+    }
+    let bits = |b: u64| b as f64 * 8.0 / slots as f64;
+    println!(
+        "{} of {} tiers, {slots} slots, {sheep_slots} sheep-to-move positions, {wins} of them won (not over), {implied} implied by an advance into a fox loss ({:.1} % of the wins)",
+        manifest.tiers.len().div_ceil(every),
+        manifest.tiers.len(),
+        implied as f64 * 100.0 / wins.max(1) as f64
+    );
+    println!("sheep-to-move values in column order, zstd 15: {:.3} bit per position", bits(bytes_as_is));
+    println!("the same with implied wins don't-care:       {:.3} bit per position", bits(bytes_implied_free));
+}
