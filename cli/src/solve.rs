@@ -209,8 +209,8 @@ pub struct OutputArgs {
     pub no_distance: bool,
     /// The distance the plies files count: `dtz` (plies to zeroing, the default: to the next move
     /// that leaves the tier, a sheep advance, a capture or a fox removed; needs only the children's
-    /// values, so faster and smaller), `dtm` (plies to the end of the game: the shortest win, as
-    /// puzzles and the longest forced wins count it) or `none` (values only).
+    /// values, so faster and smaller), `dtm` (plies to the end of the game: the shortest win and
+    /// the longest resistance) or `none` (values only).
     #[arg(long, value_parser = parse_distance, value_name = "dtz|dtm|none")]
     pub distance: Option<DistanceChoice>,
     /// Kernel: `planes` (bit planes per sheep set, the default), `counter` (the generic oracle) or,
