@@ -36,6 +36,55 @@ impl Progress for Quiet {
 }
 
 /// Small variants with wins and losses for both sides: two foxes and one.
+/// A won sheep-to-move value stored as lost (checksums made good) garbles
+/// the packed DTZ counts read through it, before and after it; verify
+/// (one position at a time, as `--one-step`) names the table and a value
+/// that disagrees with its children, not the plies file.
+#[test]
+fn verify_names_the_table_of_a_changed_value_before_the_counts_it_garbles() {
+    use foxbase_tables::table::{read_table, write_table};
+    let variant = variants()[0];
+    let dir = TempDir::new("dtz-changed");
+    solve(&variant, &dir.0, Kernel::Planes, Output::Dtz);
+    let game = FoxGame::new(variant);
+    let mut manifest = foxbase_tables::manifest::Manifest::read(&dir.0).unwrap();
+    let entry = manifest.tiers.iter_mut().max_by_key(|t| t.slots).unwrap();
+    let tier = game.parse_tier_name(&entry.name).unwrap();
+    let index = game.tier_index(tier);
+    let header = foxbase_tables::tier_files::table_header(&game, tier, entry.slots);
+    let path = dir.0.join(&entry.file);
+    let mut values = read_table(&path, &header).unwrap();
+    // The tier's last won sheep-to-move position that is not over: lost
+    // positions before it in its block read their counts after the wins.
+    let (slot, pos) = (0..entry.slots)
+        .rev()
+        .find_map(|i| {
+            let pos = game.unrank(&index, i)?;
+            let won = pos.side() == Side::Sheep && values.value(i) == Some(Value::Win);
+            (won && game.primitive(&pos).is_none()).then_some((i, pos))
+        })
+        .unwrap();
+    values.set_code(slot, Value::Loss.code());
+    write_table(&path, &header, &values).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    entry.bytes = bytes.len() as u64;
+    entry.crc32 = format!("{:08x}", crc32fast::hash(&bytes));
+    let name = entry.name.clone();
+    manifest.write(&dir.0).unwrap();
+    let out = common::foxbase().args(["verify", dir.0.to_str().unwrap(), "--one-step", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The first value that disagrees with its children: the changed one, or a
+    // fox-to-move parent of it in the same tier.
+    let problem = &j["problem"];
+    assert_eq!(problem["file"], format!("tiers/{name}.fxt"), "{j}");
+    let message = problem["message"].as_str().unwrap();
+    assert!(message.contains(", but its children say ") && !message.contains("plies"), "{j}");
+    assert!(message.ends_with(&format!("of tier {name})")), "{j}");
+    let changed = format!("stored loss, but its children say win (slot {slot} of tier {name})");
+    assert!(problem["position"] != format_position(&pos) || message == changed, "{j}");
+}
+
 fn variants() -> Vec<Variant> {
     let v = |g, k, start: &str| Variant::new(g, k, parse_position(start).unwrap()).unwrap();
     vec![

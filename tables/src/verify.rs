@@ -354,19 +354,18 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
             // The values are checked; the plies still go one position at a time below.
         }
         let chunk = 1u64 << 16;
-        let results: Vec<Result<u64, Problem>> = (0..size.div_ceil(chunk))
+        let results: Vec<ChunkCheck> = (0..size.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
-                let mut count = 0;
+                let mut found = ChunkCheck::default();
                 let mut scratch = StepScratch::default();
-                let mut first: Result<(), Problem> = Ok(());
                 game.for_each_slot(index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
                     let Some(pos) = pos else { return };
                     // A published table's fox-to-move values were just derived by this very step.
-                    if first.is_err() || (derived_fox_side && pos.side() == Side::Fox) {
+                    if found.value.is_some() || (derived_fox_side && pos.side() == Side::Fox) {
                         return;
                     }
-                    count += 1;
+                    found.checked += 1;
                     let fail = |message: String| Problem {
                         file: Some(file.clone()),
                         block: Some(i / block_slots),
@@ -374,39 +373,42 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
                         message,
                     };
                     let Some(stored) = refs[0].outcome(i) else {
-                        first = Err(fail(format!("slot {i} holds the unused code 3, but a position belongs there")));
+                        found.value =
+                            Some(fail(format!("slot {i} holds the unused code 3, but a position belongs there")));
                         return;
                     };
-                    first = match outcome_by_one_step(game, &pos, &refs, tables.distance(), &mut scratch) {
-                        Err(e) => Err(fail(e.to_string())),
-                        Ok(d) if d.value != stored.value => Err(fail(format!(
-                            "stored {}, but its children say {} (slot {i} of tier {})",
-                            stored.value,
-                            d.value,
-                            tier.name()
-                        ))),
-                        Ok(d) if plies && d.plies != stored.plies => Err(Problem {
-                            file: Some(crate::tier_files::plies_key(game, *tier)),
-                            message: format!(
-                                "stored {} in {} plies, but its children say {} plies (slot {i} of tier {})",
+                    match outcome_by_one_step(game, &pos, &refs, tables.distance(), &mut scratch) {
+                        Err(e) => found.value = Some(fail(e.to_string())),
+                        Ok(d) if d.value != stored.value => {
+                            found.value = Some(fail(format!(
+                                "stored {}, but its children say {} (slot {i} of tier {})",
                                 stored.value,
-                                stored.plies.map_or("-".into(), |p| p.to_string()),
-                                d.plies.map_or("-".into(), |p| p.to_string()),
+                                d.value,
                                 tier.name()
-                            ),
-                            ..fail(String::new())
-                        }),
-                        Ok(_) => Ok(()),
-                    };
+                            )))
+                        }
+                        Ok(d) if plies && d.plies != stored.plies && found.plies.is_none() => {
+                            found.plies = Some(Problem {
+                                file: Some(crate::tier_files::plies_key(game, *tier)),
+                                message: format!(
+                                    "stored {} in {} plies, but its children say {} plies (slot {i} of tier {})",
+                                    stored.value,
+                                    stored.plies.map_or("-".into(), |p| p.to_string()),
+                                    d.plies.map_or("-".into(), |p| p.to_string()),
+                                    tier.name()
+                                ),
+                                ..fail(String::new())
+                            })
+                        }
+                        Ok(_) => {}
+                    }
                 });
-                first.map(|_| count)
+                found
             })
             .collect();
-        for r in results {
-            let count = r?;
-            if !values_checked {
-                checked += count;
-            }
+        let count = ChunkCheck::first_problem(results)?;
+        if !values_checked {
+            checked += count;
         }
         on_tier(n + 1, tiers.len());
     }
