@@ -195,11 +195,7 @@ fn coordinator_config(args: &CoordinatorArgs) -> Result<CoordinatorConfig, Failu
         token,
         tls,
         lease: Duration::from_secs(args.lease_seconds),
-        distance: if args.no_distance {
-            None
-        } else {
-            args.distance.map_or(Some(foxbase_tables::plies::Distance::Dtz), |d| d.0)
-        },
+        distance: crate::solve::chosen_distance(args.no_distance, args.distance),
         metrics_listen: args.ops.metrics_listen,
     })
 }
@@ -246,14 +242,7 @@ pub fn coordinator(args: CoordinatorArgs, matches: &clap::ArgMatches) -> Command
             refuse_baghchal_flags(matches, args.game)?;
             let variant = args.rules.variant(&args.start)?;
             let config = coordinator_config(&args)?;
-            if variant.no_progress > 0 && config.distance != Some(foxbase_tables::plies::Distance::Dtz) {
-                // The values at every counter follow from the exact distances to zeroing.
-                return Err(Failure::bad_input(format!(
-                    "--no-progress {} computes distances to zeroing (--distance dtz), not --distance {}",
-                    variant.no_progress,
-                    config.distance.map_or("none", |d| d.name())
-                )));
-            }
+            crate::solve::check_no_progress(variant.no_progress, config.distance)?;
             let started = std::time::Instant::now();
             let game = FoxGame::new(variant);
             let facts = json!({"game": game.game_name(), "variant": variant.to_json_value()});

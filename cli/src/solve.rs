@@ -200,6 +200,29 @@ pub fn parse_distance(text: &str) -> Result<DistanceChoice, String> {
     }
 }
 
+/// The distance `--no-distance` and `--distance` ask for: DTZ unless told
+/// otherwise; `None` for values only.
+pub fn chosen_distance(no_distance: bool, distance: Option<DistanceChoice>) -> Option<Distance> {
+    match (no_distance, distance) {
+        (true, _) => None,
+        (false, Some(DistanceChoice(distance))) => distance,
+        (false, None) => Some(Distance::Dtz),
+    }
+}
+
+/// Under a no-progress rule of `no_progress` plies a solve computes DTZ,
+/// from which the value at every counter follows: another distance is bad input.
+pub fn check_no_progress(no_progress: u32, distance: Option<Distance>) -> Result<(), Failure> {
+    if no_progress > 0 && distance != Some(Distance::Dtz) {
+        return Err(Failure::bad_input(format!(
+            "--no-progress {no_progress} computes distances to zeroing (--distance dtz), from which the value at \
+             every counter follows; not --distance {}",
+            distance.map_or("none", |d| d.name())
+        )));
+    }
+    Ok(())
+}
+
 /// What a solve computes, for `solve` and `coordinator`.
 #[derive(Args, Clone, Copy)]
 pub struct OutputArgs {
@@ -224,24 +247,14 @@ pub struct OutputArgs {
 impl OutputArgs {
     /// What these flags ask a solve to compute.
     pub fn output(self) -> Output {
-        match (self.no_distance, self.distance) {
-            (true, _) => Output::Values,
-            (false, Some(DistanceChoice(distance))) => Output::with(distance),
-            (false, None) => Output::Dtz,
-        }
+        Output::with(chosen_distance(self.no_distance, self.distance))
     }
 
     /// What these flags ask a solve under a no-progress rule of `no_progress`
     /// plies to compute: DTZ (the default), or bad input if another distance was asked.
     pub fn output_for(self, no_progress: u32) -> Result<Output, Failure> {
-        match self.output() {
-            other if no_progress > 0 && other != Output::Dtz => Err(Failure::bad_input(format!(
-                "--no-progress {no_progress} computes distances to zeroing (--distance dtz), from which the value at \
-                 every counter follows; not --distance {}",
-                other.distance().map_or("none", |d| d.name())
-            ))),
-            output => Ok(output),
-        }
+        check_no_progress(no_progress, self.output().distance())?;
+        Ok(self.output())
     }
 
     /// The kernel for `game` ([`choose_kernel`]): `--kernel`, or the game's
