@@ -20,24 +20,8 @@ use foxbase_tables::manifest::Manifest;
 use foxbase_tables::packed::UNUSED;
 use foxbase_tables::TableDir;
 
-/// Bytes of `codes` in column order (`period` columns), in blocks of 2^18
-/// codes, each compressed alone at zstd 15, plus 16 index bytes a block.
-fn column_order_bytes(codes: &[u8], period: usize) -> u64 {
-    let block = 1 << 18;
-    codes
-        .chunks(block)
-        .enumerate()
-        .map(|(b, chunk)| {
-            let mut order: Vec<usize> = (0..chunk.len()).collect();
-            order.sort_by_key(|&j| ((b * block + j) % period, j));
-            let mut raw = vec![0u8; chunk.len().div_ceil(4)];
-            for (k, &j) in order.iter().enumerate() {
-                raw[k / 4] |= chunk[j] << ((k % 4) * 2);
-            }
-            zstd::bulk::compress(&raw, 15).unwrap().len() as u64 + 16
-        })
-        .sum()
-}
+#[path = "shared/code_blocks.rs"]
+mod code_blocks;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -47,7 +31,7 @@ fn main() {
     let tables = TableDir::open(dir).unwrap();
     let game = &tables.game;
     let (mut slots, mut sheep_slots, mut wins, mut implied) = (0u64, 0u64, 0u64, 0u64);
-    let (mut bytes_as_is, mut bytes_implied_free) = (0u64, 0u64);
+    let (mut bits_as_is, mut bits_implied_free) = (0u64, 0u64);
     for entry in manifest.tiers.iter().step_by(every) {
         let tier = game.parse_tier_name(&entry.name).unwrap();
         let index = game.tier_index(tier);
@@ -87,16 +71,16 @@ fn main() {
         });
         slots += entry.slots;
         let period = index.fox_slots as usize;
-        bytes_as_is += column_order_bytes(&as_is, period);
-        bytes_implied_free += column_order_bytes(&implied_free, period);
+        bits_as_is += code_blocks::compressed_bits_by_columns(&as_is, period, 15);
+        bits_implied_free += code_blocks::compressed_bits_by_columns(&implied_free, period, 15);
     }
-    let bits = |b: u64| b as f64 * 8.0 / slots as f64;
+    let per_position = |bits: u64| bits as f64 / slots as f64;
     println!(
         "{} of {} tiers, {slots} slots, {sheep_slots} sheep-to-move positions, {wins} of them won (not over), {implied} implied by an advance into a fox loss ({:.1} % of the wins)",
         manifest.tiers.len().div_ceil(every),
         manifest.tiers.len(),
         implied as f64 * 100.0 / wins.max(1) as f64
     );
-    println!("sheep-to-move values in column order, zstd 15: {:.3} bit per position", bits(bytes_as_is));
-    println!("the same with implied wins don't-care:       {:.3} bit per position", bits(bytes_implied_free));
+    println!("sheep-to-move values in column order, zstd 15: {:.3} bit per position", per_position(bits_as_is));
+    println!("the same with implied wins don't-care:       {:.3} bit per position", per_position(bits_implied_free));
 }

@@ -16,36 +16,9 @@ use foxbase_tables::packed::UNUSED;
 use foxbase_tables::table::TableFile;
 use rayon::prelude::*;
 
-fn compressed_bits(codes: &[u8], level: i32) -> u64 {
-    let block_bytes = |block: &[u8]| {
-        let mut raw = vec![0u8; block.len().div_ceil(4)];
-        for (j, &c) in block.iter().enumerate() {
-            raw[j / 4] |= c << ((j % 4) * 2);
-        }
-        zstd::bulk::compress(&raw, level).unwrap().len() as u64 + 16
-    };
-    codes.chunks(1 << 18).map(block_bytes).sum::<u64>() * 8
-}
-
-/// [`compressed_bits`] with each block's codes in column order: grouped by
-/// their index modulo `period` (a sheep set's fox placements), each group in
-/// slot order, as `foxbase publish` orders DTZ counts (docs/format.md).
-fn compressed_bits_by_columns(codes: &[u8], period: usize, level: i32) -> u64 {
-    let block = 1 << 18;
-    let mut sorted = Vec::with_capacity(block);
-    codes
-        .chunks(block)
-        .enumerate()
-        .map(|(b, chunk)| {
-            let start = b * block;
-            sorted.clear();
-            sorted.extend(0..chunk.len());
-            sorted.sort_by_key(|&j| ((start + j) % period, j));
-            let reordered: Vec<u8> = sorted.iter().map(|&j| chunk[j]).collect();
-            compressed_bits(&reordered, level)
-        })
-        .sum()
-}
+#[path = "shared/code_blocks.rs"]
+mod code_blocks;
+use code_blocks::{compressed_bits, compressed_bits_by_columns};
 
 /// The bits an adaptive arithmetic coder would take for `codes` laid out as
 /// an image of rows of `period` (a sheep set's sheep-to-move slots, one
