@@ -5,8 +5,11 @@
 //! ours with lazy connectivity cuts instead of the flow.
 //!
 //! ```text
-//! cargo run --release -p horse --example bench -- [--sizes 20,40,60] [--maps 20] [--seed 1] [--time-limit 300] [--only horse-flow|horse-cuts|write-up]
+//! cargo run --release -p horse --example bench -- [--sizes 20,40,60] [--maps 20] [--seed 1] [--time-limit 300] [--only horse-flow|horse-cuts|write-up] [--no-heuristic]
 //! ```
+//!
+//! `--no-heuristic` solves ours without the search's first placement and
+//! dropped candidates (`Limits::skip_heuristic`), to measure what it saves.
 //!
 //! Prints one JSON line a map (with each formulation's linear relaxation
 //! bound, the measure of its tightness), then one a size with the median and worst
@@ -24,9 +27,14 @@ fn main() {
     let mut seed = 1u64;
     let mut limit = 300.0f64;
     let mut only: Option<String> = None;
+    let mut skip_heuristic = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(flag) = it.next() {
+        if flag == "--no-heuristic" {
+            skip_heuristic = true;
+            continue;
+        }
         let value = it.next().unwrap_or_else(|| die(&format!("{flag} needs a value")));
         match flag.as_str() {
             "--sizes" => {
@@ -44,7 +52,7 @@ fn main() {
             _ => die(&format!("unknown flag {flag}")),
         }
     }
-    let limits = Limits { time_limit: Some(Duration::from_secs_f64(limit)) };
+    let limits = Limits { time_limit: Some(Duration::from_secs_f64(limit)), skip_heuristic };
     for &size in &sizes {
         let mut times: [Vec<f64>; 3] = Default::default();
         let mut timeouts = [0usize; 3];

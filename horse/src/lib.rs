@@ -5,6 +5,7 @@
 //! - [`region`]: the flood fill that defines the score;
 //! - [`milp`]: the exact solver, an integer program handed to HiGHS;
 //! - [`mincut`]: the fewest walls, by a minimum vertex cut;
+//! - [`heuristic`]: a good first placement, handed to HiGHS to prove;
 //! - [`brute`]: the brute force that checks the solver on small maps;
 //! - [`generate`]: seeded random maps; [`svg`]: a picture.
 //!
@@ -20,6 +21,7 @@
 
 pub mod brute;
 pub mod generate;
+pub mod heuristic;
 pub mod map;
 pub mod milp;
 pub mod mincut;

@@ -139,7 +139,8 @@ fn run(cli: Cli) -> Result<String, String> {
                 FormulationArg::HorseCuts => Formulation::HorseCuts,
                 FormulationArg::WriteUp => Formulation::WriteUp,
             };
-            let outcome = milp::solve(&board, formulation, Limits { time_limit }).map_err(|e| e.to_string())?;
+            let outcome = milp::solve(&board, formulation, Limits { time_limit, ..Limits::default() })
+                .map_err(|e| e.to_string())?;
             let (walls, region) = match &outcome {
                 Outcome::Trapped(a) => (a.walls.clone(), a.enclosure.region.clone()),
                 _ => (Vec::new(), Vec::new()),

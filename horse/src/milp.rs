@@ -21,6 +21,7 @@
 //! Both work on the tiles the horse reaches with no walls
 //! ([`Map::reachable`]); no wall set lets it reach more.
 
+use crate::heuristic::Placement;
 use crate::map::Map;
 use crate::region::{enclose_with, walls_that_matter, Enclosure};
 use highs::{Col, HighsModelStatus, RowProblem, Sense};
@@ -43,6 +44,9 @@ pub enum Formulation {
 pub struct Limits {
     /// Stop after this long; the answer is then not proven optimal.
     pub time_limit: Option<Duration>,
+    /// Skip the heuristic's search ([`crate::heuristic`]): no first
+    /// placement for HiGHS and no candidates dropped; to measure what it saves.
+    pub skip_heuristic: bool,
 }
 
 /// A wall placement that traps the horse.
@@ -87,6 +91,8 @@ struct Columns {
     walls: Vec<Option<usize>>,
     /// The region variable's column number (ours only), on reachable tiles off the edge.
     region: Vec<Option<usize>>,
+    /// The flow variables (ours only): step `u -> v` and its column number.
+    flow: Vec<(usize, usize, usize)>,
 }
 
 /// A connectivity cut of [`Formulation::HorseCuts`]: `R_tile <= sum R_b`
@@ -98,7 +104,24 @@ struct Cut {
 }
 
 /// Solves the map for its best score with at most `map.walls()` walls.
+///
+/// For the flow formulation, [`crate::heuristic::search`] first finds a
+/// placement that HiGHS starts from and drops the candidate tiles that no
+/// better placement holds (unless `limits.skip_heuristic`); the answer is
+/// the same proven optimum either way.
 pub fn solve(map: &Map, formulation: Formulation, limits: Limits) -> Result<Outcome, SolveError> {
+    solve_from(map, formulation, limits, None)
+}
+
+/// [`solve`], with the heuristic's search started from the placement
+/// `walls` (ignored unless it is legal and traps the horse), for the flow
+/// formulation; the others ignore it.
+pub fn solve_from(
+    map: &Map,
+    formulation: Formulation,
+    limits: Limits,
+    walls: Option<&[usize]>,
+) -> Result<Outcome, SolveError> {
     if map.is_edge(map.horse()) {
         return Ok(Outcome::Untrappable);
     }
@@ -112,6 +135,28 @@ pub fn solve(map: &Map, formulation: Formulation, limits: Limits) -> Result<Outc
     if formulation != Formulation::WriteUp && !candidate[map.horse()] {
         return Ok(Outcome::Untrappable);
     }
+    // A first incumbent for the flow formulation, so that HiGHS mostly has
+    // to prove it, and the candidates that no better placement holds
+    // dropped (crate::heuristic). A given placement that is not legal, or
+    // does not trap the horse, is ignored.
+    let (candidate, first) = match (formulation, walls) {
+        (Formulation::HorseFlow, given) if given.is_some() || !limits.skip_heuristic => {
+            let given = given.and_then(|walls| {
+                let mut sorted = walls.to_vec();
+                sorted.sort_unstable();
+                sorted.dedup();
+                let legal = sorted.len() == walls.len()
+                    && walls.len() <= map.walls()
+                    && walls.iter().all(|&w| w < map.len() && map.tile(w).is_wallable() && w != map.horse());
+                let enclosure = legal.then(|| enclose_with(map, walls)).filter(|e| e.trapped)?;
+                let walls = walls_that_matter(map, walls, &enclosure.region);
+                Some(Placement { walls, score: enclosure.score })
+            });
+            let search = crate::heuristic::search_from(map, &candidate, given);
+            (search.keep, search.best.map(|p| p.walls))
+        }
+        _ => (candidate, None),
+    };
     let mut cuts: Vec<Cut> = Vec::new();
     let (status, values, objective, columns, constant) = loop {
         let (problem, columns, constant) = match formulation {
@@ -119,8 +164,9 @@ pub fn solve(map: &Map, formulation: Formulation, limits: Limits) -> Result<Outc
             Formulation::HorseCuts => horse_flow(map, &reachable, &candidate, Build::score(map, false, true), &cuts),
             Formulation::WriteUp => write_up(map, &reachable, true),
         };
-        let left = Limits { time_limit: limits.time_limit.map(|t| t.saturating_sub(start.elapsed())) };
-        let (status, values, objective, _) = run(problem, Sense::Maximise, left);
+        let left = Limits { time_limit: limits.time_limit.map(|t| t.saturating_sub(start.elapsed())), ..limits };
+        let initial = first.as_ref().map(|walls| start_values(map, &columns, problem.num_cols(), walls));
+        let (status, values, objective, _) = run(problem, Sense::Maximise, left, initial);
         if formulation == Formulation::HorseCuts && status == HighsModelStatus::Optimal {
             let new = connectivity_cuts(map, &reachable, &columns, &values);
             if !new.is_empty() {
@@ -165,7 +211,7 @@ pub fn min_walls(map: &Map) -> Result<Option<Vec<usize>>, SolveError> {
     let reachable = map.reachable();
     let build = Build { budget: None, score: false, flow: false, integer: true };
     let (problem, columns, _) = horse_flow(map, &reachable, &candidates(map, build.budget), build, &[]);
-    let (status, values, _, _) = run(problem, Sense::Minimise, Limits::default());
+    let (status, values, _, _) = run(problem, Sense::Minimise, Limits::default(), None);
     match status {
         HighsModelStatus::Optimal => {}
         HighsModelStatus::Infeasible => return Ok(None),
@@ -194,12 +240,70 @@ pub fn lp_bound(map: &Map, formulation: Formulation) -> Option<f64> {
         Formulation::HorseCuts => horse_flow(map, &reachable, &candidate, Build::score(map, false, false), &[]),
         Formulation::WriteUp => write_up(map, &reachable, false),
     };
-    let (status, _, objective, _) = run(problem, Sense::Maximise, Limits::default());
+    let (status, _, objective, _) = run(problem, Sense::Maximise, Limits::default(), None);
     (status == HighsModelStatus::Optimal).then_some(objective + constant as f64)
 }
 
-fn run(problem: RowProblem, sense: Sense, limits: Limits) -> (HighsModelStatus, Vec<f64>, f64, Duration) {
+/// The values of every column of our formulation for the placement `walls`
+/// (which trap the horse and touch its region, all region tiles being
+/// candidates): the flood fill as `R`, the walls as `W`, and along a
+/// breadth-first tree from the horse, into each tile, the size of its subtree.
+fn start_values(map: &Map, columns: &Columns, count: usize, walls: &[usize]) -> Vec<f64> {
+    let mut values = vec![0.0; count];
+    let enclosure = enclose_with(map, walls);
+    for &w in walls {
+        if let Some(c) = columns.walls[w] {
+            values[c] = 1.0;
+        }
+    }
+    let mut in_region = vec![false; map.len()];
+    for &t in &enclosure.region {
+        in_region[t] = true;
+        if let Some(c) = columns.region[t] {
+            values[c] = 1.0;
+        }
+    }
+    // Breadth-first order and parents; subtree sizes from the back.
+    let mut parent = vec![usize::MAX; map.len()];
+    let mut order = vec![map.horse()];
+    parent[map.horse()] = map.horse();
+    let mut k = 0;
+    while k < order.len() {
+        let u = order[k];
+        for &v in map.neighbours(u) {
+            if in_region[v] && parent[v] == usize::MAX {
+                parent[v] = u;
+                order.push(v);
+            }
+        }
+        k += 1;
+    }
+    let mut size = vec![0.0; map.len()];
+    for &v in order.iter().rev() {
+        size[v] += 1.0;
+        if v != map.horse() {
+            let p = parent[v];
+            size[p] += size[v];
+        }
+    }
+    for &(u, v, c) in &columns.flow {
+        if v != map.horse() && parent[v] == u && in_region[v] {
+            values[c] = std::mem::take(&mut size[v]);
+        }
+    }
+    values
+}
+
+fn run(
+    problem: RowProblem,
+    sense: Sense,
+    limits: Limits,
+    start: Option<Vec<f64>>,
+) -> (HighsModelStatus, Vec<f64>, f64, Duration) {
     let mut model = problem.optimise(sense);
+    if let Some(start) = start {
+        model.set_solution(Some(&start), None, None, None);
+    }
     model.make_quiet();
     // Scores are whole numbers: a gap under 1 proves the incumbent optimal,
     // where HiGHS's default relative gap (1e-4) would not on large scores.
@@ -272,6 +376,7 @@ fn horse_flow(
     let mut walls: Vec<Option<Col>> = vec![None; map.len()];
     let mut numbers: Vec<Option<usize>> = vec![None; map.len()];
     let mut region_numbers: Vec<Option<usize>> = vec![None; map.len()];
+    let mut flow_numbers = Vec::new();
     for &i in reachable {
         let tile = map.tile(i);
         if !map.is_edge(i) && candidate[i] {
@@ -324,6 +429,7 @@ fn horse_flow(
                 if v == map.horse() {
                     continue;
                 }
+                flow_numbers.push((u, v, problem.num_cols()));
                 let f = problem.add_column(0.0, 0.0..=big);
                 problem.add_row(..=0.0, [(f, 1.0), (rv, -big)]);
                 inflow[v].push((f, 1.0));
@@ -342,7 +448,7 @@ fn horse_flow(
             problem.add_row(0.0..=0.0, row);
         }
     }
-    (problem, Columns { walls: numbers, region: region_numbers }, 0)
+    (problem, Columns { walls: numbers, region: region_numbers, flow: flow_numbers }, 0)
 }
 
 /// The cuts that the solution `values` violates: for each component of its
@@ -439,5 +545,5 @@ fn write_up(map: &Map, reachable: &[usize], integer: bool) -> (RowProblem, Colum
     }
     let all: Vec<(Col, f64)> = walls.iter().flatten().map(|&c| (c, 1.0)).collect();
     problem.add_row(..=map.walls() as f64, all);
-    (problem, Columns { walls: numbers, region: vec![None; map.len()] }, constant)
+    (problem, Columns { walls: numbers, region: vec![None; map.len()], flow: Vec::new() }, constant)
 }
