@@ -693,4 +693,74 @@ mod tests {
         assert_eq!(bitops::pdep_portable(0b101, 0b1101_0000), 0b1001_0000);
         assert_eq!(bitops::pext_portable(0b1001_0000, 0b1101_0000), 0b101);
     }
+
+    /// Plies that outgrow their bytes go on in two: a solve with counts
+    /// held in a type of at most 7 plies (widened in the middle of its
+    /// phases for plies to zeroing, solved again in two bytes when a
+    /// child's plies to the end do not fit) writes what a solve in two
+    /// bytes writes, tier by tier, on a variant whose counts pass 7.
+    #[test]
+    fn plies_that_outgrow_their_bytes_are_widened_to_the_same_counts() {
+        use foxbase_core::notation::parse_position;
+        use std::collections::{BTreeMap, BTreeSet};
+
+        #[derive(Clone, Copy, Default)]
+        struct Tiny(u8);
+        impl Ply for Tiny {
+            const MAX: u32 = 7;
+            fn get(self) -> u32 {
+                self.0 as u32
+            }
+            fn put(v: u32) -> Tiny {
+                Tiny(v as u8)
+            }
+            fn into_plies(plies: Vec<Tiny>) -> Plies {
+                Plies::from_bytes(plies.into_iter().map(|t| t.0).collect())
+            }
+        }
+
+        fn plan(game: &FoxGame, t: FoxTier, done: &mut BTreeSet<FoxTier>, order: &mut Vec<FoxTier>) {
+            if done.insert(t) {
+                for c in game.child_tiers(t) {
+                    plan(game, c, done, order);
+                }
+                order.push(t);
+            }
+        }
+        let start = parse_position(".F./.../......./......./SSS..../.../... f").unwrap();
+        let game = FoxGame::new(foxbase_core::Variant::new(foxbase_core::board::Geometry::Classic, 2, start).unwrap());
+        let mut order = Vec::new();
+        plan(&game, game.tier_of(&start), &mut BTreeSet::new(), &mut order);
+        for distance in [Distance::Dtz, Distance::Dtm] {
+            let mut solved: BTreeMap<FoxTier, SolvedTier> = BTreeMap::new();
+            let mut past_tiny = 0;
+            for &t in &order {
+                let children = || -> Vec<ChildTable<FoxGame>> {
+                    game.child_tiers(t)
+                        .into_iter()
+                        .map(|c| ChildTable {
+                            tier: c,
+                            index: game.tier_index(c),
+                            values: solved[&c].values.clone().into(),
+                            plies: solved[&c].plies.clone(),
+                        })
+                        .collect()
+                };
+                let narrow = solve::<false, Tiny, _>(&game, t, children(), true, Some(distance)).unwrap();
+                let wide = solve::<false, u16, _>(&game, t, children(), true, Some(distance)).unwrap();
+                assert_eq!(narrow.values.bytes(), wide.values.bytes(), "{distance} {}", t.name());
+                // By count: a widened solve holds two bytes a count where the other may hold one.
+                let counts = |s: &SolvedTier| {
+                    let p = s.plies.as_ref().unwrap();
+                    (0..p.len()).map(|i| p.get(i)).collect::<Vec<u16>>()
+                };
+                assert_eq!(counts(&narrow), counts(&wide), "{distance} {}", t.name());
+                assert_eq!(narrow.stats, wide.stats, "{distance} {}", t.name());
+                past_tiny += (wide.plies.as_ref().unwrap().max() > 7) as usize;
+                solved.insert(t, wide);
+            }
+            assert!(past_tiny > 3, "{distance}: {past_tiny} of {} tiers count past 7 plies", order.len());
+            eprintln!("{distance}: {past_tiny} of {} tiers count past 7 plies", order.len());
+        }
+    }
 }

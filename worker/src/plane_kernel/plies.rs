@@ -217,6 +217,15 @@ impl<P: Ply> PlyArrays<P> {
             .collect()
     }
 
+    /// The same plies and due phases, two bytes a count: for a solve whose
+    /// next counts would outgrow `P` (every count so far fits). For a
+    /// moment both copies are held: three bytes a slot.
+    pub(super) fn widen(self) -> PlyArrays<u16> {
+        let plies = self.plies.par_iter().map(|p| p.get() as u16).collect();
+        drop(self.plies);
+        PlyArrays { plies, due: self.due }
+    }
+
     pub(super) fn pending(&self) -> bool {
         self.due.iter().any(|d| d.iter().any(|&x| x != u32::MAX))
     }

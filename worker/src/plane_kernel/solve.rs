@@ -11,6 +11,15 @@ pub(super) fn child_refs(children: &[ChildTable<FoxGame>]) -> Vec<ChildRef<'_>> 
 }
 
 impl<'a> Ctx<'a> {
+    /// What the solve counts: plies with a `distance`, to zeroing for DTZ,
+    /// and exactly up to the no-progress cap under that rule.
+    fn set_distance(&mut self, distance: Option<Distance>) {
+        self.plies = distance.is_some();
+        self.to_zeroing = distance == Some(Distance::Dtz);
+        // Under a no-progress rule the distances to zeroing are exact and stop at N.
+        self.exact_cap = if self.to_zeroing { self.game.rules.no_progress } else { 0 };
+    }
+
     pub(super) fn new(game: &'a FoxGame, tier: FoxTier, children: &'a [ChildRef<'a>]) -> Ctx<'a> {
         let index = game.tier_index(tier);
         let n = 33 - tier.sheep() as usize;
@@ -318,19 +327,76 @@ pub(super) fn solve_any<const BMI2: bool, C: AsRef<[ChildTable<FoxGame>]>>(
     propagate: bool,
     distance: Option<Distance>,
 ) -> Result<SolvedTier, KernelError> {
-    if distance.is_none() {
-        return solve::<BMI2, u8, C>(game, tier, children, propagate, None);
-    }
     // FOXBASE_PLIES_BYTES=2 starts with two bytes (to test that path on small variants).
-    if std::env::var("FOXBASE_PLIES_BYTES").is_ok_and(|v| v == "2") {
+    if distance.is_some() && std::env::var("FOXBASE_PLIES_BYTES").is_ok_and(|v| v == "2") {
         return solve::<BMI2, u16, C>(game, tier, children, propagate, distance);
     }
-    match solve::<BMI2, u8, _>(game, tier, children.as_ref(), propagate, distance) {
-        Err(KernelError::TooManyPlies { limit, .. }) if limit == u8::MAX as u32 => {
-            solve::<BMI2, u16, C>(game, tier, children, propagate, distance)
-        }
-        other => other,
+    solve::<BMI2, u8, C>(game, tier, children, propagate, distance)
+}
+
+/// A tier after its initial pass: what the phases work on.
+struct AfterInit<P: Ply> {
+    fox_planes: Vec<u32>,
+    sheep_planes: Vec<u32>,
+    /// Each block's sheep set, unranked once for every pass.
+    set_bits: Vec<Bits>,
+    /// Per work item: the sideways steps of its blocks.
+    sideways: Vec<Sideways>,
+    ply: PlyArrays<P>,
+    decided_at_start: u64,
+    decided_by_first_fox_phase: bool,
+}
+
+/// The plies a solve holds: in `P` while every count fits, else widened
+/// to two bytes ([`Ply::widen`]).
+enum Counts<P: Ply> {
+    Narrow(PlyArrays<P>),
+    Wide(PlyArrays<u16>),
+}
+
+/// Where the fox and sheep phases stand between two rounds; kept when the
+/// plies are widened in the middle of a solve.
+struct Rounds {
+    /// The fox phase's input: blocks whose sheep planes changed.
+    sheep_changed: Vec<bool>,
+    /// The sheep phase's: blocks whose fox planes changed.
+    fox_changed: Vec<bool>,
+    /// The first round (the first of each phase looks at every block).
+    first: bool,
+    /// The phase number: sheep phase k follows fox phase k (fox phase 1 ran in the initial pass).
+    k: u32,
+    /// Propagation phases that decided something.
+    levels: u32,
+}
+
+/// The initial pass of `tier` over its `children`, with plies in `P` when
+/// `ctx_plies` says so. Fails with [`KernelError::TooManyPlies`] when a
+/// count from the children (plies to the end) does not fit in `P`.
+fn initial_pass<const BMI2: bool, P: Ply>(
+    game: &FoxGame,
+    tier: FoxTier,
+    children: &[ChildTable<FoxGame>],
+    propagate: bool,
+    distance: Option<Distance>,
+) -> Result<AfterInit<P>, KernelError> {
+    let refs = child_refs(children);
+    let mut ctx = Ctx::new(game, tier, &refs);
+    ctx.set_distance(distance);
+    if ctx.plies && !ctx.to_zeroing && refs.iter().any(|c| c.plies.is_none()) {
+        return Err(KernelError::Inconsistent(format!(
+            "a child tier of {} has no plies (solved with --no-distance?)",
+            tier.name()
+        )));
     }
+    let sets = ctx.index.sheep_sets as usize;
+    let set_bits: Vec<Bits> = (0..sets as u64).into_par_iter().map(|c| ctx.index.sheep_set(c)).collect();
+    let mut fox_planes = vec![0u32; sets * ctx.stride];
+    let mut sheep_planes = vec![0u32; sets * ctx.stride];
+    let mut ply = PlyArrays::<P>::new(&ctx);
+    let mut sideways: Vec<Sideways> = (0..sets.div_ceil(BLOCKS_PER_ITEM)).map(|_| Sideways::default()).collect();
+    let (decided_at_start, decided_by_first_fox_phase) =
+        ctx.init_all::<BMI2, P>(&mut fox_planes, &mut sheep_planes, &mut sideways, &set_bits, propagate, &mut ply)?;
+    Ok(AfterInit { fox_planes, sheep_planes, set_bits, sideways, ply, decided_at_start, decided_by_first_fox_phase })
 }
 
 pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
@@ -340,45 +406,33 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     propagate: bool,
     distance: Option<Distance>,
 ) -> Result<SolvedTier, KernelError> {
-    let plies = distance.is_some();
-    let to_zeroing = distance == Some(Distance::Dtz);
-    // Under a no-progress rule the distances to zeroing are exact and stop at N.
-    let exact_cap = if to_zeroing { game.rules.no_progress } else { 0 };
     let started = std::time::Instant::now();
     let mut phases = Phases::default();
-    let (mut fox_planes, mut sheep_planes, decided_at_start, decided_by_first_fox_phase, mut ply);
-    let set_bits: Vec<Bits>;
-    // Per work item: the sideways steps of its blocks.
-    let mut sideways: Vec<Sideways>;
-    {
-        let refs = child_refs(children.as_ref());
-        let mut ctx = Ctx::new(game, tier, &refs);
-        ctx.plies = plies;
-        ctx.to_zeroing = to_zeroing;
-        ctx.exact_cap = exact_cap;
-        if plies && !to_zeroing && refs.iter().any(|c| c.plies.is_none()) {
-            return Err(KernelError::Inconsistent(format!(
-                "a child tier of {} has no plies (solved with --no-distance?)",
-                tier.name()
-            )));
+    let after = match initial_pass::<BMI2, P>(game, tier, children.as_ref(), propagate, distance) {
+        Ok(after) => after,
+        // Plies to the end from a child that need two bytes: the initial
+        // pass again, in two bytes, while the children are still here.
+        Err(KernelError::TooManyPlies { .. }) if P::MAX < u16::MAX as u32 => {
+            return solve::<BMI2, u16, C>(game, tier, children, propagate, distance);
         }
-        let sets = ctx.index.sheep_sets as usize;
-        // Each block's sheep set, unranked once for every pass.
-        set_bits = (0..sets as u64).into_par_iter().map(|c| ctx.index.sheep_set(c)).collect();
-        fox_planes = vec![0u32; sets * ctx.stride];
-        sheep_planes = vec![0u32; sets * ctx.stride];
-        ply = PlyArrays::<P>::new(&ctx);
-        sideways = (0..sets.div_ceil(BLOCKS_PER_ITEM)).map(|_| Sideways::default()).collect();
-        (decided_at_start, decided_by_first_fox_phase) =
-            ctx.init_all::<BMI2, P>(&mut fox_planes, &mut sheep_planes, &mut sideways, &set_bits, propagate, &mut ply)?;
-    }
+        Err(e) => return Err(e),
+    };
     // Only the initial pass reads the children: a solve that owns them
-    // frees them here, before the output is allocated.
+    // frees them here, before the phases and the output (a count that
+    // outgrows `P` later widens the plies in place instead of solving
+    // again, so nothing needs the children back).
     drop(children);
+    let AfterInit {
+        mut fox_planes,
+        mut sheep_planes,
+        set_bits,
+        sideways,
+        ply,
+        decided_at_start,
+        decided_by_first_fox_phase,
+    } = after;
     let mut ctx = Ctx::new(game, tier, &[]);
-    ctx.plies = plies;
-    ctx.to_zeroing = to_zeroing;
-    ctx.exact_cap = exact_cap;
+    ctx.set_distance(distance);
     let size = game.tier_size(&ctx.index);
     let sets = ctx.index.sheep_sets as usize;
     phases.init = started.elapsed().as_secs_f64();
@@ -387,73 +441,53 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     }
 
     let started = std::time::Instant::now();
-    // Propagation phases that decided something.
-    let mut levels = 0u32;
-    if exact_cap > 0 {
-        levels += decided_by_first_fox_phase as u32;
+    let mut counts = Counts::Narrow(ply);
+    let mut levels = decided_by_first_fox_phase as u32;
+    if ctx.exact_cap > 0 {
+        // The cap (at most 255) bounds every count: they fit in `P`.
+        let Counts::Narrow(ply) = &mut counts else { unreachable!("not widened yet") };
         levels += propagate_exact::<BMI2, P>(
             &ctx,
             &mut fox_planes,
             &mut sheep_planes,
             &sideways,
-            &mut ply,
+            ply,
             &set_bits,
-            exact_cap,
+            ctx.exact_cap,
         );
     } else {
-        // The fox phase's input: blocks whose sheep planes changed. The sheep
-        // phase's: blocks with a sideways step into a block whose fox planes
-        // changed. The first of each looks at every block. With plies, also
-        // the blocks with a win from outside (or a waiting loss) due.
-        let mut sheep_changed = vec![true; sets];
-        let mut fox_changed = vec![false; sets];
-        let mut first = true;
-        let settle = if plies { Settle::Plies } else { Settle::Values };
-        // The phase number: sheep phase k follows fox phase k (fox phase 1 ran in the initial pass).
-        let mut k = 1u32;
-        levels += decided_by_first_fox_phase as u32;
-        loop {
-            // Fox phase: fox steps, within each block (the first ran in the initial pass).
-            let any_fox_changed = !first
-                && fox_pass::<BMI2, P>(
-                    &ctx,
-                    &mut fox_planes,
-                    &sheep_planes,
-                    &sheep_changed,
-                    &mut fox_changed,
-                    &mut ply,
-                    &set_bits,
-                    k,
-                    settle,
-                );
-            levels += any_fox_changed as u32;
-            if !first && !any_fox_changed && !ply.pending() {
-                break;
-            }
-            // Sheep phase: sideways sheep steps into other blocks' fox planes.
-            let any_sheep_changed = sheep_pass::<BMI2, P>(
-                &ctx,
-                &mut sheep_planes,
-                &fox_planes,
-                &sideways,
-                &mut sheep_changed,
-                &mut ply,
-                &set_bits,
-                k,
-                (first, &fox_changed),
-                settle,
-            );
-            first = false;
-            k += 1;
-            if !any_sheep_changed && !ply.pending() {
-                break;
-            }
-            levels += 1;
-            // The next phases decide at up to 2k plies.
-            if plies && 2 * k > P::MAX {
+        let mut rounds =
+            Rounds { sheep_changed: vec![true; sets], fox_changed: vec![false; sets], first: true, k: 1, levels };
+        let Counts::Narrow(ply) = &mut counts else { unreachable!("not widened yet") };
+        let done = rounds_until_settled::<BMI2, P>(
+            &ctx,
+            &mut fox_planes,
+            &mut sheep_planes,
+            &sideways,
+            ply,
+            &set_bits,
+            &mut rounds,
+        );
+        if !done {
+            if P::MAX >= u16::MAX as u32 {
                 return Err(KernelError::TooManyPlies { tier: tier.name(), limit: P::MAX });
             }
+            let Counts::Narrow(narrow) = counts else { unreachable!("not widened yet") };
+            let mut wide = narrow.widen();
+            if !rounds_until_settled::<BMI2, u16>(
+                &ctx,
+                &mut fox_planes,
+                &mut sheep_planes,
+                &sideways,
+                &mut wide,
+                &set_bits,
+                &mut rounds,
+            ) {
+                return Err(KernelError::TooManyPlies { tier: tier.name(), limit: u16::MAX as u32 });
+            }
+            counts = Counts::Wide(wide);
         }
+        levels = rounds.levels;
     }
     phases.propagate = started.elapsed().as_secs_f64();
 
@@ -462,11 +496,74 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
     // The planes are not needed any more: freed before the plies are finished.
     drop(fox_planes);
     drop(sheep_planes);
-    let plies = plies.then(|| P::finish(std::mem::take(&mut ply.plies), &values));
+    let plies = ctx.plies.then(|| match counts {
+        Counts::Narrow(ply) => P::finish(ply.plies, &values),
+        Counts::Wide(ply) => u16::finish(ply.plies, &values),
+    });
     stats.levels = levels.max(1);
     stats.decided_at_start = decided_at_start;
     phases.pack = started.elapsed().as_secs_f64();
     Ok(SolvedTier { values, stats, phases, plies })
+}
+
+/// Fox and sheep phases from where `rounds` stands until nothing changes
+/// and nothing is due (true), or until the next round could decide a
+/// count past `P::MAX` (false: `rounds` says where to go on from, with
+/// wider plies; every count so far fits).
+fn rounds_until_settled<const BMI2: bool, P: Ply>(
+    ctx: &Ctx,
+    fox_planes: &mut [u32],
+    sheep_planes: &mut [u32],
+    sideways: &[Sideways],
+    ply: &mut PlyArrays<P>,
+    set_bits: &[Bits],
+    rounds: &mut Rounds,
+) -> bool {
+    // With plies, a phase also looks at the blocks with a win from outside
+    // (or a waiting loss) due.
+    let settle = if ctx.plies { Settle::Plies } else { Settle::Values };
+    loop {
+        // The next phases decide at up to 2k plies.
+        if ctx.plies && 2 * rounds.k > P::MAX {
+            return false;
+        }
+        // Fox phase: fox steps, within each block (the first ran in the initial pass).
+        let any_fox_changed = !rounds.first
+            && fox_pass::<BMI2, P>(
+                ctx,
+                fox_planes,
+                sheep_planes,
+                &rounds.sheep_changed,
+                &mut rounds.fox_changed,
+                ply,
+                set_bits,
+                rounds.k,
+                settle,
+            );
+        rounds.levels += any_fox_changed as u32;
+        if !rounds.first && !any_fox_changed && !ply.pending() {
+            return true;
+        }
+        // Sheep phase: sideways sheep steps into other blocks' fox planes.
+        let any_sheep_changed = sheep_pass::<BMI2, P>(
+            ctx,
+            sheep_planes,
+            fox_planes,
+            sideways,
+            &mut rounds.sheep_changed,
+            ply,
+            set_bits,
+            rounds.k,
+            (rounds.first, &rounds.fox_changed),
+            settle,
+        );
+        rounds.first = false;
+        rounds.k += 1;
+        if !any_sheep_changed && !ply.pending() {
+            return true;
+        }
+        rounds.levels += 1;
+    }
 }
 
 /// How a pass settles a block after its phase: values only (nothing to
