@@ -34,6 +34,7 @@ pub mod table;
 pub mod tier_files;
 pub mod tiered;
 pub mod uring;
+pub mod value_columns;
 pub mod verify;
 
 pub use dir::TableDir;

@@ -14,7 +14,7 @@ use crate::manifest::{Layout, Manifest, PliesEntry, TierEntry};
 use crate::packed::PackedValues;
 use crate::plies::{read_plies, Plies};
 use crate::plies_pack::Packing;
-use crate::table::{read_table, write_plies_with, write_table_layout, DEFAULT_BLOCK_SLOTS};
+use crate::table::{read_table, write_plies_with, write_table_columns, write_table_layout, DEFAULT_BLOCK_SLOTS};
 use crate::tier_files::table_header;
 use crate::tiered::TierTables;
 use crate::verify::{check_index, check_tier, check_tier_files, OnTier};
@@ -119,9 +119,11 @@ pub trait Publishable: WithRules + Sized {
     /// The layout its published tables are written in.
     const LAYOUT: Layout;
 
-    /// The period of the column order of its published DTZ files for
-    /// `tier` ([`crate::plies_pack::Packing`]; 1: slot order).
-    fn plies_period(&self, tier: Self::Tier) -> u64;
+    /// The period of the column order of its published tables
+    /// ([`crate::value_columns`]) and DTZ files
+    /// ([`crate::plies_pack::Packing`]) for `tier`; 1: slot order. Above
+    /// 1 it is even, and the layout is [`Layout::Published`].
+    fn column_period(&self, tier: Self::Tier) -> u64;
 
     /// The reader of its tables published in `dir`, for the check that
     /// they give back the solved values. By default the files as stored.
@@ -143,8 +145,9 @@ impl Publishable for FoxGame {
     const LAYOUT: Layout = Layout::Published;
 
     /// A sheep set's slots: a column is a fox placement and side to move
-    /// (on the kernel benchmark's variant 12 % smaller than slot order).
-    fn plies_period(&self, tier: Self::Tier) -> u64 {
+    /// (on the kernel benchmark's variant 12 % smaller DTZ files than slot
+    /// order; for the tables, docs/results.md).
+    fn column_period(&self, tier: Self::Tier) -> u64 {
         self.tier_index(tier).fox_slots * 2
     }
 
@@ -165,7 +168,7 @@ impl Publishable for BaghChal {
 
     /// Slot order: a tier's tiger sets come first in its ranking, and no
     /// column order was measured for them.
-    fn plies_period(&self, _: Self::Tier) -> u64 {
+    fn column_period(&self, _: Self::Tier) -> u64 {
         1
     }
 
@@ -184,7 +187,7 @@ impl Publishable for TicTacToe {
     const LAYOUT: Layout = Layout::Solved;
 
     /// Slot order (its tables have no distances to zeroing).
-    fn plies_period(&self, _: Self::Tier) -> u64 {
+    fn column_period(&self, _: Self::Tier) -> u64 {
         1
     }
 }
@@ -241,18 +244,17 @@ fn build<G: Publishable>(
             // What verify checks of the files: header, blocks, length, checksum, layout, slots.
             let checked = check_tier(game, src, manifest, entry).map_err(source_problem)?;
             let header = table_header(game, checked.tier, entry.slots);
-            let (crc32, bytes) = write_table_layout(
-                &staging.join(&entry.file),
-                &header,
-                &checked.values,
-                DEFAULT_BLOCK_SLOTS,
-                levels.values,
-                G::LAYOUT,
-            )?;
+            let period = game.column_period(checked.tier);
+            let path = staging.join(&entry.file);
+            let (crc32, bytes) = if period > 1 {
+                write_table_columns(&path, &header, &checked.values, DEFAULT_BLOCK_SLOTS, levels.values, period)?
+            } else {
+                write_table_layout(&path, &header, &checked.values, DEFAULT_BLOCK_SLOTS, levels.values, G::LAYOUT)?
+            };
             let plies = match (&entry.plies, &checked.plies) {
                 (Some(p), Some(plies)) => {
                     let packs = p.distance.packs(game.no_progress() > 0);
-                    let packing = Packing::published(game.plies_period(checked.tier));
+                    let packing = Packing::published(period);
                     let packed_with = packs.then_some((&checked.values, packing));
                     let path = staging.join(&p.file);
                     let (crc32, bytes) = write_plies_with(&path, &header, plies, packed_with, levels.plies, G::LAYOUT)?;

@@ -58,6 +58,9 @@ pub const FLAG_PLIES_PACKED: u32 = 8;
 /// Header flag: as [`FLAG_PLIES_PACKED`], a byte a count, in column order
 /// with the period the JSON's `period` gives (published plies files).
 pub const FLAG_PLIES_PACKED_BYTES: u32 = 16;
+/// Header flag: a published table's stored values in column order with
+/// the period the JSON's `period` gives ([`crate::value_columns`]).
+pub const FLAG_VALUES_COLUMNS: u32 = 32;
 /// The header flags that say what a plies file holds (at most one is set).
 const PLIES_FLAGS: u32 = FLAG_PLIES_U8 | FLAG_PLIES_U16 | FLAG_PLIES_PACKED | FLAG_PLIES_PACKED_BYTES;
 /// How the plies of a plies file are written.
@@ -164,7 +167,14 @@ impl std::fmt::Display for Layout {
 pub struct RawBlock {
     pub block: usize,
     pub block_slots: u32,
+    /// The raw bytes as stored: for a table in column order, in that order
+    /// ([`RawBlock::code`] and [`RawBlock::slot_codes`] read slot order).
     pub bytes: Vec<u8>,
+    /// A table block in column order: where each slot's code is.
+    columns: Option<crate::value_columns::ColumnIndex>,
+    /// Such a block's codes in slot order, made on first need (a packed
+    /// plies block is read beside its values in slot order).
+    slot_order: std::sync::OnceLock<Vec<u8>>,
     /// A packed plies block's member index, built on its first count
     /// ([`TableFile::plies_in`]), so that a reader that keeps the block
     /// reads every further count without a pass over the block.
@@ -175,7 +185,18 @@ impl RawBlock {
     /// The 2-bit code of slot `i` of a table (which this block holds).
     pub fn code(&self, i: u64) -> u8 {
         let j = i - self.block as u64 * self.block_slots as u64;
-        (self.bytes[(j / 4) as usize] >> ((j % 4) * 2)) & 3
+        match &self.columns {
+            Some(index) => crate::value_columns::code_in(&self.bytes, index, j as usize),
+            None => (self.bytes[(j / 4) as usize] >> ((j % 4) * 2)) & 3,
+        }
+    }
+
+    /// A table block's codes in slot order, four to a byte.
+    pub fn slot_codes(&self) -> &[u8] {
+        match &self.columns {
+            Some(index) => self.slot_order.get_or_init(|| crate::value_columns::slot_order(&self.bytes, index)),
+            None => &self.bytes,
+        }
     }
 }
 
@@ -204,6 +225,9 @@ pub struct TableFile {
     pub codec: u32,
     pub layout: Layout,
     pub contents: Contents,
+    /// A published table's column order ([`crate::value_columns`]; 1:
+    /// slot order). Blocks are read back in slot order either way.
+    pub values_period: u64,
     pub blocks: Vec<BlockEntry>,
     pub file_len: u64,
     source: Box<dyn ByteSource>,
@@ -325,16 +349,30 @@ fn decompress_block(stored: &[u8], raw_len: usize) -> std::io::Result<Vec<u8>> {
 }
 
 /// The bytes of a table file, as pieces at offsets, and the file's length.
+/// With a `period` above 1 the table is published in column order
+/// ([`crate::value_columns`]; `layout` must be [`Layout::Published`]).
 fn encode(
     header: &TableHeader,
     values: &PackedValues,
     block_slots: u32,
     level: i32,
     layout: Layout,
+    period: u64,
 ) -> (Vec<Vec<u8>>, u64) {
     assert_eq!(header.slots, values.len(), "header and values disagree on the slot count");
-    encode_body(header, Contents::Values, block_slots, level, layout, &|b| {
-        raw_block_with(values, block_slots, b, layout)
+    if period > 1 {
+        assert!(layout == Layout::Published, "only published values go in column order");
+    }
+    encode_body(header, Contents::Values, block_slots, level, layout, period, &|b| {
+        let raw = raw_block_with(values, block_slots, b, layout);
+        if period > 1 {
+            let start = b * block_slots as u64;
+            let n = ((start + block_slots as u64).min(values.len()) - start) as usize;
+            assert!(crate::value_columns::fits(n, start, period), "column order needs even slots and period");
+            crate::value_columns::to_columns(&raw, n, start, period)
+        } else {
+            raw
+        }
     })
 }
 
@@ -357,7 +395,7 @@ fn encode_plies(
             assert_eq!(values.len(), plies.len(), "values and plies disagree on the slot count");
             // Nibbles come in slot order only (flag bit 3 has no period).
             assert!(packing.width == Width::Byte || packing.period == 1, "nibbles are packed in slot order");
-            encode_body(header, Contents::PliesPacked(packing), block_slots, level, layout, &|b| {
+            encode_body(header, Contents::PliesPacked(packing), block_slots, level, layout, 1, &|b| {
                 // The codes the table file holds for these slots, don't-care fills included.
                 let codes = raw_block_with(values, block_slots, b, layout);
                 let start = b * block_slots as u64;
@@ -368,20 +406,23 @@ fn encode_plies(
         }
         None => {
             let contents = plies.contents();
-            encode_body(header, contents, block_slots, level, layout, &|b| {
+            encode_body(header, contents, block_slots, level, layout, 1, &|b| {
                 plies.raw_block(block_slots, b, contents, layout)
             })
         }
     }
 }
 
-/// The file around blocks whose raw bytes `raw_block(b)` gives.
+/// The file around blocks whose raw bytes `raw_block(b)` gives (for
+/// values in column order, `values_period` above 1, as stored).
+#[allow(clippy::too_many_arguments)]
 fn encode_body(
     header: &TableHeader,
     contents: Contents,
     block_slots: u32,
     level: i32,
     layout: Layout,
+    values_period: u64,
     raw_block: &(dyn Fn(u64) -> Vec<u8> + Sync),
 ) -> (Vec<Vec<u8>>, u64) {
     assert!(block_slots > 0 && block_slots.is_multiple_of(4), "block size must be a positive multiple of 4");
@@ -394,17 +435,19 @@ fn encode_body(
             (compress_block(&raw, level), crc)
         })
         .collect();
-    assemble(header, contents, block_slots, CODEC_ZSTD, layout, blocks)
+    assemble(header, contents, block_slots, CODEC_ZSTD, layout, values_period, blocks)
 }
 
 /// The file around stored blocks: each as written (compressed with
-/// `codec`) with the CRC32 of its raw bytes.
+/// `codec`) with the CRC32 of its raw bytes (values in column order:
+/// `values_period` above 1).
 fn assemble(
     header: &TableHeader,
     contents: Contents,
     block_slots: u32,
     codec: u32,
     layout: Layout,
+    values_period: u64,
     blocks: Vec<(Vec<u8>, u32)>,
 ) -> (Vec<Vec<u8>>, u64) {
     debug_assert_eq!(blocks.len() as u64, header.slots.div_ceil(block_slots as u64));
@@ -417,6 +460,9 @@ fn assemble(
     let mut json = json!({"game": header.game, "variant": header.variant, "tier": header.tier, "encoding": encoding});
     if let Contents::PliesPacked(Packing { width: Width::Byte, period }) = contents {
         json["period"] = json!(period);
+    }
+    if values_period > 1 {
+        json["period"] = json!(values_period);
     }
     let json = json.to_string();
     let mut offset = (FIXED_HEADER + json.len()) as u64;
@@ -441,7 +487,8 @@ fn assemble(
     let flags = match layout {
         Layout::Solved => 0,
         Layout::Published => FLAG_EVEN_DERIVED,
-    } | contents.flags();
+    } | contents.flags()
+        | if values_period > 1 { FLAG_VALUES_COLUMNS } else { 0 };
     head.extend_from_slice(&flags.to_le_bytes());
     head.extend_from_slice(&index_offset.to_le_bytes());
     let mut crc = crc32fast::Hasher::new();
@@ -521,8 +568,8 @@ pub fn write_table_with(
     write_table_layout(path, header, values, block_slots, level, Layout::Solved)
 }
 
-/// [`write_table_with`] with a chosen slot layout; published tables use
-/// [`Layout::Published`] at [`PUBLISH_ZSTD_LEVEL`].
+/// [`write_table_with`] with a chosen slot layout, in slot order;
+/// published tables use [`write_table_columns`].
 pub fn write_table_layout(
     path: &Path,
     header: &TableHeader,
@@ -531,7 +578,25 @@ pub fn write_table_layout(
     level: i32,
     layout: Layout,
 ) -> Result<(u32, u64), TableError> {
-    let (pieces, file_len) = encode(header, values, block_slots, level, layout);
+    let (pieces, file_len) = encode(header, values, block_slots, level, layout, 1);
+    let (placed, crc) = place(&pieces, file_len);
+    crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
+    Ok((crc, file_len))
+}
+
+/// A published table ([`Layout::Published`], at [`PUBLISH_ZSTD_LEVEL`]
+/// when published) with its stored values in column order of `period`
+/// ([`crate::value_columns`]; 1: slot order). Precondition for a period
+/// above 1: it is even, and so is the slot count.
+pub fn write_table_columns(
+    path: &Path,
+    header: &TableHeader,
+    values: &PackedValues,
+    block_slots: u32,
+    level: i32,
+    period: u64,
+) -> Result<(u32, u64), TableError> {
+    let (pieces, file_len) = encode(header, values, block_slots, level, Layout::Published, period);
     let (placed, crc) = place(&pieces, file_len);
     crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
     Ok((crc, file_len))
@@ -562,7 +627,7 @@ pub fn write_table_upload(
     values: &PackedValues,
     sync: bool,
 ) -> Result<(u32, u64), TableError> {
-    let (pieces, file_len) = encode(header, values, DEFAULT_BLOCK_SLOTS, ZSTD_LEVEL, Layout::Solved);
+    let (pieces, file_len) = encode(header, values, DEFAULT_BLOCK_SLOTS, ZSTD_LEVEL, Layout::Solved, 1);
     let (placed, crc) = place(&pieces, file_len);
     crate::durable::write_pieces_unnamed(path, &placed, sync).map_err(io_error(path.display().to_string()))?;
     Ok((crc, file_len))
@@ -593,7 +658,7 @@ pub fn relabel(from: &Path, expect_crc: u32, variant: &str, to: &Path) -> Result
     let blocks =
         t.blocks.iter().map(|b| (bytes[b.offset as usize..][..b.stored_len as usize].to_vec(), b.crc32)).collect();
     let header = TableHeader { variant: variant.to_string(), ..t.header.clone() };
-    let (pieces, file_len) = assemble(&header, t.contents, t.block_slots, t.codec, t.layout, blocks);
+    let (pieces, file_len) = assemble(&header, t.contents, t.block_slots, t.codec, t.layout, t.values_period, blocks);
     let (placed, crc) = place(&pieces, file_len);
     let name = to.display().to_string();
     let tmp = crate::durable::temp_path(to).map_err(io_error(name.clone()))?;
@@ -668,8 +733,11 @@ impl TableFile {
         }
         let flags = le32(&fixed, 36);
         let plies_flags = flags & PLIES_FLAGS;
-        if flags & !(FLAG_EVEN_DERIVED | PLIES_FLAGS) != 0
+        // Column order is for published values alone.
+        let columns = flags & FLAG_VALUES_COLUMNS != 0;
+        if flags & !(FLAG_EVEN_DERIVED | PLIES_FLAGS | FLAG_VALUES_COLUMNS) != 0
             || plies_flags.count_ones() > 1
+            || (columns && (plies_flags != 0 || flags & FLAG_EVEN_DERIVED == 0))
             || fixed[52..].iter().any(|&b| b != 0)
         {
             return Err(fail(ErrorKind::Reserved));
@@ -710,6 +778,15 @@ impl TableFile {
             }
             other => other,
         };
+        let values_period = if columns {
+            // An even period and an even slot count.
+            match v.get("period").and_then(|p| p.as_u64()) {
+                Some(p) if crate::value_columns::fits(slots as usize, 0, p) => p,
+                _ => return Err(fail(ErrorKind::HeaderField("period"))),
+            }
+        } else {
+            1
+        };
         let mut blocks = Vec::with_capacity(block_count as usize);
         let mut expected_offset = FIXED_HEADER as u64 + json_len as u64;
         for b in 0..block_count as usize {
@@ -724,7 +801,7 @@ impl TableFile {
         if expected_offset != index_offset {
             return Err(fail(ErrorKind::BlocksEnd { end: expected_offset, index_offset }));
         }
-        Ok(TableFile { header, block_slots, codec, layout, contents, blocks, file_len, source })
+        Ok(TableFile { header, block_slots, codec, layout, contents, values_period, blocks, file_len, source })
     }
 
     /// The file's name in messages (its path, or its object's URL).
@@ -756,7 +833,9 @@ impl TableFile {
         (self.header.slots - start).min(self.block_slots as u64)
     }
 
-    /// Reads, decompresses and checks blocks `range`, returning their raw bytes in order.
+    /// Reads, decompresses and checks blocks `range`, returning their raw
+    /// bytes in order, as stored (a table in column order in that order:
+    /// [`TableFile::block_of`] and [`TableFile::read_all`] read slot order).
     pub fn read_blocks(&self, range: std::ops::Range<usize>) -> Result<Vec<Vec<u8>>, TableError> {
         let mut stored: Vec<Vec<u8>> = range.clone().map(|b| vec![0u8; self.blocks[b].stored_len as usize]).collect();
         {
@@ -807,8 +886,14 @@ impl TableFile {
         let mut b = 0;
         while b < self.blocks.len() {
             let end = (b + step).min(self.blocks.len());
-            for raw in self.read_blocks(b..end)? {
-                bytes.extend_from_slice(&raw);
+            for (k, raw) in self.read_blocks(b..end)?.into_iter().enumerate() {
+                if self.values_period > 1 {
+                    // A table in column order, back in slot order.
+                    let (start, n) = ((b + k) as u64 * self.block_slots as u64, self.slots_in_block(b + k) as usize);
+                    bytes.extend_from_slice(&crate::value_columns::from_columns(&raw, n, start, self.values_period));
+                } else {
+                    bytes.extend_from_slice(&raw);
+                }
             }
             b = end;
         }
@@ -872,7 +957,18 @@ impl TableFile {
         }
         let b = (i / self.block_slots as u64) as usize;
         let bytes = self.read_blocks(b..b + 1)?.pop().unwrap();
-        Ok(RawBlock { block: b, block_slots: self.block_slots, bytes, members: std::sync::OnceLock::new() })
+        let columns = (self.values_period > 1).then(|| {
+            let start = b as u64 * self.block_slots as u64;
+            crate::value_columns::ColumnIndex::new(self.slots_in_block(b) as usize, start, self.values_period)
+        });
+        Ok(RawBlock {
+            block: b,
+            block_slots: self.block_slots,
+            bytes,
+            columns,
+            slot_order: std::sync::OnceLock::new(),
+            members: std::sync::OnceLock::new(),
+        })
     }
 
     /// The code of one slot, reading and decompressing only its block.
@@ -902,7 +998,7 @@ impl TableFile {
                 }
                 let n = self.slots_in_block(raw.block) as usize;
                 let start = raw.block as u64 * self.block_slots as u64;
-                let block = Block::new(&values.bytes, n, self.layout, packing, start);
+                let block = Block::new(values.slot_codes(), n, self.layout, packing, start);
                 let members = raw.members.get_or_init(|| crate::plies_pack::MemberIndex::new(&raw.bytes, &block));
                 match members {
                     Ok(index) => index.count(&raw.bytes, &block, j) as u32,

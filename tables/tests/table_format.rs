@@ -886,9 +886,10 @@ fn unknown_flags_are_refused() {
     assert!(e.contains("holds plies, expected values"), "{e}");
     let dir = TempDir::new("flags");
     let values = random_values(100, 3);
-    // 32 and up are unused; 6, 10, 12, 18 and 24 say plies files of two
-    // kinds at once (one byte a slot, two, packed in nibbles, in bytes).
-    for flags in [32u32, 6, 7, 10, 12, 14, 18, 24, 1 << 31] {
+    // 64 and up are unused; 6, 10, 12, 18 and 24 say plies files of two
+    // kinds at once (one byte a slot, two, packed in nibbles, in bytes);
+    // column order (32) is for published values only (with 1, without 2 to 16).
+    for flags in [64u32, 6, 7, 10, 12, 14, 18, 24, 32, 33 | 2, 33 | 16, 1 << 31] {
         let mut bytes = craft_valid(&values, 16, CODEC_ZSTD);
         bytes[36..40].copy_from_slice(&flags.to_le_bytes());
         reseal_header(&mut bytes);
@@ -1184,14 +1185,63 @@ fn even_derived_tables_keep_every_odd_slot_and_say_so() {
         let err = read_table(&path, &header(len)).unwrap_err().to_string();
         assert!(err.contains("a published table"), "{what}: {err}");
     }
-    // Other flag bits stay reserved (bits 1 to 4 say a plies file; bit 5 is unused).
+    // Other flag bits stay reserved (bits 1 to 4 say a plies file, bit 5 column order; bit 6 is unused).
     let path = dir.path("derived-flags.fxt");
     write_table_layout(&path, &header(16), &random_values(16, 1), 8, 3, Layout::Published).unwrap();
     let mut file = std::fs::read(&path).unwrap();
-    file[36] = 33;
+    file[36] = 65;
     // With the header checksum made good again, so the flag check itself is what refuses it.
     reseal_header(&mut file);
     std::fs::write(&path, &file).unwrap();
     let err = TableFile::open(&path).unwrap_err().to_string();
     assert!(err.contains("reserved header fields"), "{err}");
+}
+
+/// A published table in column order reads back as the same table in slot
+/// order does, block by block and slot by slot; its header names the
+/// period, and a header that asks for column order without a usable one
+/// is refused.
+#[test]
+fn tables_in_column_order_read_back_as_in_slot_order() {
+    use foxbase_tables::table::{
+        write_table_columns, write_table_layout, Layout, FLAG_EVEN_DERIVED, FLAG_VALUES_COLUMNS,
+    };
+    let dir = TempDir::new("columns");
+    for (len, block_slots, period) in [(2u64, 4u32, 2u64), (1000, 8, 6), (4098, 1024, 156), (300_000, 1 << 18, 1056)] {
+        let what = format!("{len} slots in blocks of {block_slots}, period {period}");
+        let values = random_values(len, len ^ period);
+        let (rows, columns) = (dir.path(&format!("rows-{len}.fxt")), dir.path(&format!("columns-{len}.fxt")));
+        write_table_layout(&rows, &header(len), &values, block_slots, 3, Layout::Published).unwrap();
+        write_table_columns(&columns, &header(len), &values, block_slots, 3, period).unwrap();
+        let file = std::fs::read(&columns).unwrap();
+        let flags = u32::from_le_bytes(file[36..40].try_into().unwrap());
+        assert_eq!(flags, FLAG_EVEN_DERIVED | FLAG_VALUES_COLUMNS, "{what}");
+        let (r, c) = (TableFile::open(&rows).unwrap(), TableFile::open(&columns).unwrap());
+        assert_eq!((r.values_period, c.values_period), (1, period), "{what}");
+        assert_eq!(c.layout, Layout::Published, "{what}");
+        assert_eq!(r.read_all().unwrap(), c.read_all().unwrap(), "{what}");
+        for i in [0, 1, len / 2 - 1, len / 2, len - 2, len - 1] {
+            assert_eq!(r.code(i).unwrap(), c.code(i).unwrap(), "{what}: slot {i}");
+        }
+        // Every slot of every block as a probe reads it (by the block's column index).
+        for b in 0..c.blocks.len() as u64 {
+            let (rb, cb) = (r.block_of(b * block_slots as u64).unwrap(), c.block_of(b * block_slots as u64).unwrap());
+            assert_eq!(rb.slot_codes(), cb.slot_codes(), "{what}: block {b}");
+            for i in b * block_slots as u64..((b + 1) * block_slots as u64).min(len) {
+                assert_eq!(rb.code(i), cb.code(i), "{what}: slot {i}");
+            }
+        }
+    }
+    // The flag with an odd period, or none, is refused by name.
+    let path = dir.path("columns-bad.fxt");
+    for json in [r#""period":7"#, r#""period":0"#, r#""pariod":6"#] {
+        write_table_columns(&path, &header(16), &random_values(16, 2), 8, 3, 6).unwrap();
+        let mut file = std::fs::read(&path).unwrap();
+        let at = file.windows(10).position(|w| w == br#""period":6"#).expect("the header names the period");
+        file[at..at + json.len()].copy_from_slice(json.as_bytes());
+        reseal_header(&mut file);
+        std::fs::write(&path, &file).unwrap();
+        let err = TableFile::open(&path).unwrap_err().to_string();
+        assert!(err.contains("period"), "{json}: {err}");
+    }
 }
