@@ -43,6 +43,7 @@
 //! what takes the time, and even the optimum as a start does not shorten
 //! it (docs/horse.md, "The benchmark").
 
+use crate::flow::Network;
 use crate::map::Map;
 use crate::region::{enclose_with, walls_that_matter};
 
@@ -97,7 +98,7 @@ pub fn search_from(map: &Map, candidate: &[bool], mut best: Option<Placement>) -
     let budget = map.walls();
     let mut closure = Closure::new(map, candidate);
     let tiles: Vec<usize> = (0..map.len()).filter(|&t| candidate[t] && t != map.horse()).collect();
-    if 4 * 2 * tiles.len() * closure.net.out.len() > WORK {
+    if 4 * 2 * tiles.len() * closure.net.nodes() > WORK {
         // Too big for a round of forcing within the cap (a 40x40 map): no
         // search (a weak start only changes HiGHS's path, and not for the
         // better on the benchmark's slow 40x40 maps).
@@ -118,7 +119,7 @@ pub fn search_from(map: &Map, candidate: &[bool], mut best: Option<Placement>) -
             if !keep[t] || work > WORK {
                 continue;
             }
-            work += 2 * closure.net.out.len();
+            work += 2 * closure.net.nodes();
             closure.net.capacity.copy_from_slice(&start);
             // The most any region holding t scores (scaled), or None when
             // no closure holds it.
@@ -162,7 +163,7 @@ fn trim(closure: &mut Closure, price: i64, best: &mut Option<Placement>, work: &
             let region = enclose_with(map, &current.walls).region;
             let mut step: Option<(f64, usize)> = None;
             for &t in region.iter().filter(|&&t| t != map.horse()) {
-                *work += closure.net.out.len();
+                *work += closure.net.nodes();
                 closure.net.capacity.copy_from_slice(&start);
                 closure.net.capacity[closure.force_out[t]] = closure.infinite;
                 closure.net.max_flow(closure.source, closure.sink, closure.infinite);
@@ -245,7 +246,7 @@ struct Closure<'a> {
     x: Vec<usize>,
     source: usize,
     sink: usize,
-    net: Net,
+    net: Network,
     /// More than any cut that avoids the forcing arcs.
     infinite: i64,
     /// The sum of the positive weights, and the flow so far.
@@ -282,7 +283,7 @@ impl<'a> Closure<'a> {
             x,
             source,
             sink,
-            net: Net::new(nodes + 2),
+            net: Network::new(nodes + 2),
             infinite: 0,
             positive: 0,
             flow: 0,
@@ -295,7 +296,7 @@ impl<'a> Closure<'a> {
     /// finds its max flow, with the forcing arcs closed.
     fn build(&mut self, price: i64) {
         let map = self.map;
-        let mut net = Net::new(self.sink + 1);
+        let mut net = Network::new(self.sink + 1);
         let weight = |t: usize| SCALE * map.tile(t).value() + if map.tile(t).is_wallable() { price } else { 0 };
         let positive: i64 = (0..map.len()).filter(|&t| self.r[t] != usize::MAX).map(|t| weight(t).max(0)).sum();
         let infinite = 2 * positive + 1;
@@ -378,107 +379,6 @@ impl<'a> Closure<'a> {
                 return None;
             }
         }
-    }
-}
-
-/// A directed graph with integer capacities, for Dinic's max flow.
-#[derive(Clone)]
-struct Net {
-    out: Vec<Vec<usize>>,
-    to: Vec<usize>,
-    /// Residual capacity; arc `a ^ 1` is the reverse of arc `a`.
-    capacity: Vec<i64>,
-}
-
-impl Net {
-    fn new(nodes: usize) -> Net {
-        Net { out: vec![Vec::new(); nodes], to: Vec::new(), capacity: Vec::new() }
-    }
-
-    /// Adds the arc and its reverse; returns the arc's index.
-    fn add_arc(&mut self, from: usize, to: usize, capacity: i64) -> usize {
-        let a = self.to.len();
-        self.out[from].push(a);
-        self.to.push(to);
-        self.capacity.push(capacity);
-        self.out[to].push(a + 1);
-        self.to.push(from);
-        self.capacity.push(0);
-        a
-    }
-
-    /// Augments until no path is left or the flow reaches `stop`.
-    fn max_flow(&mut self, source: usize, sink: usize, stop: i64) -> i64 {
-        let n = self.out.len();
-        let mut flow = 0;
-        let mut level = vec![u32::MAX; n];
-        let mut next = vec![0usize; n];
-        while flow < stop {
-            level.fill(u32::MAX);
-            level[source] = 0;
-            let mut queue = std::collections::VecDeque::from([source]);
-            while let Some(u) = queue.pop_front() {
-                for &a in &self.out[u] {
-                    let v = self.to[a];
-                    if self.capacity[a] > 0 && level[v] == u32::MAX {
-                        level[v] = level[u] + 1;
-                        queue.push_back(v);
-                    }
-                }
-            }
-            if level[sink] == u32::MAX {
-                break;
-            }
-            next.fill(0);
-            loop {
-                let pushed = self.push(source, sink, stop - flow, &level, &mut next);
-                if pushed == 0 {
-                    break;
-                }
-                flow += pushed;
-                if flow >= stop {
-                    break;
-                }
-            }
-        }
-        flow
-    }
-
-    fn push(&mut self, u: usize, sink: usize, limit: i64, level: &[u32], next: &mut [usize]) -> i64 {
-        if u == sink {
-            return limit;
-        }
-        while next[u] < self.out[u].len() {
-            let a = self.out[u][next[u]];
-            let v = self.to[a];
-            if self.capacity[a] > 0 && level[v] == level[u] + 1 {
-                let pushed = self.push(v, sink, limit.min(self.capacity[a]), level, next);
-                if pushed > 0 {
-                    self.capacity[a] -= pushed;
-                    self.capacity[a ^ 1] += pushed;
-                    return pushed;
-                }
-            }
-            next[u] += 1;
-        }
-        0
-    }
-
-    /// The nodes the residual graph reaches from `source`.
-    fn reach(&self, source: usize) -> Vec<bool> {
-        let mut seen = vec![false; self.out.len()];
-        seen[source] = true;
-        let mut stack = vec![source];
-        while let Some(u) = stack.pop() {
-            for &a in &self.out[u] {
-                let v = self.to[a];
-                if self.capacity[a] > 0 && !seen[v] {
-                    seen[v] = true;
-                    stack.push(v);
-                }
-            }
-        }
-        seen
     }
 }
 

@@ -6,6 +6,7 @@
 //! - [`milp`]: the exact solver, an integer program handed to HiGHS;
 //! - [`mincut`]: the fewest walls, by a minimum vertex cut;
 //! - [`heuristic`]: a good first placement, handed to HiGHS to prove;
+//! - `flow`: the max flow (Dinic) behind both;
 //! - [`brute`]: the brute force that checks the solver on small maps;
 //! - [`generate`]: seeded random maps; [`svg`]: a picture.
 //!
@@ -20,6 +21,7 @@
 //! ```
 
 pub mod brute;
+mod flow;
 pub mod generate;
 pub mod heuristic;
 pub mod map;

@@ -9,21 +9,21 @@
 //! the cut is the grass tiles whose `in` node the residual graph reaches
 //! from the source and whose `out` node it does not.
 
+use crate::flow::Network;
 use crate::map::Map;
-use std::collections::VecDeque;
 
 /// The fewest walls that trap the horse (sorted tile indexes), or `None`
 /// when no number of walls does (a path to the edge over tiles that take no
 /// wall, or the horse on the edge). The walls budget is ignored.
 pub fn min_walls(map: &Map) -> Option<Vec<usize>> {
     let reachable = map.reachable();
-    let SplitGraph { mut graph, node, sink, infinite } = split_graph(map, &reachable, 0);
+    let SplitGraph { mut net, node, sink, infinite } = split_graph(map, &reachable, 0);
     let source = 2 * node[map.horse()] + 1;
-    let flow = graph.max_flow(source, sink, infinite);
+    let flow = net.max_flow(source, sink, infinite);
     if flow >= infinite {
         return None;
     }
-    let seen = graph.residual_reach(source);
+    let seen = net.reach(source);
     let cut: Vec<usize> =
         reachable.iter().enumerate().filter(|&(k, _)| seen[2 * k] && !seen[2 * k + 1]).map(|(_, &t)| t).collect();
     debug_assert_eq!(cut.len(), flow as usize);
@@ -49,28 +49,25 @@ pub fn enclosable(map: &Map, budget: usize) -> Vec<bool> {
     }
     let reachable = map.reachable();
     let n = reachable.len();
-    let SplitGraph { mut graph, node, sink, infinite } = split_graph(map, &reachable, 1);
+    let SplitGraph { mut net, node, sink, infinite } = split_graph(map, &reachable, 1);
     let source = sink + 1;
-    let stop = budget as u32 + 1;
-    graph.add_arc(source, 2 * node[map.horse()] + 1, infinite);
+    let stop = budget as i64 + 1;
+    net.add_arc(source, 2 * node[map.horse()] + 1, infinite);
     // Each tile's own source arc, closed (capacity 0) until its turn.
-    let first_own = graph.to.len();
-    for k in 0..n {
-        graph.add_arc(source, 2 * k + 1, 0);
-    }
-    let base_flow = graph.max_flow(source, sink, stop);
+    let own: Vec<usize> = (0..n).map(|k| net.add_arc(source, 2 * k + 1, 0)).collect();
+    let base_flow = net.max_flow(source, sink, stop);
     if base_flow >= stop {
         return out;
     }
     out[map.horse()] = true;
-    let base = graph.capacity.clone();
+    let base = net.capacity.clone();
     for (k, &t) in reachable.iter().enumerate() {
         if map.is_edge(t) || t == map.horse() {
             continue;
         }
-        graph.capacity.copy_from_slice(&base);
-        graph.capacity[first_own + 2 * k] = infinite;
-        out[t] = base_flow + graph.max_flow(source, sink, stop - base_flow) < stop;
+        net.capacity.copy_from_slice(&base);
+        net.capacity[own[k]] = infinite;
+        out[t] = base_flow + net.max_flow(source, sink, stop - base_flow) < stop;
     }
     out
 }
@@ -78,12 +75,12 @@ pub fn enclosable(map: &Map, budget: usize) -> Vec<bool> {
 /// The node-split graph of the module doc over the `reachable` tiles.
 struct SplitGraph {
     /// Tile `t`'s nodes are `2 node[t]` (in) and `2 node[t] + 1` (out).
-    graph: FlowGraph,
+    net: Network,
     node: Vec<usize>,
     /// The sink, after the tiles' nodes; `extra` more nodes follow it.
     sink: usize,
     /// "Infinite": more than every wall there could be.
-    infinite: u32,
+    infinite: i64,
 }
 
 fn split_graph(map: &Map, reachable: &[usize], extra: usize) -> SplitGraph {
@@ -93,96 +90,18 @@ fn split_graph(map: &Map, reachable: &[usize], extra: usize) -> SplitGraph {
     }
     let n = reachable.len();
     let sink = 2 * n;
-    let infinite = n as u32 + 1;
-    let mut graph = FlowGraph::new(2 * n + 1 + extra);
+    let infinite = n as i64 + 1;
+    let mut net = Network::new(2 * n + 1 + extra);
     for (k, &t) in reachable.iter().enumerate() {
-        graph.add_arc(2 * k, 2 * k + 1, if map.tile(t).is_wallable() { 1 } else { infinite });
+        net.add_arc(2 * k, 2 * k + 1, if map.tile(t).is_wallable() { 1 } else { infinite });
         for &v in map.neighbours(t) {
-            graph.add_arc(2 * k + 1, 2 * node[v], infinite);
+            net.add_arc(2 * k + 1, 2 * node[v], infinite);
         }
         if map.is_edge(t) {
-            graph.add_arc(2 * k + 1, sink, infinite);
+            net.add_arc(2 * k + 1, sink, infinite);
         }
     }
-    SplitGraph { graph, node, sink, infinite }
-}
-
-/// A directed graph with integer capacities, for Edmonds-Karp max flow.
-struct FlowGraph {
-    /// Arcs out of each node, as indexes into `to` / `capacity`.
-    out: Vec<Vec<usize>>,
-    to: Vec<usize>,
-    /// Residual capacity; arc `a ^ 1` is the reverse of arc `a`.
-    capacity: Vec<u32>,
-}
-
-impl FlowGraph {
-    fn new(nodes: usize) -> FlowGraph {
-        FlowGraph { out: vec![Vec::new(); nodes], to: Vec::new(), capacity: Vec::new() }
-    }
-
-    fn add_arc(&mut self, from: usize, to: usize, capacity: u32) {
-        self.out[from].push(self.to.len());
-        self.to.push(to);
-        self.capacity.push(capacity);
-        self.out[to].push(self.to.len());
-        self.to.push(from);
-        self.capacity.push(0);
-    }
-
-    /// Augments along shortest paths until none is left or the flow reaches
-    /// `stop` (then the cut is "infinite" and the exact value is moot).
-    fn max_flow(&mut self, source: usize, sink: usize, stop: u32) -> u32 {
-        let mut flow = 0;
-        let mut via = vec![usize::MAX; self.out.len()];
-        while flow < stop {
-            via.fill(usize::MAX);
-            let mut queue = VecDeque::from([source]);
-            while let Some(u) = queue.pop_front() {
-                for &a in &self.out[u] {
-                    let v = self.to[a];
-                    if self.capacity[a] > 0 && v != source && via[v] == usize::MAX {
-                        via[v] = a;
-                        queue.push_back(v);
-                    }
-                }
-            }
-            if via[sink] == usize::MAX {
-                break;
-            }
-            let mut push = u32::MAX;
-            let mut v = sink;
-            while v != source {
-                push = push.min(self.capacity[via[v]]);
-                v = self.to[via[v] ^ 1];
-            }
-            let mut v = sink;
-            while v != source {
-                self.capacity[via[v]] -= push;
-                self.capacity[via[v] ^ 1] += push;
-                v = self.to[via[v] ^ 1];
-            }
-            flow = flow.saturating_add(push);
-        }
-        flow
-    }
-
-    /// The nodes the residual graph reaches from `source`.
-    fn residual_reach(&self, source: usize) -> Vec<bool> {
-        let mut seen = vec![false; self.out.len()];
-        seen[source] = true;
-        let mut stack = vec![source];
-        while let Some(u) = stack.pop() {
-            for &a in &self.out[u] {
-                let v = self.to[a];
-                if self.capacity[a] > 0 && !seen[v] {
-                    seen[v] = true;
-                    stack.push(v);
-                }
-            }
-        }
-        seen
-    }
+    SplitGraph { net, node, sink, infinite }
 }
 
 #[cfg(test)]
