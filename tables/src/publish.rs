@@ -14,7 +14,7 @@ use crate::manifest::{Layout, Manifest, PliesEntry, TierEntry};
 use crate::packed::PackedValues;
 use crate::plies::{read_plies, Plies};
 use crate::plies_pack::Packing;
-use crate::table::{read_table, write_plies_with, write_table_columns, write_table_layout, DEFAULT_BLOCK_SLOTS};
+use crate::table::{read_table, write_plies_with, write_published_table, write_table_layout, DEFAULT_BLOCK_SLOTS};
 use crate::tier_files::table_header;
 use crate::tiered::TierTables;
 use crate::verify::{check_index, check_tier, check_tier_files, OnTier};
@@ -247,7 +247,7 @@ fn build<G: Publishable>(
             let period = game.column_period(checked.tier);
             let path = staging.join(&entry.file);
             let (crc32, bytes) = if period > 1 {
-                write_table_columns(&path, &header, &checked.values, DEFAULT_BLOCK_SLOTS, levels.values, period)?
+                write_published_table(&path, &header, &checked.values, DEFAULT_BLOCK_SLOTS, levels.values, period)?
             } else {
                 write_table_layout(&path, &header, &checked.values, DEFAULT_BLOCK_SLOTS, levels.values, G::LAYOUT)?
             };

@@ -602,6 +602,37 @@ pub fn write_table_columns(
     Ok((crc, file_len))
 }
 
+/// What `foxbase publish` writes for a Fox Game tier: [`write_table_columns`]
+/// in column order of `period` or in slot order, whichever file is
+/// smaller. Column order pays where a sheep set has few slots (one fox);
+/// with two foxes a set's own slots are often alike already, and slot
+/// order can be smaller (docs/results.md). Precondition as
+/// [`write_table_columns`].
+pub fn write_published_table(
+    path: &Path,
+    header: &TableHeader,
+    values: &PackedValues,
+    block_slots: u32,
+    level: i32,
+    period: u64,
+) -> Result<(u32, u64), TableError> {
+    let rows = encode(header, values, block_slots, level, Layout::Published, 1);
+    let (pieces, file_len) = match period {
+        1 => rows,
+        _ => {
+            let columns = encode(header, values, block_slots, level, Layout::Published, period);
+            if columns.1 < rows.1 {
+                columns
+            } else {
+                rows
+            }
+        }
+    };
+    let (placed, crc) = place(&pieces, file_len);
+    crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
+    Ok((crc, file_len))
+}
+
 /// The pieces of a file at their offsets, and the CRC32 of the whole file.
 fn place(pieces: &[Vec<u8>], file_len: u64) -> (Vec<(u64, &[u8])>, u32) {
     let mut crc = crc32fast::Hasher::new();

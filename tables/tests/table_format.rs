@@ -1204,7 +1204,7 @@ fn even_derived_tables_keep_every_odd_slot_and_say_so() {
 #[test]
 fn tables_in_column_order_read_back_as_in_slot_order() {
     use foxbase_tables::table::{
-        write_table_columns, write_table_layout, Layout, FLAG_EVEN_DERIVED, FLAG_VALUES_COLUMNS,
+        write_published_table, write_table_columns, write_table_layout, Layout, FLAG_EVEN_DERIVED, FLAG_VALUES_COLUMNS,
     };
     let dir = TempDir::new("columns");
     for (len, block_slots, period) in [(2u64, 4u32, 2u64), (1000, 8, 6), (4098, 1024, 156), (300_000, 1 << 18, 1056)] {
@@ -1231,6 +1231,24 @@ fn tables_in_column_order_read_back_as_in_slot_order() {
                 assert_eq!(rb.code(i), cb.code(i), "{what}: slot {i}");
             }
         }
+    }
+    // What publish writes is the smaller of the two orders, and reads back the same.
+    for (len, period) in [(4098u64, 156u64), (300_000, 12)] {
+        // Values that depend mostly on the fox placement (the column) favour column order.
+        let mut values = random_values(len, 7);
+        for i in 0..len {
+            if i % 3 != 0 {
+                values.set_code(i, ((i % period) / 5 % 3) as u8);
+            }
+        }
+        let (rows, columns, chosen) = (dir.path("r.fxt"), dir.path("c.fxt"), dir.path("p.fxt"));
+        let (_, rows_len) = write_table_layout(&rows, &header(len), &values, 1 << 18, 3, Layout::Published).unwrap();
+        let (_, columns_len) = write_table_columns(&columns, &header(len), &values, 1 << 18, 3, period).unwrap();
+        let (_, chosen_len) = write_published_table(&chosen, &header(len), &values, 1 << 18, 3, period).unwrap();
+        assert_eq!(chosen_len, rows_len.min(columns_len), "{len} slots, period {period}");
+        let (r, p) = (TableFile::open(&rows).unwrap(), TableFile::open(&chosen).unwrap());
+        assert_eq!(p.values_period, if columns_len < rows_len { period } else { 1 });
+        assert_eq!(r.read_all().unwrap(), p.read_all().unwrap(), "{len} slots, period {period}");
     }
     // The flag with an odd period, or none, is refused by name.
     let path = dir.path("columns-bad.fxt");
