@@ -530,10 +530,7 @@ pub fn write_plies_with(
     level: i32,
     layout: Layout,
 ) -> Result<(u32, u64), TableError> {
-    let (pieces, file_len) = encode_plies(header, plies, packed_with, level, layout);
-    let (placed, crc) = place(&pieces, file_len);
-    crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
-    Ok((crc, file_len))
+    write_encoded(path, encode_plies(header, plies, packed_with, level, layout))
 }
 
 /// [`write_plies`] for an upload, as [`write_table_upload`] writes a table.
@@ -578,10 +575,7 @@ pub fn write_table_layout(
     level: i32,
     layout: Layout,
 ) -> Result<(u32, u64), TableError> {
-    let (pieces, file_len) = encode(header, values, block_slots, level, layout, 1);
-    let (placed, crc) = place(&pieces, file_len);
-    crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
-    Ok((crc, file_len))
+    write_encoded(path, encode(header, values, block_slots, level, layout, 1))
 }
 
 /// A published table ([`Layout::Published`], at [`PUBLISH_ZSTD_LEVEL`]
@@ -596,10 +590,7 @@ pub fn write_table_columns(
     level: i32,
     period: u64,
 ) -> Result<(u32, u64), TableError> {
-    let (pieces, file_len) = encode(header, values, block_slots, level, Layout::Published, period);
-    let (placed, crc) = place(&pieces, file_len);
-    crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
-    Ok((crc, file_len))
+    write_encoded(path, encode(header, values, block_slots, level, Layout::Published, period))
 }
 
 /// What `foxbase publish` writes for a Fox Game tier: [`write_table_columns`]
@@ -617,17 +608,15 @@ pub fn write_published_table(
     period: u64,
 ) -> Result<(u32, u64), TableError> {
     let rows = encode(header, values, block_slots, level, Layout::Published, 1);
-    let (pieces, file_len) = match period {
-        1 => rows,
-        _ => {
-            let columns = encode(header, values, block_slots, level, Layout::Published, period);
-            if columns.1 < rows.1 {
-                columns
-            } else {
-                rows
-            }
-        }
-    };
+    if period == 1 {
+        return write_encoded(path, rows);
+    }
+    let columns = encode(header, values, block_slots, level, Layout::Published, period);
+    write_encoded(path, if columns.1 < rows.1 { columns } else { rows })
+}
+
+/// Writes an encoded file (its pieces and length) durably; returns its CRC32 and length.
+fn write_encoded(path: &Path, (pieces, file_len): (Vec<Vec<u8>>, u64)) -> Result<(u32, u64), TableError> {
     let (placed, crc) = place(&pieces, file_len);
     crate::durable::write_pieces(path, &placed).map_err(io_error(path.display().to_string()))?;
     Ok((crc, file_len))
