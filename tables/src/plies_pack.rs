@@ -26,6 +26,7 @@
 //! compresses better than nibbles (docs/results.md).
 
 use crate::table::Layout;
+use crate::value_columns::ColumnIndex;
 
 /// How wide a member's halved count is stored before compression.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,13 +111,28 @@ pub struct Block<'a> {
     pub layout: Layout,
     pub packing: Packing,
     column0: usize,
+    /// The values block is stored in column order ([`crate::value_columns`]):
+    /// `codes` are its stored codes, and this says where each slot's is.
+    stored: Option<&'a ColumnIndex>,
 }
 
 impl<'a> Block<'a> {
-    /// The block of `n` slots that starts at slot `start` of its tier.
+    /// The block of `n` slots that starts at slot `start` of its tier,
+    /// read with its values' codes in slot order.
     pub fn new(codes: &'a [u8], n: usize, layout: Layout, packing: Packing, start: u64) -> Block<'a> {
         assert!(packing.period >= 1, "a packing's period is at least 1");
-        Block { codes, n, layout, packing, column0: (start % packing.period) as usize }
+        Block { codes, n, layout, packing, column0: (start % packing.period) as usize, stored: None }
+    }
+
+    /// A published block in column order of `packing.period`, read with
+    /// its values as stored in column order of the same period (`stored`,
+    /// with the block's [`ColumnIndex`]): the stored codes hold the odd
+    /// slots column by column, which is the order of each group's
+    /// members, so a member is found without putting the codes back in
+    /// slot order. Only [`MemberIndex`] reads such a block.
+    pub fn in_columns(stored: &'a [u8], n: usize, packing: Packing, start: u64, index: &'a ColumnIndex) -> Block<'a> {
+        assert_eq!(packing.period, index.period() as u64, "the values and the counts share one column order");
+        Block { stored: Some(index), ..Block::new(stored, n, Layout::Published, packing, start) }
     }
 
     /// The period as an index step (column order only).
@@ -160,13 +176,14 @@ fn word_at(codes: &[u8], w: usize, n: usize) -> u64 {
     }
 }
 
+const LOW: u64 = 0x5555_5555_5555_5555;
+
 /// The four groups' slots in a word of raw codes, one bit a slot (slot
 /// `k` of the word at bit `2k`): wins on even slots, wins on odd slots,
 /// losses on even slots, losses on odd slots; the published layout has no
 /// even groups.
 #[inline]
 fn group_masks(word: u64, layout: Layout) -> [u64; 4] {
-    const LOW: u64 = 0x5555_5555_5555_5555;
     // Even slots are at bits 0, 4, 8, ...; odd slots at 2, 6, 10, ...
     const EVEN: u64 = 0x1111_1111_1111_1111;
     const ODD: u64 = 0x4444_4444_4444_4444;
@@ -176,10 +193,43 @@ fn group_masks(word: u64, layout: Layout) -> [u64; 4] {
     [win & even, win & ODD, loss & even, loss & ODD]
 }
 
+/// [`group_masks`] of a word of values stored in column order: every
+/// stored code is an odd slot's (groups 1 and 3).
+#[inline]
+fn stored_masks(word: u64, _: Layout) -> [u64; 4] {
+    let (lo, hi) = (word & LOW, (word >> 1) & LOW);
+    [0, lo & !hi, 0, hi & !lo]
+}
+
+/// Per stretch of [`STRETCH_WORDS`] words of `n` codes, the members of
+/// each group in the words before it (`masks` says which), and the sizes
+/// of the groups.
+fn stretch_counts(
+    codes: &[u8],
+    n: usize,
+    layout: Layout,
+    masks: fn(u64, Layout) -> [u64; 4],
+) -> (Vec<[u32; 4]>, [u32; 4]) {
+    let words = n.div_ceil(WORD_SLOTS);
+    let mut before = Vec::with_capacity(words.div_ceil(STRETCH_WORDS));
+    let mut sizes = [0u32; 4];
+    for w in 0..words {
+        if w % STRETCH_WORDS == 0 {
+            before.push(sizes);
+        }
+        let masks = masks(word_at(codes, w, n), layout);
+        for g in 0..4 {
+            sizes[g] += masks[g].count_ones();
+        }
+    }
+    (before, sizes)
+}
+
 /// Calls `f(group, slot)` for every member of a block, group by group in
 /// member order.
 #[inline]
 fn for_each_member(block: &Block, mut f: impl FnMut(usize, usize)) {
+    assert!(block.stored.is_none(), "a whole block is packed and unpacked with its codes in slot order");
     let (codes, n, layout) = (block.codes, block.n, block.layout);
     let groups = (0..4).filter(|g| layout == Layout::Solved || g % 2 == 1);
     if block.packing.period > 1 {
@@ -347,7 +397,9 @@ const ESCAPE_STRIDE: usize = 1024;
 pub struct MemberIndex {
     /// The first member of each group.
     starts: [usize; 4],
-    /// Slot order: per stretch, the members of each group in the words before it.
+    /// Slot order: per stretch, the members of each group in the words
+    /// before it; likewise over the stored codes of values in column
+    /// order ([`Block::in_columns`]).
     before: Vec<[u32; 4]>,
     /// Column order: per group and column (`g * period + c`), the group's
     /// members in the columns before it.
@@ -373,7 +425,10 @@ impl MemberIndex {
         let mut columns = Vec::new();
         let mut rows_before = Vec::new();
         let mut sizes = [0u32; 4];
-        if block.packing.period > 1 {
+        if block.stored.is_some() {
+            // The stored codes are the odd slots in the groups' member order.
+            (before, sizes) = stretch_counts(codes, n / 2, layout, stored_masks);
+        } else if block.packing.period > 1 {
             let p = block.period();
             let groups = stored_groups(layout);
             // Per stored group and column, the members so far; a word of
@@ -427,17 +482,7 @@ impl MemberIndex {
                 }
             }
         } else {
-            let words = n.div_ceil(WORD_SLOTS);
-            before.reserve(words.div_ceil(STRETCH_WORDS));
-            for w in 0..words {
-                if w % STRETCH_WORDS == 0 {
-                    before.push(sizes);
-                }
-                let masks = group_masks(word_at(codes, w, n), layout);
-                for g in 0..4 {
-                    sizes[g] += masks[g].count_ones();
-                }
-            }
+            (before, sizes) = stretch_counts(codes, n, layout, group_masks);
         }
         let members = sizes.iter().sum::<u32>() as usize;
         let units = width.units_len(members);
@@ -466,6 +511,20 @@ impl MemberIndex {
     /// raw bytes and the block this index was built from.
     pub fn count(&self, raw: &[u8], block: &Block, j: usize) -> u16 {
         let (codes, n, layout) = (block.codes, block.n, block.layout);
+        if let Some(index) = block.stored {
+            // An odd slot's place among the stored codes, and its group by its code.
+            if j.is_multiple_of(2) {
+                return 0;
+            }
+            let at = index.stored_at(j);
+            let g = match (codes[at / 4] >> ((at % 4) * 2)) & 3 {
+                1 => 1,
+                2 => 3,
+                _ => return 0,
+            };
+            let before = self.before_in_words(codes, n / 2, layout, stored_masks, at, g);
+            return self.count_of_member(raw, g, before);
+        }
         let Some(g) = block.group_of(j) else {
             return 0;
         };
@@ -489,14 +548,35 @@ impl MemberIndex {
             }
             before
         } else {
-            let (w, bit) = (j / WORD_SLOTS, 2 * (j % WORD_SLOTS));
-            let stretch = w / STRETCH_WORDS;
-            let mut before = self.before[stretch][g] as usize;
-            for v in stretch * STRETCH_WORDS..w {
-                before += group_masks(word_at(codes, v, n), layout)[g].count_ones() as usize;
-            }
-            before + (group_masks(word_at(codes, w, n), layout)[g] & ((1u64 << bit) - 1)).count_ones() as usize
+            self.before_in_words(codes, n, layout, group_masks, j, g)
         };
+        self.count_of_member(raw, g, before)
+    }
+
+    /// The members of group `g` among the first `k` of `n` codes (`masks`
+    /// says which codes are members, as when the index was built).
+    #[inline]
+    fn before_in_words(
+        &self,
+        codes: &[u8],
+        n: usize,
+        layout: Layout,
+        masks: fn(u64, Layout) -> [u64; 4],
+        k: usize,
+        g: usize,
+    ) -> usize {
+        let (w, bit) = (k / WORD_SLOTS, 2 * (k % WORD_SLOTS));
+        let stretch = w / STRETCH_WORDS;
+        let mut before = self.before[stretch][g] as usize;
+        for v in stretch * STRETCH_WORDS..w {
+            before += masks(word_at(codes, v, n), layout)[g].count_ones() as usize;
+        }
+        before + (masks(word_at(codes, w, n), layout)[g] & ((1u64 << bit) - 1)).count_ones() as usize
+    }
+
+    /// The count of the member of group `g` with `before` members of its group before it.
+    #[inline]
+    fn count_of_member(&self, raw: &[u8], g: usize, before: usize) -> u16 {
         let member = self.starts[g] + before;
         let (width, escape) = (self.width, self.width.escape());
         let h = match width.unit_at(raw, member) {
@@ -630,6 +710,52 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn values_stored_in_columns_read_counts_as_slot_order_does() {
+        // Published blocks (each even slot's code a copy of the odd slot's
+        // after it) whose values are stored in column order: every slot's
+        // count through the stored codes equals the whole block's, escapes
+        // and several stretches included.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..60 {
+            let n = 2 * if round % 6 == 0 { 2_000 + (next() % 20_000) as usize } else { 1 + (next() % 200) as usize };
+            let odd: Vec<u8> = (0..n / 2).map(|_| (next() % 4) as u8 % 3).collect();
+            let values: Vec<u8> = (0..n).map(|k| odd[k / 2]).collect();
+            let counts: Vec<u16> = values
+                .iter()
+                .map(|&v| {
+                    let h = if next() % 8 == 0 { (next() % 600) as u16 } else { (next() % 15) as u16 };
+                    match v {
+                        1 => 2 * h + 1,
+                        2 => 2 * h,
+                        _ => 0,
+                    }
+                })
+                .collect();
+            let codes = codes_of(&values);
+            let (period, start) = (2 * (1 + next() % 300), 4 * (next() % 1000));
+            let packing = Packing::published(period);
+            let block = Block::new(&codes, n, Layout::Published, packing, start);
+            let raw = pack(|k| counts[k], &block);
+            let all = unpack(&raw, &block).unwrap();
+            let stored = crate::value_columns::to_columns(&codes, n, start, period);
+            let columns = ColumnIndex::new(n, start, period);
+            let in_columns = Block::in_columns(&stored, n, packing, start, &columns);
+            let index = MemberIndex::new(&raw, &in_columns).unwrap();
+            for (j, &count) in all.iter().enumerate() {
+                assert_eq!(index.count(&raw, &in_columns, j), count, "round {round}, slot {j}, period {period}");
+            }
+            // A length that does not fit is refused as with slot order.
+            assert!(raw.is_empty() || MemberIndex::new(&raw[..raw.len() - 1], &in_columns).is_err());
         }
     }
 

@@ -1018,7 +1018,14 @@ impl TableFile {
                 }
                 let n = self.slots_in_block(raw.block) as usize;
                 let start = raw.block as u64 * self.block_slots as u64;
-                let block = Block::new(values.slot_codes(), n, self.layout, packing, start);
+                // Values in the counts' column order are read as stored (no
+                // pass that puts the block back in slot order: a cold probe's cost).
+                let block = match &values.columns {
+                    Some(index) if index.period() as u64 == packing.period => {
+                        Block::in_columns(&values.bytes, n, packing, start, index)
+                    }
+                    _ => Block::new(values.slot_codes(), n, self.layout, packing, start),
+                };
                 let members = raw.members.get_or_init(|| crate::plies_pack::MemberIndex::new(&raw.bytes, &block));
                 match members {
                     Ok(index) => index.count(&raw.bytes, &block, j) as u32,

@@ -47,6 +47,11 @@ impl ColumnIndex {
         ColumnIndex { n, period, first_column, base }
     }
 
+    /// The period of the column order.
+    pub fn period(&self) -> usize {
+        self.period
+    }
+
     /// Where slot `j` of the block (counted in the block) has its code in
     /// the stored order: an even slot the code of the odd slot after it.
     #[inline]
@@ -89,10 +94,10 @@ pub fn from_columns(stored: &[u8], n: usize, start: u64, period: u64) -> Vec<u8>
 }
 
 /// [`from_columns`] with the block's index built already. (About 0.3 ms
-/// a block of 2^18 slots here, which a cold probe of a position's plies
-/// pays: its packed counts are read beside the values in slot order.
-/// Walking rows without a division a slot, or a byte at a time, measured
-/// no faster.)
+/// a block of 2^18 slots here: a probe of a position's plies reads the
+/// packed counts from the stored codes instead when both share one column
+/// order, [`crate::plies_pack::Block::in_columns`]. Walking rows without a
+/// division a slot, or a byte at a time, measured no faster.)
 pub fn slot_order(stored: &[u8], index: &ColumnIndex) -> Vec<u8> {
     let mut out = vec![0u8; stored.len()];
     for j in (1..index.n).step_by(2) {
