@@ -619,6 +619,32 @@ mod tests {
 
     const BYTES: Packing = Packing { width: Width::Byte, period: 1 };
 
+    /// A seeded xorshift generator.
+    fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
+    /// A count of the right parity for each value's code (0 for a draw),
+    /// one in eight large enough to be escaped.
+    fn random_counts(values: &[u8], next: &mut impl FnMut() -> u64) -> Vec<u16> {
+        values
+            .iter()
+            .map(|&v| {
+                let h = if next().is_multiple_of(8) { (next() % 600) as u16 } else { (next() % 15) as u16 };
+                match v {
+                    1 => 2 * h + 1,
+                    2 => 2 * h,
+                    _ => 0,
+                }
+            })
+            .collect()
+    }
+
     #[test]
     fn groups_halves_and_escapes_round_trip() {
         // draw, win 1, loss 2, win 33 (escaped), loss 0, win 3, loss 40 (escaped), draw, win 31 (h = 15, escaped)
@@ -671,28 +697,12 @@ mod tests {
     #[test]
     fn one_slot_reads_as_the_whole_block_does() {
         // Random blocks of random lengths, both layouts, every packing, escapes included.
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for round in 0..200 {
             // Every tenth block long enough for several stretches and escape strides of the index.
             let n = if round % 10 == 0 { 2_000 + (next() % 10_000) as usize } else { 1 + (next() % 300) as usize };
             let values: Vec<u8> = (0..n).map(|_| (next() % 4) as u8 % 3).collect();
-            let counts: Vec<u16> = values
-                .iter()
-                .map(|&v| {
-                    let h = if next() % 8 == 0 { (next() % 600) as u16 } else { (next() % 15) as u16 };
-                    match v {
-                        1 => 2 * h + 1,
-                        2 => 2 * h,
-                        _ => 0,
-                    }
-                })
-                .collect();
+            let counts = random_counts(&values, &mut next);
             let codes = codes_of(&values);
             let (period, start) = (1 + next() % 40, 4 * (next() % 1000));
             let packings = [Packing::SOLVED, BYTES, Packing::published(period), Packing::published(2 * period)];
@@ -719,28 +729,12 @@ mod tests {
         // after it) whose values are stored in column order: every slot's
         // count through the stored codes equals the whole block's, escapes
         // and several stretches included.
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for round in 0..60 {
             let n = 2 * if round % 6 == 0 { 2_000 + (next() % 20_000) as usize } else { 1 + (next() % 200) as usize };
             let odd: Vec<u8> = (0..n / 2).map(|_| (next() % 4) as u8 % 3).collect();
             let values: Vec<u8> = (0..n).map(|k| odd[k / 2]).collect();
-            let counts: Vec<u16> = values
-                .iter()
-                .map(|&v| {
-                    let h = if next() % 8 == 0 { (next() % 600) as u16 } else { (next() % 15) as u16 };
-                    match v {
-                        1 => 2 * h + 1,
-                        2 => 2 * h,
-                        _ => 0,
-                    }
-                })
-                .collect();
+            let counts = random_counts(&values, &mut next);
             let codes = codes_of(&values);
             let (period, start) = (2 * (1 + next() % 300), 4 * (next() % 1000));
             let packing = Packing::published(period);
