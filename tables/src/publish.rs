@@ -112,7 +112,8 @@ type Check<'c> = &'c mut dyn FnMut(&PackedValues, Option<&Plies>) -> Result<(), 
 
 /// Reads a tier (with its manifest entry) back from a published directory
 /// as a reader of it gets it, and hands its values and plies to a check.
-type Reader<'d, T> = Box<dyn Fn(T, &TierEntry, Check) -> Result<(), Error> + 'd>;
+/// Shared by the threads of the check, a tier each.
+type Reader<'d, T> = Box<dyn Fn(T, &TierEntry, Check) -> Result<(), Error> + Send + Sync + 'd>;
 
 /// What publishing needs of a game beyond the tier contract.
 pub trait Publishable: WithRules + Sized {
@@ -307,7 +308,9 @@ fn compare_tiers<G: Publishable>(
     // The solved tables through the same reader: a solved Fox Game DTZ file
     // stores the sheep-to-move counts alone, and the reader derives the others.
     let solved_reader = game.reader(src)?;
-    for (n, (tier, (entry, new_entry))) in pairs.iter().enumerate() {
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    // Tiers in parallel (most are one block), as pass 1 writes them.
+    pairs.par_iter().try_for_each(|(tier, (entry, new_entry))| {
         let mut compare = |solved: &PackedValues, solved_plies: Option<&Plies>| {
             let mut check = |values: &PackedValues, plies: Option<&Plies>| {
                 compare_tier(game, *tier, new_entry, solved, solved_plies, values, plies)
@@ -315,9 +318,9 @@ fn compare_tiers<G: Publishable>(
             reader(*tier, new_entry, &mut check)
         };
         solved_reader(*tier, entry, &mut compare)?;
-        on_tier(n + 1, pairs.len());
-    }
-    Ok(())
+        on_tier(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, pairs.len());
+        Ok(())
+    })
 }
 
 /// A published tier's values and plies (`values`, `plies`, as read back)
