@@ -295,8 +295,10 @@ fn build<G: Publishable>(
 /// SOLVED`: for each (tier, solved entry, published entry) of `pairs`,
 /// every value and plies count read back from the published tables in
 /// `published` (by the game's reader, as a prober gets them) equals the
-/// one stored in `src`. The first difference is an error naming the file,
-/// the slot and the position.
+/// one stored in `src`. Tiers are compared in parallel (each thread holds
+/// a tier and its children in memory); a tier's first difference is
+/// an error naming the file, the slot and the position (with several
+/// tiers wrong, one of them).
 fn compare_tiers<G: Publishable>(
     game: &G,
     src: &Path,
