@@ -368,14 +368,19 @@ fn published_dtz_files_pack_bytes_by_fox_placement_and_give_back_every_count() {
             .sum();
         assert!(p.plies_bytes < solved_bytes, "published {} bytes of DTZ, solved {solved_bytes}", p.plies_bytes);
         let (tables, published) = (TableDir::open(&solved.0).unwrap(), TableDir::open(&out).unwrap());
+        // Keeping one block and one piece: most reads decompress again.
+        let forgetful = TableDir::open(&out).unwrap().with_read_caches(1, 1);
         let reference = ReferenceSolution::solve(&variant, 5_000_000).unwrap();
         let mut counts = 0;
         for (n, (pos, _)) in reference.iter().enumerate() {
             let o = tables.outcome_in_memory(&pos).unwrap();
             assert_eq!(published.outcome_in_memory(&pos).unwrap(), o, "{}", format_position(&pos));
-            // The single-position reader (the member index), one position in 8.
+            // The single-position reader (the member index), one position in
+            // 8, twice (the second value from the piece cache).
             if n % 8 == 0 {
                 assert_eq!(published.outcome(&pos).unwrap(), o, "{}", format_position(&pos));
+                assert_eq!(published.outcome(&pos).unwrap(), o, "{}", format_position(&pos));
+                assert_eq!(forgetful.outcome(&pos).unwrap(), o, "{}", format_position(&pos));
             }
             counts += o.plies.is_some() as u32;
         }

@@ -14,6 +14,7 @@ use crate::error::{Error, ErrorKind, TableError};
 use crate::index::{IndexEntry, Summary, TierIndex};
 use crate::packed::{PackedValues, UNUSED};
 use crate::plies::{Distance, Plies};
+use crate::read_cache::{BlockCache, PieceCache, DEFAULT_BLOCK_CACHE_BYTES, DEFAULT_PIECE_CACHE_BYTES};
 use crate::reader::as_child;
 use crate::source::{DirLocation, Location};
 use crate::table::{Contents, Layout, RawBlock, TableFile};
@@ -290,6 +291,8 @@ pub struct TableDir {
     cache: Mutex<TableCache>,
     /// Blocks decompressed for single values and plies ([`TableDir::outcome`]).
     blocks: Mutex<BlockCache>,
+    /// Pieces of them around each value read, in slot order.
+    pieces: Mutex<PieceCache>,
     /// Rank indexes of the tiers single values were read from, at most
     /// [`RANK_INDEXES_KEPT`] (16 KiB each), the oldest dropped first.
     rank_indexes: Mutex<RankIndexes>,
@@ -300,20 +303,6 @@ type RankIndexes = (HashMap<FoxTier, Arc<RankIndex>>, VecDeque<FoxTier>);
 
 /// How many tiers' rank indexes [`TableDir`] keeps for single values (64 MiB).
 pub const RANK_INDEXES_KEPT: usize = 4096;
-
-/// Decompressed blocks of single reads, keyed by tier, plies file or
-/// table, and block number; bounded in bytes, the oldest dropped first, so
-/// that probing again where a probe was (a game's next moves, a position's
-/// children) decompresses nothing.
-struct BlockCache {
-    budget: u64,
-    bytes: u64,
-    map: HashMap<(FoxTier, bool, usize), Arc<RawBlock>>,
-    order: VecDeque<(FoxTier, bool, usize)>,
-}
-
-/// [`BlockCache`]'s budget: 256 MiB, four thousand blocks of 2^18 values.
-pub const DEFAULT_BLOCK_CACHE_BYTES: u64 = 256 << 20;
 
 impl TableDir {
     /// Opens the tablebase in a directory.
@@ -346,12 +335,8 @@ impl TableDir {
                 bytes: 0,
             }),
             rank_indexes: Mutex::new((HashMap::new(), VecDeque::new())),
-            blocks: Mutex::new(BlockCache {
-                budget: DEFAULT_BLOCK_CACHE_BYTES,
-                bytes: 0,
-                map: HashMap::new(),
-                order: VecDeque::new(),
-            }),
+            blocks: Mutex::new(BlockCache::new(DEFAULT_BLOCK_CACHE_BYTES)),
+            pieces: Mutex::new(PieceCache::new(DEFAULT_PIECE_CACHE_BYTES)),
         })
     }
 
@@ -377,23 +362,32 @@ impl TableDir {
     /// slot `i`, from the block cache or read, decompressed and remembered.
     fn block(&self, tier: FoxTier, plies: bool, file: &TableFile, i: u64) -> Result<Arc<RawBlock>, TableError> {
         let key = (tier, plies, (i / file.block_slots as u64) as usize);
-        if let Some(b) = self.blocks.lock().unwrap().map.get(&key) {
-            return Ok(b.clone());
+        if let Some(b) = self.blocks.lock().unwrap().get(&key) {
+            return Ok(b);
         }
         let block = Arc::new(file.block_of(i)?);
-        let mut cache = self.blocks.lock().unwrap();
-        if !cache.map.contains_key(&key) {
-            cache.bytes += block.bytes.len() as u64;
-            cache.map.insert(key, block.clone());
-            cache.order.push_back(key);
-            while cache.bytes > cache.budget && cache.order.len() > 1 {
-                let old = cache.order.pop_front().unwrap();
-                if let Some(b) = cache.map.remove(&old) {
-                    cache.bytes -= b.bytes.len() as u64;
-                }
-            }
-        }
+        self.blocks.lock().unwrap().insert(key, block.clone());
         Ok(block)
+    }
+
+    /// The code of slot `i` of `tier`'s table: from the piece cache, or
+    /// read from its block (which the block cache and the piece cache keep).
+    fn code(&self, tier: FoxTier, file: &TableFile, i: u64) -> Result<u8, TableError> {
+        if let Some(code) = self.pieces.lock().unwrap().code(tier, i) {
+            return Ok(code);
+        }
+        let block = self.block(tier, false, file, i)?;
+        self.pieces.lock().unwrap().remember(tier, &block, i);
+        Ok(block.code(i))
+    }
+
+    /// Bounds what single reads keep: about `blocks` bytes of whole
+    /// decompressed blocks and `pieces` bytes of pieces of them (each at
+    /// least one; [`crate::read_cache`]).
+    pub fn with_read_caches(self, blocks: u64, pieces: u64) -> TableDir {
+        *self.blocks.lock().unwrap() = BlockCache::new(blocks);
+        *self.pieces.lock().unwrap() = PieceCache::new(pieces);
+        self
     }
 
     /// Keeps at most about `bytes` of whole tables in memory (at least one table).
@@ -498,8 +492,7 @@ impl TableDir {
             return self.outcome_by_one_fox_move(pos);
         }
         let i = self.game.rank(&*self.rank_index(tier), &pos.canonical());
-        let block = self.block(tier, false, &table, i)?;
-        let code = block.code(i);
+        let code = self.code(tier, &table, i)?;
         let value = Value::from_code(code).ok_or_else(|| {
             Error::Table(TableError::new(key_of_name(&entry.name), ErrorKind::UnusedSlot { slot: i }))
         })?;
@@ -510,6 +503,7 @@ impl TableDir {
                 // value is the stored one in a consistent tablebase: verify checks it).
                 return Ok(Outcome { value, plies: self.outcome_by_one_fox_move(pos)?.plies });
             }
+            let block = self.block(tier, false, &table, i)?;
             Some(plies_file.plies_in(i, &block, &*self.block(tier, true, &plies_file, i)?)?)
         } else {
             None

@@ -25,6 +25,7 @@ pub mod plies_pack;
 pub mod probe;
 pub mod publish;
 pub mod puzzles;
+pub mod read_cache;
 pub mod reader;
 pub mod seal;
 pub mod source;

@@ -191,6 +191,32 @@ impl RawBlock {
         }
     }
 
+    /// The tier slot this block starts at, and the one after its last
+    /// (for a table not in column order, rounded up to whole bytes).
+    pub fn slots(&self) -> std::ops::Range<u64> {
+        let start = self.block as u64 * self.block_slots as u64;
+        let n = match &self.columns {
+            Some(index) => index.len() as u64,
+            None => self.bytes.len() as u64 * 4,
+        };
+        start..start + n
+    }
+
+    /// The codes of tier slots `from..to` (in [`RawBlock::slots`], `from`
+    /// at a multiple of 4 from the block's start) in slot order, four to a byte.
+    pub fn slot_codes_in(&self, from: u64, to: u64) -> Vec<u8> {
+        let slots = self.slots();
+        assert!(slots.start <= from && from <= to && to <= slots.end, "{from}..{to} is not in block {slots:?}");
+        let (from, to) = ((from - slots.start) as usize, (to - slots.start) as usize);
+        match &self.columns {
+            Some(index) => crate::value_columns::slot_order_in(&self.bytes, index, from, to),
+            None => {
+                assert!(from.is_multiple_of(4), "a piece from slot {from} of a block");
+                self.bytes[from / 4..to.div_ceil(4)].to_vec()
+            }
+        }
+    }
+
     /// A table block's codes in slot order, four to a byte.
     pub fn slot_codes(&self) -> &[u8] {
         match &self.columns {

@@ -47,6 +47,15 @@ impl ColumnIndex {
         ColumnIndex { n, period, first_column, base }
     }
 
+    /// The block's slots.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
     /// The period of the column order.
     pub fn period(&self) -> usize {
         self.period
@@ -93,17 +102,39 @@ pub fn from_columns(stored: &[u8], n: usize, start: u64, period: u64) -> Vec<u8>
     slot_order(stored, &ColumnIndex::new(n, start, period))
 }
 
-/// [`from_columns`] with the block's index built already. (About 0.3 ms
-/// a block of 2^18 slots here: a probe of a position's plies reads the
-/// packed counts from the stored codes instead when both share one column
-/// order, [`crate::plies_pack::Block::in_columns`]. Walking rows without a
-/// division a slot, or a byte at a time, measured no faster.)
+/// [`from_columns`] with the block's index built already. (A pass over
+/// the block: a probe of a position's plies reads the packed counts from
+/// the stored codes instead when both share one column order,
+/// [`crate::plies_pack::Block::in_columns`].)
 pub fn slot_order(stored: &[u8], index: &ColumnIndex) -> Vec<u8> {
-    let mut out = vec![0u8; stored.len()];
-    for j in (1..index.n).step_by(2) {
-        let code = code_in(stored, index, j);
-        // The pair (j - 1, j) shares one byte: j - 1 is even, and 4 divides the block's start.
-        out[j / 4] |= (code | code << 2) << (((j - 1) % 4) * 2);
+    let mut out = slot_order_in(stored, index, 0, index.n);
+    out.resize(stored.len(), 0);
+    out
+}
+
+/// Slots `from..to` of a stored block (`from` a multiple of 4, `to` even,
+/// both at most the block's slots) in slot order, four to a byte: one
+/// code read per pair of slots, the column and row stepped rather than
+/// divided (a probe's cache keeps such pieces, [`crate::read_cache`]).
+pub fn slot_order_in(stored: &[u8], index: &ColumnIndex, from: usize, to: usize) -> Vec<u8> {
+    assert!(
+        from.is_multiple_of(4) && to.is_multiple_of(2) && from <= to && to <= index.n,
+        "slots {from}..{to} of {}",
+        index.n
+    );
+    let mut out = vec![0u8; (to - from).div_ceil(4)];
+    // Tier column and row (from the block's first row) of odd slot from + 1.
+    let t = from + 1 + index.first_column;
+    let (mut column, mut row) = (t % index.period, t / index.period);
+    for k in (0..to - from).step_by(2) {
+        let code = code_at(stored, (index.base[column / 2] + row as isize) as usize);
+        // The pair (k, k + 1) shares one byte: k is even, and 4 divides from.
+        out[k / 4] |= (code | code << 2) << ((k % 4) * 2);
+        column += 2;
+        if column >= index.period {
+            column -= index.period;
+            row += 1;
+        }
     }
     out
 }
@@ -126,6 +157,29 @@ mod tests {
             put(&mut raw, 2 * k + 1, c);
         }
         raw
+    }
+
+    #[test]
+    fn pieces_in_slot_order_are_the_whole_block_s() {
+        let mut seed = 7u64;
+        for (n, start, period) in [(12usize, 4u64, 6u64), (4096, 1 << 18, 78), (1000, 12, 10), (2, 0, 2)] {
+            let odd: Vec<u8> = (0..n / 2)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (seed >> 61) as u8 & 3
+                })
+                .collect();
+            let raw = published(&odd);
+            let stored = to_columns(&raw, n, start, period);
+            let index = ColumnIndex::new(n, start, period);
+            assert_eq!(slot_order(&stored, &index), raw);
+            for (from, to) in [(0, n), (4, n), (0, n - 2), (n / 8 * 4, n)].into_iter().filter(|(from, to)| from <= to) {
+                let piece = slot_order_in(&stored, &index, from, to);
+                let codes: Vec<u8> = (0..to - from).map(|k| code_at(&piece, k)).collect();
+                let want: Vec<u8> = (from..to).map(|j| code_at(&raw, j)).collect();
+                assert_eq!(codes, want, "{n} {start} {period} {from}..{to}");
+            }
+        }
     }
 
     #[test]
