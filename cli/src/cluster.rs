@@ -144,6 +144,9 @@ pub struct WorkerArgs {
     /// Hold each lease this many milliseconds before solving (for tests of failures mid-tier).
     #[arg(long, default_value_t = 0, hide = true)]
     hold_ms: u64,
+    /// End that hold once a heartbeat says the lease is lost (for the test of a lease that expires).
+    #[arg(long, hide = true)]
+    hold_until_lost: bool,
     #[command(flatten)]
     ops: OpsArgs,
     /// Kernel, for the game the coordinator solves. The Fox Game: `planes` (bit planes per sheep
@@ -381,6 +384,7 @@ pub fn worker(args: WorkerArgs) -> CommandResult {
         retries: metrics.store_retries.clone(),
         give_up_after: Duration::from_secs(args.give_up_after),
         hold_before_solving: Duration::from_millis(args.hold_ms),
+        hold_until_lost: args.hold_until_lost,
         refusal_is_fatal: false,
         sync_each_table: true,
         tables_in_memory: None,

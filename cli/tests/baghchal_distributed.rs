@@ -242,6 +242,7 @@ fn a_worker_refuses_a_game_or_variant_it_does_not_know() {
         retries: Default::default(),
         give_up_after: Duration::from_secs(1),
         hold_before_solving: Duration::ZERO,
+        hold_until_lost: false,
         refusal_is_fatal: false,
         sync_each_table: true,
         tables_in_memory: None,

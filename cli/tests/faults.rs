@@ -696,9 +696,11 @@ fn a_worker_whose_lease_expires_mid_tier_and_another_worker_on_that_tier_change_
     let (store, prefix) = run_prefix("expired", 15);
     let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 2, &[]);
     let coordinator_port: u16 = addr.rsplit(':').next().unwrap().parse().unwrap();
-    // Worker A reaches the coordinator through a proxy, and holds each lease 5 s before solving.
+    // Worker A reaches the coordinator through a proxy, and holds each
+    // lease until a heartbeat says it is lost (at most 60 s) before solving:
+    // a fixed hold ran out before the link came back on a loaded machine.
     let link = Proxy::start_to(coordinator_port);
-    let a = worker(&root.0, TOKEN, &link.url(), "a", &["--hold-ms", "5000"]);
+    let a = worker(&root.0, TOKEN, &link.url(), "a", &["--hold-ms", "60000", "--hold-until-lost"]);
     a.wait_for_line("registered as", Duration::from_secs(30));
     std::thread::sleep(Duration::from_millis(500));
     // Its link goes down: no heartbeats, the 2 s lease expires, worker B takes the tier.
@@ -708,7 +710,7 @@ fn a_worker_whose_lease_expires_mid_tier_and_another_worker_on_that_tier_change_
     std::thread::sleep(Duration::from_millis(1000));
     link.set(PASS);
     // A finishes the tier it lost, reports it, and is stopped at its next lease.
-    a.wait_for_line("finishing it anyway", Duration::from_secs(30));
+    a.wait_for_line("finishing it anyway", Duration::from_secs(50));
     std::thread::sleep(Duration::from_millis(3500));
     let a_lines = a.lines.clone();
     assert!(unsafe { libc::kill(a.child.id() as i32, libc::SIGTERM) } == 0);

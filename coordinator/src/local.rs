@@ -445,6 +445,7 @@ fn run_workers<G: SolveTier>(
         retries: Default::default(),
         give_up_after: Duration::from_secs(1),
         hold_before_solving: Duration::ZERO,
+        hold_until_lost: false,
         refusal_is_fatal: true,
         // Synced once at the end, or by the checkpoints' `syncfs`.
         sync_each_table: false,

@@ -43,6 +43,10 @@ pub struct WorkerOptions {
     /// Hold each lease this long before solving (tests use it to stop a
     /// worker in the middle of a tier); zero otherwise.
     pub hold_before_solving: Duration,
+    /// End that hold as soon as a heartbeat says the lease is lost (a test
+    /// of a lease that expires mid-tier then waits for that, not for a
+    /// time that a loaded machine may overrun).
+    pub hold_until_lost: bool,
     /// Stop with an error when a completion is refused, instead of logging
     /// it and leasing the next tier. A remote worker logs (the coordinator
     /// may have restarted or finished the tier elsewhere); in a local solve
@@ -266,11 +270,13 @@ fn work_on<G: SolveTier>(
     let beat_every = Duration::from_secs(me.lease_seconds.max(1) as u64) / 4;
     // Dropping `finished` wakes the heartbeat thread at once.
     let (finished, beats_end) = std::sync::mpsc::channel::<()>();
+    let lost = &AtomicBool::new(false);
     std::thread::scope(|scope| {
         scope.spawn(move || {
             while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = beats_end.recv_timeout(beat_every) {
                 if let Ok(false) = link.heartbeat(&me.worker_id, assignment.lease_id) {
                     log(&format!("lease of {} lost; finishing it anyway", assignment.tier));
+                    lost.store(true, Ordering::Relaxed);
                 }
             }
         });
@@ -309,7 +315,10 @@ fn work_on<G: SolveTier>(
             }
             time.fetch += fetching.elapsed().as_secs_f64();
             let hold_until = Instant::now() + options.hold_before_solving;
-            while Instant::now() < hold_until && !stop.load(Ordering::Relaxed) {
+            while Instant::now() < hold_until
+                && !stop.load(Ordering::Relaxed)
+                && !(options.hold_until_lost && lost.load(Ordering::Relaxed))
+            {
                 std::thread::sleep(Duration::from_millis(20));
             }
             if stop.load(Ordering::Relaxed) {
