@@ -28,8 +28,12 @@ pub const PIECE_SLOTS: u64 = 2048;
 /// [`BlockCache`]'s budget: 192 MiB, three thousand blocks of 2^18 codes.
 pub const DEFAULT_BLOCK_CACHE_BYTES: u64 = 192 << 20;
 
-/// [`PieceCache`]'s budget: 64 MiB, 131,072 pieces.
+/// [`PieceCache`]'s budget: 64 MiB, about 110,000 pieces with their bookkeeping.
 pub const DEFAULT_PIECE_CACHE_BYTES: u64 = 64 << 20;
+
+/// What a kept piece costs beside its codes, counted against the budget:
+/// the allocation's counts, the map's key and value, the queue's key (about).
+const PIECE_OVERHEAD_BYTES: u64 = 96;
 
 /// Entries bounded in bytes, the oldest dropped first.
 struct Bounded<K, V> {
@@ -111,7 +115,7 @@ impl PieceCache {
         }
         let start = i / PIECE_SLOTS * PIECE_SLOTS;
         let codes = block.slot_codes_in(start, (start + PIECE_SLOTS).min(block.slots().end));
-        let bytes = codes.len() as u64;
+        let bytes = codes.len() as u64 + PIECE_OVERHEAD_BYTES;
         self.0.insert((tier, i / PIECE_SLOTS), codes.into(), bytes);
     }
 }
