@@ -553,7 +553,7 @@ impl TableDir {
 
     /// The value of `pos` for the side to move, reading one block (and for
     /// a fox-to-move position of a published tablebase, one block per
-    /// distinct child table).
+    /// distinct child table), or none where the read caches hold its piece.
     pub fn value(&self, pos: &Position) -> Result<Value, Error> {
         if let Some(v) = self.game.primitive(pos) {
             return Ok(v);
@@ -575,9 +575,8 @@ impl TableDir {
             let values: Vec<Value> = children.iter().map(|c| self.value(c)).collect::<Result<_, _>>()?;
             return Ok(Value::from_children(values));
         }
-        let index = self.game.tier_index(tier);
-        let i = self.game.rank(&index, &pos.canonical());
-        let code = table.code(i)?;
+        let i = self.game.rank(&*self.rank_index(tier), &pos.canonical());
+        let code = self.code(tier, &table, i)?;
         Value::from_code(code)
             .ok_or_else(|| Error::Table(TableError::new(key_of_name(&entry.name), ErrorKind::UnusedSlot { slot: i })))
     }
