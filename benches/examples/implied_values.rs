@@ -16,25 +16,19 @@
 
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Side, Value};
-use foxbase_tables::manifest::Manifest;
 use foxbase_tables::packed::UNUSED;
-use foxbase_tables::TableDir;
 
 #[path = "shared/code_blocks.rs"]
 mod code_blocks;
+#[path = "shared/tier_sample.rs"]
+mod tier_sample;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let dir = std::path::Path::new(args.get(1).expect("usage: implied_values DIR [EVERY_NTH_TIER]"));
-    let every: usize = args.get(2).map_or(1, |n| n.parse().expect("EVERY_NTH_TIER is a number"));
-    let manifest = Manifest::read(dir).unwrap();
-    let tables = TableDir::open(dir).unwrap();
-    let game = &tables.game;
-    let (mut slots, mut sheep_slots, mut wins, mut implied) = (0u64, 0u64, 0u64, 0u64);
-    let (mut bits_as_is, mut bits_implied_free) = (0u64, 0u64);
-    for entry in manifest.tiers.iter().step_by(every) {
-        let tier = game.parse_tier_name(&entry.name).unwrap();
-        let index = game.tier_index(tier);
+    let sample = tier_sample::from_args("implied_values");
+    let (manifest, tables, game) = (&sample.manifest, &sample.tables, &sample.tables.game);
+    let (mut sheep_slots, mut wins, mut implied) = (0u64, 0u64, 0u64);
+    let mut codings = tier_sample::TwoCodings::default();
+    for (entry, tier, index) in sample.tiers() {
         let (mut as_is, mut implied_free) = (Vec::new(), Vec::new());
         let (mut last, mut last_free) = (0u8, 0u8);
         game.for_each_slot(&index, 0..entry.slots, |i, pos| {
@@ -69,18 +63,14 @@ fn main() {
             as_is.push(last);
             implied_free.push(last_free);
         });
-        slots += entry.slots;
-        let period = index.fox_slots as usize;
-        bits_as_is += code_blocks::compressed_bits_by_columns(&as_is, period, 15);
-        bits_implied_free += code_blocks::compressed_bits_by_columns(&implied_free, period, 15);
+        codings.add(entry.slots, index.fox_slots as usize, &as_is, &implied_free);
     }
-    let per_position = |bits: u64| bits as f64 / slots as f64;
     println!(
-        "{} of {} tiers, {slots} slots, {sheep_slots} sheep-to-move positions, {wins} of them won (not over), {implied} implied by an advance into a fox loss ({:.1} % of the wins)",
-        manifest.tiers.len().div_ceil(every),
+        "{} of {} tiers, {} slots, {sheep_slots} sheep-to-move positions, {wins} of them won (not over), {implied} implied by an advance into a fox loss ({:.1} % of the wins)",
+        manifest.tiers.len().div_ceil(sample.every),
         manifest.tiers.len(),
+        codings.slots(),
         implied as f64 * 100.0 / wins.max(1) as f64
     );
-    println!("sheep-to-move values in column order, zstd 15: {:.3} bit per position", per_position(bits_as_is));
-    println!("the same with implied wins don't-care:       {:.3} bit per position", per_position(bits_implied_free));
+    codings.print("implied wins");
 }

@@ -27,11 +27,11 @@
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Position, Value};
-use foxbase_tables::manifest::Manifest;
-use foxbase_tables::TableDir;
 
 #[path = "shared/code_blocks.rs"]
 mod code_blocks;
+#[path = "shared/tier_sample.rs"]
+mod tier_sample;
 
 /// What the two rules say of a sheep-to-move position that is not over.
 fn by_rule(game: &FoxGame, pos: &Position) -> Option<Value> {
@@ -63,17 +63,11 @@ fn by_rule(game: &FoxGame, pos: &Position) -> Option<Value> {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let dir = std::path::Path::new(args.get(1).expect("usage: rule_values DIR [EVERY_NTH_TIER]"));
-    let every: usize = args.get(2).map_or(1, |n| n.parse().expect("EVERY_NTH_TIER is a number"));
-    let manifest = Manifest::read(dir).unwrap();
-    let tables = TableDir::open(dir).unwrap();
-    let game = &tables.game;
-    let (mut slots, mut sheep_slots, mut won, mut lost) = (0u64, 0u64, 0u64, 0u64);
-    let (mut bits_as_is, mut bits_free) = (0u64, 0u64);
-    for entry in manifest.tiers.iter().step_by(every) {
-        let tier = game.parse_tier_name(&entry.name).unwrap();
-        let index = game.tier_index(tier);
+    let sample = tier_sample::from_args("rule_values");
+    let (manifest, tables, game) = (&sample.manifest, &sample.tables, &sample.tables.game);
+    let (mut sheep_slots, mut won, mut lost) = (0u64, 0u64, 0u64);
+    let mut codings = tier_sample::TwoCodings::default();
+    for (entry, tier, index) in sample.tiers() {
         let complete = tables.complete(tier).unwrap();
         let period = index.fox_slots as usize;
         let (mut as_is, mut free) = (Vec::new(), Vec::new());
@@ -103,18 +97,15 @@ fn main() {
                 _ => above(&free),
             });
         });
-        slots += entry.slots;
-        bits_as_is += code_blocks::compressed_bits_by_columns(&as_is, period, 15);
-        bits_free += code_blocks::compressed_bits_by_columns(&free, period, 15);
+        codings.add(entry.slots, period, &as_is, &free);
     }
-    let per_position = |bits: u64| bits as f64 / slots as f64;
     println!(
-        "{} of {} tiers, {slots} slots, {sheep_slots} sheep-to-move positions: {won} won at once ({:.1} %), {lost} lost at once ({:.1} %)",
-        manifest.tiers.len().div_ceil(every),
+        "{} of {} tiers, {} slots, {sheep_slots} sheep-to-move positions: {won} won at once ({:.1} %), {lost} lost at once ({:.1} %)",
+        manifest.tiers.len().div_ceil(sample.every),
         manifest.tiers.len(),
+        codings.slots(),
         won as f64 * 100.0 / sheep_slots.max(1) as f64,
         lost as f64 * 100.0 / sheep_slots.max(1) as f64,
     );
-    println!("sheep-to-move values in column order, zstd 15: {:.3} bit per position", per_position(bits_as_is));
-    println!("the same with the rules' values don't-care:  {:.3} bit per position", per_position(bits_free));
+    codings.print("the rules' values");
 }
