@@ -43,13 +43,13 @@ struct Bounded<K, V> {
     order: VecDeque<K>,
 }
 
-impl<K: Hash + Eq + Copy, V: Clone> Bounded<K, V> {
+impl<K: Hash + Eq + Copy, V> Bounded<K, V> {
     fn new(budget: u64) -> Self {
         Bounded { budget, bytes: 0, map: HashMap::new(), order: VecDeque::new() }
     }
 
-    fn get(&self, key: &K) -> Option<V> {
-        self.map.get(key).map(|(v, _)| v.clone())
+    fn get(&self, key: &K) -> Option<&V> {
+        self.map.get(key).map(|(v, _)| v)
     }
 
     /// Keeps `value` (of `bytes`) unless `key` is kept already; at least one entry stays.
@@ -81,7 +81,7 @@ impl BlockCache {
     }
 
     pub fn get(&self, key: &BlockKey) -> Option<Arc<RawBlock>> {
-        self.0.get(key)
+        self.0.get(key).cloned()
     }
 
     pub fn insert(&mut self, key: BlockKey, block: Arc<RawBlock>) {
@@ -130,10 +130,10 @@ mod tests {
         c.insert(1, 10, 4);
         c.insert(2, 20, 4);
         c.insert(1, 99, 4); // kept already: unchanged
-        assert_eq!((c.get(&1), c.get(&2), c.bytes), (Some(10), Some(20), 8));
+        assert_eq!((c.get(&1), c.get(&2), c.bytes), (Some(&10), Some(&20), 8));
         c.insert(3, 30, 4);
-        assert_eq!((c.get(&1), c.get(&2), c.get(&3), c.bytes), (None, Some(20), Some(30), 8));
+        assert_eq!((c.get(&1), c.get(&2), c.get(&3), c.bytes), (None, Some(&20), Some(&30), 8));
         c.insert(4, 40, 50);
-        assert_eq!((c.get(&2), c.get(&3), c.get(&4), c.bytes), (None, None, Some(40), 50));
+        assert_eq!((c.get(&2), c.get(&3), c.get(&4), c.bytes), (None, None, Some(&40), 50));
     }
 }
