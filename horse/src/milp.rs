@@ -93,6 +93,19 @@ struct Columns {
     region: Vec<Option<usize>>,
     /// The flow variables (ours only): step `u -> v` and its column number.
     flow: Vec<(usize, usize, usize)>,
+    /// The closure column `X = R + W` (ours only), on tiles with both.
+    closure: Vec<Option<usize>>,
+}
+
+impl Columns {
+    /// The tiles walled in `values`, less any that is also in the region:
+    /// ours has no `R + W <= 1` row, and a wall on a region tile blocks
+    /// nothing (every neighbour a region tile steps to is in the region or
+    /// walled already), so the answer without it is the same placement.
+    fn walls_placed(&self, values: &[f64]) -> Vec<usize> {
+        let set = |column: Option<usize>| column.is_some_and(|c| values.get(c) > Some(&0.5));
+        (0..self.walls.len()).filter(|&i| set(self.walls[i]) && !set(self.region[i])).collect()
+    }
 }
 
 /// A connectivity cut of [`Formulation::HorseCuts`]: `R_tile <= sum R_b`
@@ -183,8 +196,7 @@ pub fn solve_from(
         HighsModelStatus::ReachedTimeLimit => false,
         other => return Err(SolveError::Solver(format!("{other:?}"))),
     };
-    let walls: Vec<usize> =
-        (0..map.len()).filter(|&i| columns.walls[i].is_some_and(|c| values.get(c) > Some(&0.5))).collect();
+    let walls = columns.walls_placed(&values);
     let enclosure = enclose_with(map, &walls);
     if !enclosure.trapped || walls.len() > map.walls() {
         return if proven {
@@ -217,7 +229,7 @@ pub fn min_walls(map: &Map) -> Result<Option<Vec<usize>>, SolveError> {
         HighsModelStatus::Infeasible => return Ok(None),
         other => return Err(SolveError::Solver(format!("{other:?}"))),
     }
-    let walls: Vec<usize> = (0..map.len()).filter(|&i| columns.walls[i].is_some_and(|c| values[c] > 0.5)).collect();
+    let walls = columns.walls_placed(&values);
     if !enclose_with(map, &walls).trapped {
         return Err(SolveError::Unsound(format!("{} walls leave the horse untrapped", walls.len())));
     }
@@ -255,11 +267,17 @@ fn start_values(map: &Map, columns: &Columns, count: usize, walls: &[usize]) -> 
         if let Some(c) = columns.walls[w] {
             values[c] = 1.0;
         }
+        if let Some(c) = columns.closure[w] {
+            values[c] = 1.0;
+        }
     }
     let mut in_region = vec![false; map.len()];
     for &t in &enclosure.region {
         in_region[t] = true;
         if let Some(c) = columns.region[t] {
+            values[c] = 1.0;
+        }
+        if let Some(c) = columns.closure[t] {
             values[c] = 1.0;
         }
     }
@@ -377,6 +395,7 @@ fn horse_flow(
     let mut numbers: Vec<Option<usize>> = vec![None; map.len()];
     let mut region_numbers: Vec<Option<usize>> = vec![None; map.len()];
     let mut flow_numbers = Vec::new();
+    let mut closure_numbers: Vec<Option<usize>> = vec![None; map.len()];
     for &i in reachable {
         let tile = map.tile(i);
         if !map.is_edge(i) && candidate[i] {
@@ -393,17 +412,36 @@ fn horse_flow(
             walls[i] = Some(problem.add_column_with_integrality(if score { 0.0 } else { 1.0 }, 0..=1, integer));
         }
     }
+    // "In the region or walled", X_v = R_v + W_v, a continuous column on
+    // tiles that have both, so that each closure row into v reads
+    // R_u - X_v <= 0. Where the relaxation is fractional, X_v lies inside its
+    // bounds, and HiGHS's zero-half separator skips every row with such a
+    // column: on the slow maps that separator took most of the root's cut
+    // rounds for bounds that hardly moved (docs/horse.md, "The benchmark").
+    // There is no R_v + W_v <= 1 (X_v may reach 2): a wall on a region tile
+    // only spends budget, and `Columns::walls_placed` leaves it out.
+    let mut closure: Vec<Option<Col>> = vec![None; map.len()];
+    for &v in reachable {
+        if let (Some(rv), Some(wv)) = (region[v], walls[v]) {
+            closure_numbers[v] = Some(problem.num_cols());
+            let x = problem.add_column(0.0, 0.0..=2.0);
+            problem.add_row(0.0..=0.0, [(x, 1.0), (rv, -1.0), (wv, -1.0)]);
+            closure[v] = Some(x);
+        }
+    }
     for &u in reachable {
         let Some(ru) = region[u] else { continue };
         for &v in map.neighbours(u) {
             // R_u - R_v - W_v <= 0: a region tile's neighbour is in the region or walled.
             let mut row = vec![(ru, 1.0)];
-            row.extend(region[v].map(|c| (c, -1.0)));
-            row.extend(walls[v].map(|c| (c, -1.0)));
+            match closure[v] {
+                Some(x) => row.push((x, -1.0)),
+                None => {
+                    row.extend(region[v].map(|c| (c, -1.0)));
+                    row.extend(walls[v].map(|c| (c, -1.0)));
+                }
+            }
             problem.add_row(..=0.0, row);
-        }
-        if let Some(wu) = walls[u] {
-            problem.add_row(..=1.0, [(ru, 1.0), (wu, 1.0)]);
         }
     }
     if let Some(k) = budget {
@@ -448,7 +486,7 @@ fn horse_flow(
             problem.add_row(0.0..=0.0, row);
         }
     }
-    (problem, Columns { walls: numbers, region: region_numbers, flow: flow_numbers }, 0)
+    (problem, Columns { walls: numbers, region: region_numbers, flow: flow_numbers, closure: closure_numbers }, 0)
 }
 
 /// The cuts that the solution `values` violates: for each component of its
@@ -545,5 +583,28 @@ fn write_up(map: &Map, reachable: &[usize], integer: bool) -> (RowProblem, Colum
     }
     let all: Vec<(Col, f64)> = walls.iter().flatten().map(|&c| (c, 1.0)).collect();
     problem.add_row(..=map.walls() as f64, all);
-    (problem, Columns { walls: numbers, region: vec![None; map.len()], flow: Vec::new() }, constant)
+    let none = vec![None; map.len()];
+    (problem, Columns { walls: numbers, region: none.clone(), flow: Vec::new(), closure: none }, constant)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wall_on_a_region_tile_is_not_placed() {
+        // Tiles 0 and 1 take a wall and a region variable each, tile 2 a
+        // wall only; the solution walls all three and puts 0 in the region.
+        let columns = Columns {
+            walls: vec![Some(0), Some(1), Some(2)],
+            region: vec![Some(3), Some(4), None],
+            flow: Vec::new(),
+            closure: vec![Some(5), Some(6), None],
+        };
+        let values = [1.0, 1.0, 1.0, 1.0, 0.0, 2.0, 1.0];
+        assert_eq!(columns.walls_placed(&values), vec![1, 2]);
+        // Values below one half are not set.
+        let values = [0.4, 0.6, 0.0, 0.6, 0.4, 1.0, 1.0];
+        assert_eq!(columns.walls_placed(&values), vec![1]);
+    }
 }
