@@ -1,8 +1,9 @@
 //! The worker's side of the gRPC protocol: a [`Link`] to a coordinator at a
 //! URL, with the shared token and protocol version on every call and TLS
 //! when asked for, and [`run_remote_worker`], the whole of `foxbase
-//! worker`. Calls block; the client runs on its own small tokio runtime, so
-//! the solver's threads never see async code. Messages are converted to and
+//! worker`. Calls block; the client runs on its own small tokio runtime (or
+//! one shared by many links, [`GrpcLink::on_runtime`]), so the solver's
+//! threads never see async code. Messages are converted to and
 //! from the protocol's plain types at this edge.
 
 use crate::error::CoordinatorError;
@@ -68,7 +69,7 @@ pub struct ClientTls {
 
 /// A connection to a coordinator.
 pub struct GrpcLink {
-    runtime: tokio::runtime::Runtime,
+    runtime: Arc<tokio::runtime::Runtime>,
     client: CoordinatorClient<InterceptedService<Channel, Credentials>>,
 }
 
@@ -89,14 +90,25 @@ fn link_error(s: Status) -> LinkError {
 
 impl GrpcLink {
     /// A link to the coordinator at `url` (`http://host:port`, or
-    /// `https://…` with `tls`). Connects lazily, so a coordinator that is
-    /// not up yet is retried by the calls, not refused here.
+    /// `https://…` with `tls`), on a runtime of its own. Connects lazily, so
+    /// a coordinator that is not up yet is retried by the calls, not
+    /// refused here.
     pub fn new(url: &str, credentials: Credentials, tls: Option<ClientTls>) -> Result<GrpcLink, ConnectError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .map_err(|e| ConnectError::Runtime(e.to_string()))?;
+        GrpcLink::on_runtime(url, credentials, tls, link_runtime()?)
+    }
+
+    /// A link like [`GrpcLink::new`] whose calls run on `runtime`, which
+    /// other links may share. Each runtime holds file descriptors of its
+    /// own (an epoll and an event fd), so a process that holds many links
+    /// (the fleet test's 200 simulated workers, under a limit of 1,024 open
+    /// files) shares one. Calls from many threads at once are fine: each
+    /// blocks its own thread, and the runtime's thread drives the sockets.
+    pub fn on_runtime(
+        url: &str,
+        credentials: Credentials,
+        tls: Option<ClientTls>,
+        runtime: Arc<tokio::runtime::Runtime>,
+    ) -> Result<GrpcLink, ConnectError> {
         let mut endpoint = Endpoint::from_shared(url.to_string())
             .map_err(|e| ConnectError::Url { url: url.to_string(), message: e.to_string() })?
             .connect_timeout(Duration::from_secs(5))
@@ -120,6 +132,17 @@ impl GrpcLink {
         let mut c = self.client.clone();
         self.runtime.block_on(c.status(StatusRequest {})).map(|r| r.into_inner().into()).map_err(link_error)
     }
+}
+
+/// The small runtime a link's calls run on: one thread for the socket, and
+/// the calling thread blocks on each call.
+pub fn link_runtime() -> Result<Arc<tokio::runtime::Runtime>, ConnectError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|e| ConnectError::Runtime(e.to_string()))?;
+    Ok(Arc::new(runtime))
 }
 
 /// Why a link to a coordinator cannot be set up.
