@@ -1,7 +1,9 @@
 //! Where output goes: one line of text or one JSON object at a time on
 //! standard output (a closed pipe becomes [`Failure::ClosedOutput`] instead
-//! of a panic), and progress on standard error: a bar on a terminal, plain
-//! lines otherwise, nothing with `--json`.
+//! of a panic), and progress on standard error: a bar on a terminal (not
+//! with `--json`), plain lines otherwise (a solve's at most every 5 s, a
+//! count of tiers' every 30 s, so that a short verify or publish prints
+//! none).
 
 use crate::command::Failure;
 use foxbase_worker::job::TierReport;
@@ -32,27 +34,105 @@ pub fn json(value: &serde_json::Value) -> Result<(), Failure> {
     line(value)
 }
 
-/// A bar counting tiers on standard error, when it is a terminal and the
-/// output is not JSON.
-pub struct TierBar(Option<ProgressBar>);
+/// Tiers done, on standard error: a bar on a terminal when the output is
+/// not JSON; otherwise a plain line at most every [`TierBar::EVERY`], with
+/// the time so far and an estimate of the time left, so that a verify of
+/// hours in a batch job shows that it is alive, and a run of seconds prints
+/// nothing (standard output stays one line or one JSON object).
+pub struct TierBar {
+    bar: Option<ProgressBar>,
+    /// What the tiers are being counted for ("checking tiers"), named on each line.
+    doing: Mutex<&'static str>,
+    started: Instant,
+    /// When the count last started from zero (the estimate of the time left is its).
+    counting_since: Mutex<Instant>,
+    last_line: Mutex<Instant>,
+}
 
 impl TierBar {
-    pub fn new(json: bool) -> TierBar {
-        TierBar((!json && std::io::stderr().is_terminal()).then(|| ProgressBar::new(0)))
+    /// The least time between two plain lines.
+    pub const EVERY: Duration = Duration::from_secs(30);
+
+    pub fn new(doing: &'static str, json: bool) -> TierBar {
+        let bar = (!json && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} tiers, {elapsed} so far, ETA {eta}")
+                    .expect("a valid template"),
+            );
+            bar.set_message(doing);
+            bar
+        });
+        let now = Instant::now();
+        TierBar {
+            bar,
+            doing: Mutex::new(doing),
+            started: now,
+            counting_since: Mutex::new(now),
+            last_line: Mutex::new(now),
+        }
+    }
+
+    /// A new count from zero, of tiers done for something else (verify's
+    /// comparison with the solve, after its checks).
+    pub fn start(&self, doing: &'static str) {
+        *self.doing.lock().unwrap() = doing;
+        *self.counting_since.lock().unwrap() = Instant::now();
+        if let Some(b) = &self.bar {
+            b.set_message(doing);
+            b.set_position(0);
+            b.reset_eta();
+        }
     }
 
     /// Progress: `done` of `total` tiers.
     pub fn set(&self, done: usize, total: usize) {
-        if let Some(b) = &self.0 {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
+        match &self.bar {
+            Some(b) => {
+                b.set_length(total as u64);
+                b.set_position(done as u64);
+            }
+            None => {
+                let mut last = self.last_line.lock().unwrap();
+                if last.elapsed() < Self::EVERY {
+                    return;
+                }
+                *last = Instant::now();
+                let counting = self.counting_since.lock().unwrap().elapsed();
+                let doing = *self.doing.lock().unwrap();
+                eprintln!("foxbase: {}", tiers_line(doing, done, total, self.started.elapsed(), counting));
+            }
         }
     }
 
     pub fn finish(&self) {
-        if let Some(b) = &self.0 {
+        if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+    }
+}
+
+/// `checking tiers: 10/40 tiers, 1m 40s so far, about 4m 30s left`: the
+/// time left is the count's pace since it started from zero (`counting`
+/// ago) kept up for the tiers not done.
+fn tiers_line(doing: &str, done: usize, total: usize, so_far: Duration, counting: Duration) -> String {
+    let left = match done {
+        0 => String::new(),
+        _ => {
+            let left = counting.as_secs_f64() * total.saturating_sub(done) as f64 / done as f64;
+            format!(", about {} left", clock(Duration::from_secs_f64(left)))
+        }
+    };
+    format!("{doing}: {done}/{total} tiers, {} so far{left}", clock(so_far))
+}
+
+/// `1h 02m 03s`, `2m 03s` or `3s`.
+fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    match (s / 3600, s / 60 % 60, s % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, s) => format!("{m}m {s:02}s"),
+        (h, m, s) => format!("{h}h {m:02}m {s:02}s"),
     }
 }
 
@@ -186,5 +266,24 @@ impl foxbase_coordinator::local::Progress for SolveProgress {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tier_count_line_says_the_time_so_far_and_left() {
+        let secs = Duration::from_secs;
+        assert_eq!(
+            tiers_line("checking tiers", 10, 40, secs(100), secs(90)),
+            "checking tiers: 10/40 tiers, 1m 40s so far, about 4m 30s left"
+        );
+        assert_eq!(tiers_line("publishing", 0, 7, secs(31), secs(31)), "publishing: 0/7 tiers, 31s so far");
+        assert_eq!(
+            tiers_line("comparing with the solve", 1053, 1053, secs(3 * 3600 + 62), secs(600)),
+            "comparing with the solve: 1053/1053 tiers, 3h 01m 02s so far, about 0s left"
+        );
     }
 }

@@ -202,7 +202,7 @@ pub fn to_zeroing(distance: Option<Distance>) -> &'static str {
 }
 
 pub fn verify(args: VerifyArgs) -> CommandResult {
-    let bar = TierBar::new(args.json);
+    let bar = TierBar::new("checking tiers", args.json);
     let planes = foxbase_worker::plane_kernel::PlaneCheck;
     let check: Option<&dyn foxbase_tables::verify::TierCheck> = if args.one_step { None } else { Some(&planes) };
     let (dir, _scratch) = location::local_copy("DIR", &args.dir, "verify")?;
@@ -259,6 +259,7 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
         None => None,
         Some(solved) => {
             let (solved_dir, _solved_scratch) = location::local_copy("--against", solved, "verify-against")?;
+            bar.start("comparing with the solve");
             match foxbase_tables::publish::compare_with_solve(&dir, &solved_dir, &on_tier) {
                 Ok(tiers) => Some(tiers),
                 Err(e) => {
@@ -313,7 +314,7 @@ pub fn publish(args: PublishArgs) -> CommandResult {
             (scratch.0.join("published"), Some(b), Some(scratch))
         }
     };
-    let bar = TierBar::new(args.json);
+    let bar = TierBar::new("publishing", args.json);
     let result = foxbase_tables::publish::publish(&src, &out, levels, &|done, total| bar.set(done, total));
     bar.finish();
     let p = result.map_err(|e| Failure::failed(format!("publish failed: {e}")))?;
