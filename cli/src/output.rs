@@ -44,7 +44,7 @@ pub struct TierBar {
     /// What the tiers are being counted for ("checking tiers"), named on each line.
     doing: Mutex<&'static str>,
     started: Instant,
-    /// When the count last started from zero (the estimate of the time left is its).
+    /// When the count last started from zero (the time left is estimated from its pace since).
     counting_since: Mutex<Instant>,
     last_line: Mutex<Instant>,
 }
