@@ -236,7 +236,8 @@ fn grow(
     work: &mut usize,
 ) {
     let map = closure.map;
-    while let Some(current) = start.take() {
+    // Past the work cap a round would build its network and grow nothing.
+    while let Some(current) = start.take().filter(|_| *work <= WORK) {
         let region = enclose_with(map, &current.walls).region;
         force_in_at_growing_price(closure, price, &region);
         let capacity = closure.net.capacity.clone();
