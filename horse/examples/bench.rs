@@ -16,7 +16,7 @@
 //! times, how many solves hit the time limit, and on how many maps the
 //! write-up's objective differs from the flood-filled score.
 
-use horse::generate::{random_map, Mix};
+use horse::generate::{benchmark_map, benchmark_seed};
 use horse::milp::{lp_bound, solve, Formulation, Limits, Outcome};
 use serde_json::json;
 use std::time::Duration;
@@ -59,10 +59,9 @@ fn main() {
         let mut overcounts = 0;
         let mut disagreements = 0;
         for m in 0..maps {
-            let walls = 8 + m % 13;
-            let map_seed = seed.wrapping_mul(1_000_003).wrapping_add((size * 1000 + m) as u64);
-            let map = random_map(size, size, walls, Mix::BENCHMARK, map_seed);
-            let mut line = json!({ "size": size, "map": m, "walls": walls, "seed": map_seed });
+            let map = benchmark_map(size, seed, m);
+            let seed_of_map = benchmark_seed(size, seed, m);
+            let mut line = json!({ "size": size, "map": m, "walls": map.walls(), "seed": seed_of_map });
             let mut scores = [None, None, None];
             for (f, formulation) in FORMULATIONS.into_iter().enumerate() {
                 let name = NAMES[f];

@@ -87,3 +87,17 @@ pub fn random_map(rows: usize, cols: usize, walls: usize, mix: Mix, seed: u64) -
     }
     Map::from_tiles(walls, rows, cols, tiles, horse)
 }
+
+/// Map `m` of the benchmark's `size x size` maps under its `--seed`
+/// (`horse/examples/bench.rs`): `walls` 8 + m mod 13 (8 to 20 in turn), the
+/// benchmark's mix, and the map seed [`benchmark_seed`].
+pub fn benchmark_map(size: usize, seed: u64, m: usize) -> Map {
+    random_map(size, size, 8 + m % 13, Mix::BENCHMARK, benchmark_seed(size, seed, m))
+}
+
+/// The seed of the benchmark's map `m` of `size x size` under its `--seed`:
+/// `seed * 1,000,003 + 1000 size + m`, what `horse random SIZE SIZE --walls
+/// K --seed S` takes to rebuild the map.
+pub fn benchmark_seed(size: usize, seed: u64, m: usize) -> u64 {
+    seed.wrapping_mul(1_000_003).wrapping_add((size * 1000 + m) as u64)
+}

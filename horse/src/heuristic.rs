@@ -533,8 +533,7 @@ mod tests {
         for (size, searched) in [(20, vec![true; 20]), (40, (0..20).map(|m| m == 12).collect())] {
             let got: Vec<bool> = (0..20)
                 .map(|m| {
-                    let seed = 1_000_003 + (size * 1000 + m) as u64;
-                    let map = random_map(size, size, 8 + m % 13, Mix::BENCHMARK, seed);
+                    let map = crate::generate::benchmark_map(size, 1, m);
                     let candidate = crate::mincut::enclosable(&map, map.walls());
                     if size == 40 && m == 12 {
                         assert_eq!(candidate.iter().filter(|&&c| c).count(), 5);
