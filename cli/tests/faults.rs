@@ -27,6 +27,7 @@ mod common;
 mod s3_server;
 
 use common::{coordinator, foxbase, worker, Proc, TempDir, DIST_K as K, DIST_START as START};
+use foxbase_coordinator::grpc::client::{Credentials, GrpcLink};
 use s3_server::{assert_same_files, direct_bucket, endpoint, S3Server, BUCKET};
 use serde_json::Value as Json;
 use std::io::{Read, Write};
@@ -689,41 +690,60 @@ fn soak_fifty_random_faults_over_one_solve() {
     assert_eq!(total, 50, "the solve ended before 50 faults: make it longer");
 }
 
+/// The tiers `worker` (by name) holds leases on, as the coordinator's status says.
+fn leases_of(link: &GrpcLink, worker: &str) -> Vec<String> {
+    let s = link.status().unwrap();
+    s.workers.iter().filter(|w| w.name == worker).flat_map(|w| w.leased_tiers.clone()).collect()
+}
+
 #[test]
 fn a_worker_whose_lease_expires_mid_tier_and_another_worker_on_that_tier_change_no_table() {
+    // Every step waits for the state it needs (a lease held, a line
+    // logged), not for a fixed time, so that a loaded machine only makes
+    // it slower.
     let _server = serial();
     let root = TempDir::new("s3-expired");
     let (store, prefix) = run_prefix("expired", 15);
     let (c, addr) = coordinator(&root.0, TOKEN, &store, "127.0.0.1:0", 2, &[]);
+    let url = format!("http://{addr}");
+    let status = GrpcLink::new(&url, Credentials::new(TOKEN).unwrap(), None).unwrap();
     let coordinator_port: u16 = addr.rsplit(':').next().unwrap().parse().unwrap();
-    // Worker A reaches the coordinator through a proxy, and holds each
-    // lease until a heartbeat says it is lost (at most 60 s) before solving:
-    // a fixed hold ran out before the link came back on a loaded machine.
+    let limit = Duration::from_secs(120);
+    // Workers A and B each hold a lease until a heartbeat says it is lost.
+    let holding = ["--hold-ms", "600000", "--hold-until-lost"];
+    // A reaches the coordinator through a proxy and leases the first tier
+    // (the plan's only tier ready at the start).
     let link = Proxy::start_to(coordinator_port);
-    let a = worker(&root.0, TOKEN, &link.url(), "a", &["--hold-ms", "60000", "--hold-until-lost"]);
-    a.wait_for_line("registered as", Duration::from_secs(30));
-    std::thread::sleep(Duration::from_millis(500));
-    // Its link goes down: no heartbeats, the 2 s lease expires, worker B takes the tier.
+    let a = worker(&root.0, TOKEN, &link.url(), "a", &holding);
+    let line = a.wait_for_line("holding the lease of ", limit);
+    let tier = line.split("holding the lease of ").nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+    // A's link goes down: no heartbeats, its 2 s lease expires, B leases the tier.
     link.set(CUT);
-    std::thread::sleep(Duration::from_millis(2500));
-    let b = worker(&root.0, TOKEN, &format!("http://{addr}"), "b", &[]);
-    std::thread::sleep(Duration::from_millis(1000));
+    let b = worker(&root.0, TOKEN, &url, "b", &holding);
+    b.wait_for_line(&format!("holding the lease of {tier} "), limit);
+    assert_eq!(leases_of(&status, "b"), [tier.clone()]);
+    // A's link comes back: its lease is lost, it finishes the tier anyway and
+    // its table is taken; then B's lease is lost, B finishes the tier too,
+    // and its table is not taken.
     link.set(PASS);
-    // A finishes the tier it lost, reports it, and is stopped at its next lease.
-    a.wait_for_line("finishing it anyway", Duration::from_secs(50));
-    std::thread::sleep(Duration::from_millis(3500));
-    let a_lines = a.lines.clone();
-    assert!(unsafe { libc::kill(a.child.id() as i32, libc::SIGTERM) } == 0);
-    a.finish_ok(Duration::from_secs(60));
+    a.wait_for_line(&format!("lease of {tier} lost; finishing it anyway"), limit);
+    b.wait_for_line(&format!("lease of {tier} lost; finishing it anyway"), limit);
+    b.wait_for_line(&format!("{tier}: solved again; another worker's table was taken first"), limit);
+    // Both hold their next lease: stopped, they give it back, and C solves the rest.
+    let (a_lines, b_lines) = (a.lines.clone(), b.lines.clone());
+    for w in [&a, &b] {
+        assert!(unsafe { libc::kill(w.child.id() as i32, libc::SIGTERM) } == 0);
+    }
+    a.finish_ok(limit);
+    b.finish_ok(limit);
+    let c_worker = worker(&root.0, TOKEN, &url, "c", &[]);
     let s: Json = serde_json::from_str(c.finish_ok(Duration::from_secs(300)).trim()).unwrap();
     assert_eq!(s["value"], "win");
     assert!(s["leases_expired"].as_u64().unwrap() >= 1, "{s}");
     assert_eq!(s["completions_rejected"], 0, "{s}");
-    let b_lines = b.lines.clone();
-    b.finish_ok(Duration::from_secs(60));
+    c_worker.finish_ok(limit);
     assert_same_files(&direct_bucket(&prefix), reference());
-    let a_lines = a_lines.lock().unwrap().clone();
-    let b_lines = b_lines.lock().unwrap().clone();
-    let twice = count_lines(&a_lines, "already done elsewhere") + count_lines(&b_lines, "already done elsewhere");
-    assert!(twice >= 1, "the tier was solved once: {a_lines:?} {b_lines:?}");
+    let (a_lines, b_lines) = (a_lines.lock().unwrap().clone(), b_lines.lock().unwrap().clone());
+    assert_eq!(count_lines(&a_lines, "already done elsewhere"), 0, "{a_lines:?}");
+    assert_eq!(count_lines(&b_lines, "(1 already done elsewhere)"), 1, "{b_lines:?}");
 }

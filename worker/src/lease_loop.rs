@@ -236,6 +236,9 @@ pub fn run_lease_loop<G: SolveTier>(
                 summary.tiers += 1;
                 summary.slots += report.stats.slots;
                 summary.duplicates += r.duplicate as usize;
+                if r.duplicate {
+                    log(&format!("{}: solved again; another worker's table was taken first", assignment.tier));
+                }
             }
             // A coordinator that restarted without this tier's children
             // journaled, or that finished the tier meanwhile, refuses it:
@@ -314,6 +317,13 @@ fn work_on<G: SolveTier>(
                 child_paths.insert(t, path);
             }
             time.fetch += fetching.elapsed().as_secs_f64();
+            if !options.hold_before_solving.is_zero() {
+                log(&format!(
+                    "holding the lease of {} for up to {} ms before solving",
+                    assignment.tier,
+                    options.hold_before_solving.as_millis()
+                ));
+            }
             let hold_until = Instant::now() + options.hold_before_solving;
             while Instant::now() < hold_until
                 && !stop.load(Ordering::Relaxed)
