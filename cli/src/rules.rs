@@ -124,8 +124,9 @@ pub struct GameArgs {
     game: GameKind,
     #[command(flatten)]
     fox: RuleArgs,
-    /// Bagh-Chal: the goats in the game, 1..=20 (default 20; fewer make the small variants `solve
-    /// --game baghchal --goats N` solves). A position's goats on the board, to place and captured add up to it.
+    /// Bagh-Chal: the goats in the game, 1..=20 (default: the position's goats on the board + to place
+    /// + captured, or 20 without a position; fewer make the small variants `solve --game baghchal
+    /// --goats N` solves). A position whose goats add up to another number is refused, naming both.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=20))]
     goats: Option<u8>,
     /// Bagh-Chal: the tigers win on capturing this many goats, 1..=5 and at most --goats (default 5,
@@ -236,7 +237,11 @@ impl GameArgs {
             }
             GameKind::BaghChal => {
                 refuse(&fox_flags, "Fox Game", "--goats and --capture-target")?;
-                let goats = self.goats.unwrap_or(bc::TOTAL_GOATS);
+                // Without --goats a position gives its own total (on the board + to place +
+                // captured); --goats that disagrees with it is refused when the position is read.
+                let from_position =
+                    position.and_then(|text| bc::goat_total(text).ok()).filter(|n| (1..=bc::TOTAL_GOATS).contains(n));
+                let goats = self.goats.or(from_position).unwrap_or(bc::TOTAL_GOATS);
                 let target = self.capture_target.unwrap_or(bc::DEFAULT_CAPTURE_TARGET.min(goats));
                 let variant = bc::BaghChalVariant::new(goats, target)
                     .map_err(|e| Failure::bad_input(format!("--goats {goats} --capture-target {target}: {e}")))?;
@@ -581,6 +586,33 @@ mod tests {
         assert!(refused(&["--game", "baghchal", "--goats", "2", "--capture-target", "3"])
             .starts_with("--goats 2 --capture-target 3: "));
         assert!(refused(&["--game", "chess"]).contains("unknown game 'chess' (the games: fox, baghchal, tictactoe)"));
+    }
+
+    #[test]
+    fn a_baghchal_position_without_goats_gives_its_own_total() {
+        let two = "T...T/...../...../...../T...T g 2 0";
+        let at = |flags: &[&str], position: &str| {
+            let parsed = Perft::try_parse_from([&["perft", "--depth", "1", "--game", "baghchal"], flags].concat())
+                .unwrap_or_else(|e| panic!("{e}"));
+            match parsed.args.game.resolve(Some(position)) {
+                Ok(AnyRules::BaghChal(r)) => r,
+                _ => panic!("{flags:?} {position}"),
+            }
+        };
+        let rules = at(&[], two);
+        assert_eq!((rules.variant().goats(), rules.variant().capture_target()), (2, 2));
+        assert!(position_of(&rules, two).is_ok());
+        let rules = at(&[], "TGG.T/...../...../...../T...T t 14 4");
+        assert_eq!((rules.variant().goats(), rules.variant().capture_target()), (20, 5));
+        // --goats that disagrees with the position is refused, naming both numbers.
+        let Err(Failure::BadInput(m)) = position_of(&at(&["--goats", "3"], two), two) else { panic!() };
+        assert_eq!(
+            m,
+            format!("bad position '{two}': goats on the board (0) + to place (2) + captured (0) make 2, not 3")
+        );
+        // A position that does not read keeps the default and reports its own fault.
+        let rules = at(&[], "T...T/...../T...T g 2 0");
+        assert_eq!(rules.variant().goats(), 20);
     }
 
     #[test]

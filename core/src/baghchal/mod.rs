@@ -2,7 +2,7 @@
 //! move generation, symmetries, perft, and the game as a tiered
 //! [`TierGame`](crate::tier::TierGame) ([`tier`]).
 //!
-//! The rules (issue 14; the readings that differ between sources are
+//! The rules (the readings that differ between sources are
 //! switches of [`Rules`], with these defaults):
 //!
 //! - The board is the 25 points of a 5×5 grid with lines along every rank
@@ -41,7 +41,7 @@ pub mod tier;
 pub use board::{Bits, Point, BOARD};
 pub use error::{IllegalMove, ParseError, RulesError};
 pub use notation::{
-    board_picture, format_position, parse_move, parse_move_text, parse_position, parse_position_with_goats,
+    board_picture, format_position, goat_total, parse_move, parse_move_text, parse_position, parse_position_with_goats,
 };
 pub use perft::{distinct_positions, divide, perft, Layer};
 pub use play::PlayRules;

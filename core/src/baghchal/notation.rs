@@ -43,6 +43,37 @@ pub fn parse_position(text: &str) -> Result<Position, ParseError> {
 /// assert_eq!(err.to_string(), "goats on the board (0) + to place (20) + captured (0) make 20, not 3");
 /// ```
 pub fn parse_position_with_goats(text: &str, goats: u8) -> Result<Position, ParseError> {
+    let parts = read_parts(text)?;
+    Position::with_goat_total(parts.tigers, parts.goats, parts.side, parts.to_place, parts.captured, goats)
+}
+
+/// The goats a position's text counts in all: on the board + to place +
+/// captured, the total of the game it belongs to. The error is that of a
+/// field or piece [`parse_position`] would name; the total itself is not
+/// checked (a game has 1..=20 goats: [`parse_position_with_goats`] says
+/// what is wrong with a position whose total is not its game's).
+///
+/// ```
+/// use foxbase_core::baghchal::goat_total;
+/// assert_eq!(goat_total("T...T/...../...../...../T...T g 2 0").unwrap(), 2);
+/// assert_eq!(goat_total("TGG.T/...../...../...../T...T t 14 4").unwrap(), 20);
+/// assert!(goat_total("T...T/...../...../T...T g 2 0").is_err());
+/// ```
+pub fn goat_total(text: &str) -> Result<u8, ParseError> {
+    let parts = read_parts(text)?;
+    Ok(parts.goats.count_ones() as u8 + parts.to_place + parts.captured)
+}
+
+/// A position's fields as written, each checked on its own.
+struct Parts {
+    tigers: Bits,
+    goats: Bits,
+    side: Side,
+    to_place: u8,
+    captured: u8,
+}
+
+fn read_parts(text: &str) -> Result<Parts, ParseError> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     let [board, side, to_place, captured] = fields[..] else {
         return Err(ParseError::FieldCount { found: fields.len() });
@@ -51,7 +82,7 @@ pub fn parse_position_with_goats(text: &str, goats: u8) -> Result<Position, Pars
     if ranks.len() != SIZE as usize {
         return Err(ParseError::RankCount { found: ranks.len() });
     }
-    let (mut tigers, mut goats_on_board): (Bits, Bits) = (0, 0);
+    let (mut tigers, mut goats): (Bits, Bits) = (0, 0);
     for (i, rank_text) in ranks.iter().enumerate() {
         let y = SIZE as usize - 1 - i;
         let n = rank_text.chars().count();
@@ -62,7 +93,7 @@ pub fn parse_position_with_goats(text: &str, goats: u8) -> Result<Position, Pars
             let point = Point::new((y * SIZE as usize + x) as u8);
             match c {
                 'T' => tigers |= point.bit(),
-                'G' => goats_on_board |= point.bit(),
+                'G' => goats |= point.bit(),
                 '.' => {}
                 _ => return Err(ParseError::BadPiece { rank: y as u8 + 1, character: x + 1, point, found: c }),
             }
@@ -81,7 +112,7 @@ pub fn parse_position_with_goats(text: &str, goats: u8) -> Result<Position, Pars
     };
     let to_place = count("goats to place", to_place)?;
     let captured = count("goats captured", captured)?;
-    Position::with_goat_total(tigers, goats_on_board, side, to_place, captured, goats)
+    Ok(Parts { tigers, goats, side, to_place, captured })
 }
 
 /// `T`, `G` or `.`: what stands on `p`.
