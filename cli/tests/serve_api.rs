@@ -481,3 +481,25 @@ fn under_the_no_progress_rule_positions_carry_their_counters() {
     assert_eq!(status, 400);
     assert!(message.contains("the no-progress counter 7 is out of range: 0 to 6"), "{message}");
 }
+
+#[test]
+fn capture_bounded_tables_say_whose_moves_are_a_real_game_strategy() {
+    // Two foxes against three sheep on rank 1 under a floor of 3 (K = 2):
+    // every capture ends the game, won by the floor's winner.
+    let start = "F.F/.../......./......./......./.../SSS f";
+    for (winner, says) in [
+        ("foxes", "the sheep's winning moves are a winning strategy in the real game, the foxes' moves are not a strategy of it"),
+        ("sheep", "the foxes' moves that hold a draw or a win are a strategy for it in the real game, the sheep's moves are not a strategy of it"),
+    ] {
+        let server = serve_solved(
+            &format!("serve-bound-{winner}"),
+            &["--start", start, "--pen-target", "2", "--sheep-floor", "3", "--floor-winner", winner, "--threads", "1", "--no-distance"],
+        );
+        let variant = json_at(&server, "/api/variant");
+        let probed = json_at(&server, &format!("/api/probe?position={}", q(start)));
+        for v in [&variant, &probed] {
+            assert_eq!(v["bound"]["floor_winner"], winner, "{v}");
+            assert!(v["bound"]["note"].as_str().unwrap().ends_with(says), "{v}");
+        }
+    }
+}

@@ -8,8 +8,12 @@ mod common;
 use common::TempDir;
 use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::reference::ReferenceSolution;
-use foxbase_core::{Geometry, Side, Variant};
+use foxbase_core::rules::Status;
+use foxbase_core::{Geometry, Side, Value as GameValue, Variant};
+use foxbase_tables::engine::engine_move;
+use foxbase_tables::TableDir;
 use serde_json::Value;
+use std::collections::HashSet;
 use std::process::{Command, Output};
 
 /// Two foxes against three sheep on rank 1; every capture ends the game
@@ -183,4 +187,87 @@ fn an_upper_bound_solve_keeps_its_plies_consistent_with_its_children() {
     // verify derives every value and every plies count again from the children.
     assert!(ok(&["verify", s, "--one-step"]).starts_with("ok: "));
     assert!(ok(&["verify", s]).starts_with("ok: "));
+}
+
+/// What the note of each floor winner says of strategies.
+const SHEEP_STRATEGY: &str =
+    "the sheep's winning moves are a winning strategy in the real game, the foxes' moves are not a strategy of it";
+const FOX_STRATEGY: &str = "the foxes' moves that hold a draw or a win are a strategy for it in the real game, \
+                            the sheep's moves are not a strategy of it";
+
+#[test]
+fn probe_and_versus_on_bounded_tables_say_whose_moves_are_a_real_game_strategy() {
+    for (winner, says, not) in [("foxes", SHEEP_STRATEGY, FOX_STRATEGY), ("sheep", FOX_STRATEGY, SHEEP_STRATEGY)] {
+        let dir = TempDir::new(&format!("strategy-{winner}"));
+        solve(&dir.0, winner, &["--no-distance"]);
+        let s = dir.0.to_str().unwrap();
+        let probed = ok(&["probe", START, "--tables", s]);
+        let first = probed.lines().next().unwrap();
+        assert!(first.starts_with("bound: sheep floor 3") && first.ends_with(says), "{winner}: {first}");
+        assert!(!probed.contains(not), "{winner}: {probed}");
+        assert!(ok_json(&["probe", START, "--tables", s, "--json"])["bound"]["note"].as_str().unwrap().ends_with(says));
+        let played = ok(&["versus", "--tables", s, "--side", "none", "--start", START, "--seed", "1"]);
+        assert!(played.lines().next().unwrap().ends_with(says), "{winner}: {played}");
+    }
+}
+
+/// The sheep's moves of floored tables are a strategy of the real game:
+/// from a start the sheep win under the floor (one fox against four
+/// sheep, K = 2, F = 3: a win giving up at most one sheep), the engine's
+/// sheep win the exact game (F = K) against every fox reply, every
+/// position on the way a sheep win of the exact game (the reference
+/// solver's), and the game ends within the start's plies to the end.
+#[test]
+fn the_engines_sheep_from_floored_tables_win_the_exact_game_against_every_fox_reply() {
+    const ONE_FOX: &str = ".F./.../......./......./SSSS.../.../... f";
+    let dir = TempDir::new("floor-strategy");
+    let d = dir.0.to_str().unwrap();
+    ok(&["solve", "--start", ONE_FOX, "--pen-target", "2", "--sheep-floor", "3", "--distance", "dtm", "--out", d]);
+    let tables = TableDir::open(&dir.0).unwrap();
+    let start = parse_position(ONE_FOX).unwrap();
+    let exact_variant = Variant::new(Geometry::Classic, 2, start).unwrap();
+    let exact = ReferenceSolution::solve_with_plies(&exact_variant, 5_000_000).unwrap();
+    let rules = exact_variant.rules();
+    let bound = tables.outcome(&start).unwrap();
+    assert_eq!(bound.value, GameValue::Loss, "the foxes to move lose under the floor");
+    let bound = bound.plies.unwrap();
+    // The engine's move depends on the position alone (its seed is mixed
+    // with the position), so its sheep are a strategy: every fox reply is
+    // followed once per position, and the plies to the end falling at every
+    // ply bounds every game by the start's.
+    let (mut seen, mut stack) = (HashSet::new(), vec![start]);
+    let (mut ends, mut fox_replies, mut captures) = (0, 0, 0);
+    while let Some(pos) = stack.pop() {
+        if !seen.insert(pos) {
+            continue;
+        }
+        let shown = format_position(&pos);
+        let sheep_win = if pos.side() == Side::Sheep { GameValue::Win } else { GameValue::Loss };
+        let here = tables.outcome(&pos).unwrap();
+        assert_eq!(here.value, sheep_win, "{shown}: not a sheep win under the floor");
+        assert_eq!(exact.value(&pos), Some(sheep_win), "{shown}: not a sheep win of the exact game");
+        let plies = here.plies.unwrap();
+        assert!(exact.plies(&pos).unwrap() <= plies, "{shown}: the exact game's win is longer");
+        if let Status::Over { winner, .. } = rules.status(&pos) {
+            assert_eq!((winner, plies), (Side::Sheep, 0), "{shown}: over in the exact game");
+            ends += 1;
+            continue;
+        }
+        let next: Vec<_> = if pos.side() == Side::Sheep {
+            let choice = engine_move(&tables, &pos, 1).unwrap().unwrap_or_else(|| panic!("{shown}: no move"));
+            vec![rules.play(&pos, choice.mv)]
+        } else {
+            let replies = rules.moves(&pos);
+            fox_replies += replies.len();
+            captures += replies.iter().filter(|m| m.jump).count();
+            replies.into_iter().map(|m| rules.play(&pos, m)).collect()
+        };
+        for after in next {
+            let later = tables.outcome(&after).unwrap().plies.unwrap();
+            assert!(later < plies, "{shown} -> {}: {later} plies after {plies}", format_position(&after));
+            stack.push(after);
+        }
+    }
+    // A 14-ply win; 57 of the foxes' replies capture a sheep (the one the floor allows).
+    assert_eq!((bound, seen.len(), ends, fox_replies, captures), (14, 1519, 472, 1044, 57));
 }

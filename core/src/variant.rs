@@ -158,12 +158,14 @@ impl Variant {
         Some(match self.floor_winner {
             Side::Fox => format!(
                 "sheep floor {}: the foxes win once fewer than {} sheep remain, so a sheep win is a sheep win of \
-                 the real game (losing at most {lost} sheep) and anything else is only a bound",
+                 the real game (losing at most {lost} sheep) and anything else is only a bound; the sheep's \
+                 winning moves are a winning strategy in the real game, the foxes' moves are not a strategy of it",
                 self.sheep_floor, self.sheep_floor
             ),
             Side::Sheep => format!(
                 "sheep floor {} won by the sheep: the sheep win once fewer than {} (and at least {}) sheep remain, \
-                 so only a value that is not a sheep win holds for the real game",
+                 so only a value that is not a sheep win holds for the real game; the foxes' moves that hold a \
+                 draw or a win are a strategy for it in the real game, the sheep's moves are not a strategy of it",
                 self.sheep_floor, self.sheep_floor, self.pen_target
             ),
         })
