@@ -1,6 +1,7 @@
 //! How many sheep-to-move values of a solved Fox Game tablebase a reader
-//! could imply from other tiers alone (issue 26's "one-step look"), and
-//! what the published values would take if those slots were don't-care.
+//! could imply from other tiers alone (a one-step look into the child
+//! tiers), and what the published values would take if those slots were
+//! don't-care.
 //!
 //! A sheep-to-move position is *implied won* when one of its sheep moves
 //! leaves the tier (an advance: the only move that does) into a position

@@ -1,6 +1,6 @@
 //! How many sheep-to-move values of a solved Fox Game tablebase follow
-//! from the rules alone, two plies deep, with no table read (issue 26's
-//! "storing only positions whose value is not implied by a cheap rule"),
+//! from the rules alone, two plies deep, with no table read (one way of
+//! storing only positions whose value is not implied by a cheap rule),
 //! and what the published values would take if those slots were
 //! don't-care.
 //!

@@ -1,4 +1,4 @@
-//! Probe latency over random positions of a Fox Game tablebase (issue 26's
+//! Probe latency over random positions of a Fox Game tablebase (the
 //! targets: a cold probe in at most 1 ms beyond opening the index, a warm
 //! one in at most 20 µs), for `foxbase-bench --published` and the
 //! `probe_latency` example.

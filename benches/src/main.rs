@@ -9,8 +9,8 @@
 //! - `--compression DIR`: the tables of a solved directory re-encoded with
 //!   other block sizes and zstd levels ([`compression`]).
 //! - `--published [DIR ...]`: bits per position and probe latencies of
-//!   published tablebases, or of the README's main job, against issue 26's
-//!   targets ([`published`]; exit status 1 when one is missed).
+//!   published tablebases, or of the README's main job, against the size and
+//!   latency targets ([`published`]; exit status 1 when one is missed).
 //!
 //! Run: `cargo run --release -p foxbase-benches -- [--json] [--threads-list 1,2]`
 
@@ -51,7 +51,7 @@ struct Args {
     #[arg(long, value_delimiter = ',', default_value = "16384,65536,262144,1048576")]
     block_slots: Vec<u32>,
     /// Instead: bits per position and probe latencies of these published (or solved, then
-    /// published) Fox Game tablebases against issue 26's targets (0.1 bit per position for
+    /// published) Fox Game tablebases against the targets (0.1 bit per position for
     /// values, 0.3 for distances, cold probe p99 1 ms, warm 20 µs); without DIR, of the
     /// README's main job, solved with distances to zeroing and published.
     #[arg(long, num_args = 0.., value_name = "DIR")]

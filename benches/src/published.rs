@@ -1,6 +1,6 @@
-//! `foxbase-bench --published [DIR ...]`: issue 26's targets on published
-//! Fox Game tablebases. For each DIR (a published tablebase, or a solved
-//! one, which is published first at `foxbase publish`'s default levels
+//! `foxbase-bench --published [DIR ...]`: the size and latency targets on
+//! published Fox Game tablebases. For each DIR (a published tablebase, or
+//! a solved one, which is published first at `foxbase publish`'s default levels
 //! into a scratch directory), or without DIR for the README's main job
 //! (solved with distances to zeroing, then published): the bits per
 //! position of the tables and of the plies files, and the probe latencies

@@ -106,7 +106,7 @@ enum Command {
 /// memory stays resident: a one-worker DTZ solve of two foxes against nine
 /// sheep peaked 1.5 bytes a slot of its largest tier above the values-only
 /// solve by RSS with the default, 1.0 with this, as its allocations do
-/// (docs/results.md, "Distance to zeroing").
+/// (docs/results.md, "Distances (DTZ and DTM)").
 fn return_large_buffers() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets an allocator parameter; it is called before

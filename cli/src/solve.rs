@@ -87,7 +87,8 @@ pub struct SolveArgs {
     /// the tiers it finished (whose files are in DIR/tiers with their journaled lengths) are not
     /// solved again. It must be the same solve: the same game, variant, --phase and --no-distance
     /// (another is refused, naming the difference). A finished solve is left as it is; a DIR with no
-    /// journal and no tables starts a new solve, so one command line serves every session.
+    /// journal and no tables starts a new solve, so one command line serves a first run and every
+    /// resumption.
     #[arg(long)]
     resume: bool,
     /// Take the tables of tiers that DIR holds instead of solving them (repeatable; the first DIR

@@ -289,8 +289,8 @@ fn the_engine_plays_won_positions_out_to_a_win_with_dtz_tables() {
 
 /// The Fox Game's DTZ files store the sheep-to-move counts alone (a reader
 /// derives a fox-to-move count by one fox move); a tablebase whose DTZ
-/// files hold every count, as the solves before the thirteenth session
-/// wrote them, still verifies and answers every position the same.
+/// files hold every count (flag bit 0 clear, docs/format.md "Packed
+/// plies") still verifies and answers every position the same.
 #[test]
 fn dtz_files_store_the_sheep_to_move_counts_and_files_with_every_count_still_read() {
     use foxbase_tables::table::{write_plies, TableFile, ZSTD_LEVEL};

@@ -552,7 +552,7 @@ mod tests {
     use foxbase_core::{Geometry, Side, Variant};
 
     /// The first line of a journal a solve wrote before [`JournalRun`] was
-    /// typed (run (c) of docs/results.md) is this solve's, byte for byte,
+    /// typed (the 18-sheep run of docs/results.md, "18 sheep, classic, F = 18, sheep first") is this solve's, byte for byte,
     /// so that it resumes.
     #[test]
     fn the_journal_run_line_keeps_its_bytes() {

@@ -4,7 +4,7 @@
 # workers on a directory store. Prints both wall times, the ratio and each
 # worker's time breakdown (its last log line), checks that every tier's
 # checksum is the same, and exits 1 if the distributed solve takes more
-# than 1.5 times the local one (issue 25's target).
+# than 1.5 times the local one (the target for a distributed solve).
 #
 #   bash ops/bench/distributed.sh            # builds target/release/foxbase first
 #   FOXBASE=/path/to/foxbase bash ops/bench/distributed.sh

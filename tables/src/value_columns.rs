@@ -4,7 +4,7 @@
 //! a column is one fox placement with the sheep to move), each column in
 //! slot order. Alike fox placements of neighbouring sheep sets have alike
 //! values, so the columns compress better than slot order does
-//! (docs/results.md, issue 26).
+//! (docs/results.md, docs/format.md).
 //!
 //! A block of `n` slots (even) starting at tier slot `start` (a multiple
 //! of 4) stores its `n / 2` odd slots' codes first, column by column from

@@ -2,8 +2,9 @@
 //! as it wrote them, read by its parents later without decompressing the
 //! file again.
 //!
-//! Every tier is the child of several (the 20-sheep solve of issue 22 reads
-//! 79 GB of child tables for 13 GB of tables, six times over), and a
+//! Every tier is the child of several (the 20-sheep solve, two foxes
+//! against 20 sheep under a sheep floor of 20, reads 79 GB of child tables
+//! for 13 GB of tables, six times over), and a
 //! parent is often solved soon after its children: with tables kept in
 //! the order they were last used, and the least recently used dropped
 //! beyond a budget of bytes, 1 GB holds two thirds of what that solve reads
