@@ -721,7 +721,7 @@ fn a_worker_whose_lease_expires_mid_tier_and_another_worker_on_that_tier_change_
     link.set(CUT);
     let b = worker(&root.0, TOKEN, &url, "b", &holding);
     b.wait_for_line(&format!("holding the lease of {tier} "), limit);
-    assert_eq!(leases_of(&status, "b"), [tier.clone()]);
+    assert_eq!(leases_of(&status, "b"), vec![tier.clone()]);
     // A's link comes back: its lease is lost, it finishes the tier anyway and
     // its table is taken; then B's lease is lost, B finishes the tier too,
     // and its table is not taken.

