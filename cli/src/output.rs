@@ -143,6 +143,8 @@ pub struct SolveProgress {
     started: Instant,
     last_line: Mutex<Instant>,
     tiers: Mutex<usize>,
+    /// The plan's slots in all.
+    slots: Mutex<u64>,
     /// Slots finished before a resumed run started (not counted in its rate).
     resumed_slots: Mutex<u64>,
     phases: Mutex<Phases>,
@@ -166,6 +168,7 @@ impl SolveProgress {
             started: Instant::now(),
             last_line: Mutex::new(Instant::now()),
             tiers: Mutex::new(0),
+            slots: Mutex::new(0),
             resumed_slots: Mutex::new(0),
             phases: Mutex::new(Phases::default()),
         }
@@ -199,6 +202,7 @@ pub fn phases_json(p: &Phases) -> serde_json::Value {
 impl foxbase_coordinator::local::Progress for SolveProgress {
     fn planned(&self, tiers: usize, slots: u64) {
         *self.tiers.lock().unwrap() = tiers;
+        *self.slots.lock().unwrap() = slots;
         match &self.bar {
             Some(bar) => {
                 bar.set_length(slots);
@@ -255,11 +259,12 @@ impl foxbase_coordinator::local::Progress for SolveProgress {
                 let mut last = self.last_line.lock().unwrap();
                 if last.elapsed() >= Duration::from_secs(5) || tiers_done == tiers {
                     *last = Instant::now();
-                    let secs = self.started.elapsed().as_secs_f64();
                     let solved_here = slots_done - *self.resumed_slots.lock().unwrap();
+                    let slots = *self.slots.lock().unwrap();
+                    let pace = Pace { slots_done, slots, solved_here, seconds: self.started.elapsed().as_secs_f64() };
                     eprintln!(
-                        "foxbase: tiers {tiers_done}/{tiers}, {slots_done} positions, {:.0} positions/s, last {} ({:.2}s)",
-                        solved_here as f64 / secs.max(1e-9),
+                        "foxbase: tiers {tiers_done}/{tiers}, {}, last {} ({:.2}s)",
+                        pace.line(),
                         report.tier_name,
                         report.seconds
                     );
@@ -269,9 +274,52 @@ impl foxbase_coordinator::local::Progress for SolveProgress {
     }
 }
 
+/// How far a solve is by slots, the measure of a tier's work the plan
+/// uses: tiers differ in size by orders of magnitude, so the time left is
+/// the slots left at this run's rate in slots, not the tiers left at its
+/// rate in tiers.
+struct Pace {
+    /// Slots finished, this run's and those finished before it.
+    slots_done: u64,
+    /// The plan's slots.
+    slots: u64,
+    /// Slots this run solved itself (its rate's measure).
+    solved_here: u64,
+    /// This run's time so far.
+    seconds: f64,
+}
+
+impl Pace {
+    /// `1000 of 4000 positions, 250 positions/s, about 12s left`.
+    fn line(&self) -> String {
+        let rate = self.solved_here as f64 / self.seconds.max(1e-9);
+        let left = match self.solved_here {
+            0 => String::new(),
+            _ => {
+                let left = self.slots.saturating_sub(self.slots_done) as f64 / rate;
+                format!(", about {} left", clock(Duration::from_secs_f64(left)))
+            }
+        };
+        format!("{} of {} positions, {rate:.0} positions/s{left}", self.slots_done, self.slots)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_solves_time_left_counts_the_slots_left_not_the_tiers() {
+        // Three small tiers of one slot done in 3 s, one of 1,000 slots to go:
+        // about 1,000 s are left, not the 1 s that a count of tiers would say.
+        let pace = Pace { slots_done: 3, slots: 1003, solved_here: 3, seconds: 3.0 };
+        assert_eq!(pace.line(), "3 of 1003 positions, 1 positions/s, about 16m 40s left");
+        // A resumed run: its rate counts only the slots it solved itself.
+        let pace = Pace { slots_done: 1500, slots: 2000, solved_here: 500, seconds: 10.0 };
+        assert_eq!(pace.line(), "1500 of 2000 positions, 50 positions/s, about 10s left");
+        let pace = Pace { slots_done: 800, slots: 2000, solved_here: 0, seconds: 0.5 };
+        assert_eq!(pace.line(), "800 of 2000 positions, 0 positions/s");
+    }
 
     #[test]
     fn a_tier_count_line_says_the_time_so_far_and_left() {
