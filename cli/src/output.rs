@@ -6,6 +6,7 @@
 //! none).
 
 use crate::command::Failure;
+use foxbase_tables::verify::TierProgress;
 use foxbase_worker::job::TierReport;
 use foxbase_worker::kernel::Phases;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -57,8 +58,10 @@ impl TierBar {
         let bar = (!json && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::new(0);
             bar.set_style(
-                ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} tiers, {elapsed} so far, ETA {eta}")
-                    .expect("a valid template"),
+                ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {human_pos}/{human_len} positions, {elapsed} so far, ETA {eta}",
+                )
+                .expect("a valid template"),
             );
             bar.set_message(doing);
             bar
@@ -85,12 +88,13 @@ impl TierBar {
         }
     }
 
-    /// Progress: `done` of `total` tiers.
-    pub fn set(&self, done: usize, total: usize) {
+    /// Progress: tiers and their slots done, of those in all.
+    pub fn set(&self, p: TierProgress) {
         match &self.bar {
             Some(b) => {
-                b.set_length(total as u64);
-                b.set_position(done as u64);
+                b.set_length(p.slots);
+                b.set_position(p.slots_done);
+                b.set_message(format!("{} ({}/{} tiers)", *self.doing.lock().unwrap(), p.tiers_done, p.tiers));
             }
             None => {
                 let mut last = self.last_line.lock().unwrap();
@@ -100,7 +104,7 @@ impl TierBar {
                 *last = Instant::now();
                 let counting = self.counting_since.lock().unwrap().elapsed();
                 let doing = *self.doing.lock().unwrap();
-                eprintln!("foxbase: {}", tiers_line(doing, done, total, self.started.elapsed(), counting));
+                eprintln!("foxbase: {}", tiers_line(doing, p, self.started.elapsed(), counting));
             }
         }
     }
@@ -112,18 +116,27 @@ impl TierBar {
     }
 }
 
-/// `checking tiers: 10/40 tiers, 1m 40s so far, about 4m 30s left`: the
-/// time left is the count's pace since it started from zero (`counting`
-/// ago) kept up for the tiers not done.
-fn tiers_line(doing: &str, done: usize, total: usize, so_far: Duration, counting: Duration) -> String {
-    let left = match done {
+/// `checking tiers: 10/40 tiers, 1000 of 4000 positions, 1m 40s so far,
+/// about 4m 30s left`: the time left is the count's pace in slots since it
+/// started from zero (`counting` ago) kept up for the slots not done
+/// (tiers differ in size by orders of magnitude: a count of tiers would
+/// say seconds where one huge tier takes hours).
+fn tiers_line(doing: &str, p: TierProgress, so_far: Duration, counting: Duration) -> String {
+    let left = match p.slots_done {
         0 => String::new(),
-        _ => {
-            let left = counting.as_secs_f64() * total.saturating_sub(done) as f64 / done as f64;
+        done => {
+            let left = counting.as_secs_f64() * p.slots.saturating_sub(done) as f64 / done as f64;
             format!(", about {} left", clock(Duration::from_secs_f64(left)))
         }
     };
-    format!("{doing}: {done}/{total} tiers, {} so far{left}", clock(so_far))
+    format!(
+        "{doing}: {}/{} tiers, {} of {} positions, {} so far{left}",
+        p.tiers_done,
+        p.tiers,
+        p.slots_done,
+        p.slots,
+        clock(so_far)
+    )
 }
 
 /// `1h 02m 03s`, `2m 03s` or `3s`.
@@ -322,16 +335,26 @@ mod tests {
     }
 
     #[test]
-    fn a_tier_count_line_says_the_time_so_far_and_left() {
+    fn a_tier_count_line_says_the_time_so_far_and_left_by_slots() {
         let secs = Duration::from_secs;
+        let p = |tiers_done, tiers, slots_done, slots| TierProgress { tiers_done, tiers, slots_done, slots };
         assert_eq!(
-            tiers_line("checking tiers", 10, 40, secs(100), secs(90)),
-            "checking tiers: 10/40 tiers, 1m 40s so far, about 4m 30s left"
+            tiers_line("checking tiers", p(10, 40, 1000, 4000), secs(100), secs(90)),
+            "checking tiers: 10/40 tiers, 1000 of 4000 positions, 1m 40s so far, about 4m 30s left"
         );
-        assert_eq!(tiers_line("publishing", 0, 7, secs(31), secs(31)), "publishing: 0/7 tiers, 31s so far");
+        // Three tiers of one slot in 3 s, and one of 1,000 slots left:
+        // about 1,000 s left, not the 1 s that a count of tiers says.
         assert_eq!(
-            tiers_line("comparing with the solve", 1053, 1053, secs(3 * 3600 + 62), secs(600)),
-            "comparing with the solve: 1053/1053 tiers, 3h 01m 02s so far, about 0s left"
+            tiers_line("checking tiers", p(3, 4, 3, 1003), secs(3), secs(3)),
+            "checking tiers: 3/4 tiers, 3 of 1003 positions, 3s so far, about 16m 40s left"
+        );
+        assert_eq!(
+            tiers_line("publishing", p(0, 7, 0, 700), secs(31), secs(31)),
+            "publishing: 0/7 tiers, 0 of 700 positions, 31s so far"
+        );
+        assert_eq!(
+            tiers_line("comparing with the solve", p(1053, 1053, 9, 9), secs(3 * 3600 + 62), secs(600)),
+            "comparing with the solve: 1053/1053 tiers, 9 of 9 positions, 3h 01m 02s so far, about 0s left"
         );
     }
 }

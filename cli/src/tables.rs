@@ -206,7 +206,7 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     let planes = foxbase_worker::plane_kernel::PlaneCheck;
     let check: Option<&dyn foxbase_tables::verify::TierCheck> = if args.one_step { None } else { Some(&planes) };
     let (dir, _scratch) = location::local_copy("DIR", &args.dir, "verify")?;
-    let on_tier = |done, total| bar.set(done, total);
+    let on_tier = |p| bar.set(p);
     let problem_out = |p: foxbase_tables::verify::Problem| -> CommandResult {
         if args.json {
             json(&json!({"ok": false, "problem": {"file": p.file, "block": p.block, "position": p.position,
@@ -315,7 +315,7 @@ pub fn publish(args: PublishArgs) -> CommandResult {
         }
     };
     let bar = TierBar::new("publishing", args.json);
-    let result = foxbase_tables::publish::publish(&src, &out, levels, &|done, total| bar.set(done, total));
+    let result = foxbase_tables::publish::publish(&src, &out, levels, &|p| bar.set(p));
     bar.finish();
     let p = result.map_err(|e| Failure::failed(format!("publish failed: {e}")))?;
     if let Some(bucket) = &target {

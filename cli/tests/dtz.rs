@@ -353,7 +353,7 @@ fn published_dtz_files_pack_bytes_by_fox_placement_and_give_back_every_count() {
         solve(&variant, &solved.0, Kernel::Planes, Output::Dtz);
         let root = TempDir::new("dtz-published");
         let out = root.0.join("published");
-        let p = publish(&solved.0, &out, Levels::default(), &|_, _| {}).unwrap();
+        let p = publish(&solved.0, &out, Levels::default(), &|_| {}).unwrap();
         let manifest = foxbase_tables::manifest::Manifest::read(&out).unwrap();
         for t in &manifest.tiers {
             let file = TableFile::open(&out.join(&t.plies.as_ref().unwrap().file)).unwrap();

@@ -51,7 +51,7 @@ fn solved_and_published(tag: &str, level: i32) -> (TempDir, std::path::PathBuf, 
     let src = root.0.join("solved");
     let out = root.0.join("published");
     let manifest = solve(&src);
-    publish(&src, &out, Levels { values: level, plies: level }, &|_, _| {}).unwrap();
+    publish(&src, &out, Levels { values: level, plies: level }, &|_| {}).unwrap();
     (root, src, out, manifest)
 }
 
@@ -65,7 +65,7 @@ fn published_tables_give_back_every_solved_value() {
     let src = root.0.join("solved");
     let out = root.0.join("published");
     let manifest = solve(&src);
-    let p = publish(&src, &out, Levels::default(), &|_, _| {}).unwrap();
+    let p = publish(&src, &out, Levels::default(), &|_| {}).unwrap();
     assert_eq!(p.tiers, manifest.tiers.len());
     assert_eq!(p.slots, manifest.total_slots());
     assert!(p.bytes < p.source_bytes, "{p:?}");
@@ -166,7 +166,7 @@ fn a_published_table_with_a_changed_sheep_value_fails_verify() {
     assert_eq!(json["problem"]["file"], "manifest.json", "{json}");
     assert!(json["problem"]["message"].as_str().unwrap().contains("SHA256SUMS says"), "{json}");
     // Compared with the solve, the edited value (or one derived through it) differs.
-    let e = compare_with_solve(&out, &_src, &|_, _| {}).unwrap_err();
+    let e = compare_with_solve(&out, &_src, &|_| {}).unwrap_err();
     assert!(matches!(e, foxbase_tables::Error::PublishMismatch { ref file, .. } if *file == entry.file), "{e}");
 }
 

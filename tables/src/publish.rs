@@ -17,7 +17,7 @@ use crate::plies_pack::Packing;
 use crate::table::{read_table, write_plies_with, write_published_table, write_table_layout, DEFAULT_BLOCK_SLOTS};
 use crate::tier_files::table_header;
 use crate::tiered::TierTables;
-use crate::verify::{check_index, check_tier, check_tier_files, OnTier};
+use crate::verify::{check_index, check_tier, check_tier_files, OnTier, TierCounter};
 use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::game::GameKind;
@@ -61,8 +61,8 @@ impl Default for Levels {
 /// durably (a temporary name, fsync, rename) and the manifest last, and
 /// the directory is renamed to `out` only after every check passed, so
 /// `out` never holds part of a tablebase; an `out` that exists is refused.
-/// `on_tier(done, total)` reports progress over both passes (writing,
-/// then checking: `total` is twice the number of tiers).
+/// `on_tier` reports progress over both passes (writing, then checking:
+/// twice the tiers and twice their slots in all).
 pub fn publish(src: &Path, out: &Path, levels: Levels, on_tier: OnTier) -> Result<Published, Error> {
     if out.exists() {
         return Err(Error::OutputExists(out.display().to_string()));
@@ -234,8 +234,7 @@ fn build<G: Publishable>(
     let source_problem = |p| Error::SourceCheck(Box::new(p));
     check_index(src, manifest).map_err(source_problem)?;
     fs::create_dir_all(staging.join("tiers")).map_err(io_error(staging.display().to_string()))?;
-    let total = manifest.tiers.len() * 2;
-    let done = std::sync::atomic::AtomicUsize::new(0);
+    let counter = TierCounter::new(manifest.tiers.len() * 2, manifest.total_slots() * 2, on_tier);
     // Pass 1: check and rewrite every table and plies file (tiers in
     // parallel: most are one block).
     let written: Vec<Result<(G::Tier, TierEntry), Error>> = manifest
@@ -263,7 +262,7 @@ fn build<G: Publishable>(
                 }
                 _ => None,
             };
-            on_tier(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+            counter.done(entry.slots);
             Ok((checked.tier, TierEntry { crc32: format!("{crc32:08x}"), bytes, plies, ..entry.clone() }))
         })
         .collect();
@@ -278,7 +277,7 @@ fn build<G: Publishable>(
     // Pass 2: every value and plies count read back from the published
     // tables equals the solved one.
     let pairs: Vec<_> = tiers.iter().copied().zip(manifest.tiers.iter().zip(&published.tiers)).collect();
-    compare_tiers(game, src, staging, &pairs, &|n, _| on_tier(tiers.len() + n, total))?;
+    compare_tiers(game, src, staging, &pairs, &counter)?;
     check_tier_files(game, staging, &published).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
     // The checksum list last: it lists every other file.
     crate::checksums::write_sums(staging).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
@@ -304,13 +303,12 @@ fn compare_tiers<G: Publishable>(
     src: &Path,
     published: &Path,
     pairs: &[(G::Tier, (&TierEntry, &TierEntry))],
-    on_tier: OnTier,
+    counter: &TierCounter,
 ) -> Result<(), Error> {
     let reader = game.reader(published)?;
     // The solved tables through the same reader: a solved Fox Game DTZ file
     // stores the sheep-to-move counts alone, and the reader derives the others.
     let solved_reader = game.reader(src)?;
-    let done = std::sync::atomic::AtomicUsize::new(0);
     // Tiers in parallel (most are one block), as pass 1 writes them.
     pairs.par_iter().try_for_each(|(tier, (entry, new_entry))| {
         let mut compare = |solved: &PackedValues, solved_plies: Option<&Plies>| {
@@ -320,7 +318,7 @@ fn compare_tiers<G: Publishable>(
             reader(*tier, new_entry, &mut check)
         };
         solved_reader(*tier, entry, &mut compare)?;
-        on_tier(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, pairs.len());
+        counter.done(entry.slots);
         Ok(())
     })
 }
@@ -403,7 +401,8 @@ pub fn compare_with_solve(published: &Path, solved: &Path, on_tier: OnTier) -> R
                     what: format!("{} tiers published, {} solved", pairs.len(), src_manifest.tiers.len()),
                 });
             }
-            compare_tiers(game, solved, published, &pairs, on_tier)?;
+            let slots = pairs.iter().map(|(_, (entry, _))| entry.slots).sum();
+            compare_tiers(game, solved, published, &pairs, &TierCounter::new(pairs.len(), slots, on_tier))?;
             Ok(pairs.len())
         }
     }

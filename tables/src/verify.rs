@@ -79,8 +79,44 @@ pub struct Verified {
 /// Tables kept in memory between tiers (a child is read by each of its parents).
 const CACHE_BYTES: u64 = 1 << 30;
 
-/// Called after each tier with (tiers done, tiers in all).
-pub type OnTier<'a> = &'a (dyn Fn(usize, usize) + Sync);
+/// How far a pass over the tiers is: tiers, and their slots (the measure
+/// of a tier's work: tiers differ in size by orders of magnitude, so a
+/// time left is estimated from slots, not from tiers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TierProgress {
+    pub tiers_done: usize,
+    pub tiers: usize,
+    pub slots_done: u64,
+    pub slots: u64,
+}
+
+/// Called after each tier with how far the pass is.
+pub type OnTier<'a> = &'a (dyn Fn(TierProgress) + Sync);
+
+/// Counts the tiers done, and their slots, from any thread, and tells
+/// `on_tier` after each.
+pub struct TierCounter<'a> {
+    tiers_done: std::sync::atomic::AtomicUsize,
+    slots_done: std::sync::atomic::AtomicU64,
+    tiers: usize,
+    slots: u64,
+    on_tier: OnTier<'a>,
+}
+
+impl<'a> TierCounter<'a> {
+    /// A count of `tiers` tiers of `slots` slots in all.
+    pub fn new(tiers: usize, slots: u64, on_tier: OnTier<'a>) -> TierCounter<'a> {
+        TierCounter { tiers_done: Default::default(), slots_done: Default::default(), tiers, slots, on_tier }
+    }
+
+    /// One more tier done, of `slots` slots.
+    pub fn done(&self, slots: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let tiers_done = self.tiers_done.fetch_add(1, Relaxed) + 1;
+        let slots_done = self.slots_done.fetch_add(slots, Relaxed) + slots;
+        (self.on_tier)(TierProgress { tiers_done, tiers: self.tiers, slots_done, slots: self.slots });
+    }
+}
 
 /// What steps 1 and 2 found: the manifest, its game, and each tier with
 /// its file and its block size.
@@ -315,7 +351,8 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
     // Step 3 loads each tier with its children, as a solve does, so memory
     // stays that of a few tiers however large the directory.
     let mut checked = 0;
-    for (n, (tier, file, block_slots)) in tiers.iter().enumerate() {
+    let counter = TierCounter::new(tiers.len(), manifest.total_slots(), on_tier);
+    for (tier, file, block_slots) in tiers.iter() {
         let load = |t: FoxTier| {
             let f = crate::tier_files::table_key(game, t);
             tables.complete(t).map_err(|e| dir_problem(&f, e))
@@ -348,7 +385,7 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
                 TierCheckError::Other(message) => problem(Some(file), message),
             })?;
             if !plies {
-                on_tier(n + 1, tiers.len());
+                counter.done(size);
                 continue;
             }
             // The values are checked; the plies still go one position at a time below.
@@ -410,7 +447,7 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
         if !values_checked {
             checked += count;
         }
-        on_tier(n + 1, tiers.len());
+        counter.done(size);
     }
     Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked })
 }
@@ -478,6 +515,7 @@ pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result
     let distance = tables.distance();
     // The last tier (by position in `tiers`) that reads each tier.
     let mut last_use: HashMap<G::Tier, usize> = HashMap::new();
+    let counter = TierCounter::new(tiers.len(), manifest.total_slots(), on_tier);
     for (n, (tier, _, _)) in tiers.iter().enumerate() {
         last_use.insert(*tier, n);
         for child in game.child_tiers(*tier) {
@@ -579,7 +617,7 @@ pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result
         drop(refs);
         drop(loaded);
         cache.retain(|t, _| last_use.get(t).is_some_and(|&last| last > n));
-        on_tier(n + 1, tiers.len());
+        counter.done(size);
     }
     Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked })
 }

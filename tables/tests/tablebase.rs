@@ -20,7 +20,7 @@ const FIXTURE: &str = "tests/data/tiny";
 
 #[test]
 fn the_fixture_verifies_and_answers_probes() {
-    let v = foxbase_tables::verify::verify(Path::new(FIXTURE), &|_, _| {}).unwrap();
+    let v = foxbase_tables::verify::verify(Path::new(FIXTURE), &|_| {}).unwrap();
     assert_eq!((v.tiers, v.slots), (50, 101_232));
     let tables = TableDir::open(Path::new(FIXTURE)).unwrap();
     assert_eq!(tables.layout(), Layout::Published);
