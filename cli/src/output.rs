@@ -122,13 +122,7 @@ impl TierBar {
 /// (tiers differ in size by orders of magnitude: a count of tiers would
 /// say seconds where one huge tier takes hours).
 fn tiers_line(doing: &str, p: TierProgress, so_far: Duration, counting: Duration) -> String {
-    let left = match p.slots_done {
-        0 => String::new(),
-        done => {
-            let left = counting.as_secs_f64() * p.slots.saturating_sub(done) as f64 / done as f64;
-            format!(", about {} left", clock(Duration::from_secs_f64(left)))
-        }
-    };
+    let left = time_left(counting, p.slots_done, p.slots.saturating_sub(p.slots_done));
     format!(
         "{doing}: {}/{} tiers, {} of {} positions, {} so far{left}",
         p.tiers_done,
@@ -137,6 +131,15 @@ fn tiers_line(doing: &str, p: TierProgress, so_far: Duration, counting: Duration
         p.slots,
         clock(so_far)
     )
+}
+
+/// `, about 4m 30s left`: `spent` doing `done` slots, kept up for `left`
+/// more; nothing before any slot is done.
+fn time_left(spent: Duration, done: u64, left: u64) -> String {
+    match done {
+        0 => String::new(),
+        _ => format!(", about {} left", clock(spent.mul_f64(left as f64 / done as f64))),
+    }
 }
 
 /// `1h 02m 03s`, `2m 03s` or `3s`.
@@ -306,13 +309,8 @@ impl Pace {
     /// `1000 of 4000 positions, 250 positions/s, about 12s left`.
     fn line(&self) -> String {
         let rate = self.solved_here as f64 / self.seconds.max(1e-9);
-        let left = match self.solved_here {
-            0 => String::new(),
-            _ => {
-                let left = self.slots.saturating_sub(self.slots_done) as f64 / rate;
-                format!(", about {} left", clock(Duration::from_secs_f64(left)))
-            }
-        };
+        let spent = Duration::from_secs_f64(self.seconds);
+        let left = time_left(spent, self.solved_here, self.slots.saturating_sub(self.slots_done));
         format!("{} of {} positions, {rate:.0} positions/s{left}", self.slots_done, self.slots)
     }
 }
