@@ -392,7 +392,7 @@ const MIRROR6: [u8; 64] = {
 /// Mirrors a set of points left-right: five table lookups (ranks 1-2, 3,
 /// 4, 5 and 6-7), since the mirror acts inside each rank.
 #[inline]
-pub fn mirror_bits(b: Bits) -> Bits {
+pub const fn mirror_bits(b: Bits) -> Bits {
     (MIRROR6[(b & 63) as usize] as u64)
         | (REVERSE7[((b >> 6) & 127) as usize] as u64) << 6
         | (REVERSE7[((b >> 13) & 127) as usize] as u64) << 13

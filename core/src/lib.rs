@@ -6,10 +6,12 @@
 //! [`tier`] (the game contract the tier solver runs on), [`play`] (the
 //! contract of play every command is written over) and its three
 //! games, [`foxgame`], [`baghchal`] and [`tictactoe`], listed in the registry
-//! [`game`]; [`error`] holds the error types.
+//! [`game`]; [`error`] holds the error types, [`cpu`] the choice of
+//! `pdep`/`pext` on this CPU.
 
 pub mod baghchal;
 pub mod board;
+pub mod cpu;
 pub mod error;
 pub mod foxgame;
 pub mod game;

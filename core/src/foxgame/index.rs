@@ -19,7 +19,6 @@
 use super::key::FoxTier;
 use crate::board::{mirror_bits, Bits, ALL_POINTS, RANK_START, RANK_WIDTH, REVERSE3, REVERSE7};
 use crate::position::{Position, Side};
-use std::sync::OnceLock;
 
 /// Numbering of the patterns of one rank width, by popcount.
 struct Patterns {
@@ -109,14 +108,14 @@ fn choose2(n: u64) -> u64 {
 
 /// The `j`-th (from 0) set bit of `mask`, as a one-bit set.
 ///
-/// Uses BMI2 `pdep` when the CPU has it, else a portable loop; tests check
-/// that both agree.
+/// Uses BMI2 `pdep` where it is fast ([`crate::cpu`]), else a portable
+/// loop; tests check that both agree.
 #[inline]
 pub fn select_bit(mask: Bits, j: u32) -> Bits {
     #[cfg(target_arch = "x86_64")]
     {
-        if bmi2_available() {
-            // SAFETY: the CPU supports BMI2, checked at run time just above.
+        if crate::cpu::bmi2_in_use() {
+            // SAFETY: the CPU supports BMI2 (`bmi2_in_use` checked it).
             return unsafe { select_bit_bmi2(mask, j) };
         }
     }
@@ -139,19 +138,6 @@ unsafe fn select_bit_bmi2(mask: Bits, j: u32) -> Bits {
         return 0;
     }
     core::arch::x86_64::_pdep_u64(1u64 << j, mask)
-}
-
-/// Whether the BMI2 fast path is in use on this CPU.
-pub fn bmi2_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static HAS: OnceLock<bool> = OnceLock::new();
-        *HAS.get_or_init(|| std::is_x86_feature_detected!("bmi2"))
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
 }
 
 /// Precomputed layout of one tier's index space.

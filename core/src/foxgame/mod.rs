@@ -17,7 +17,7 @@ mod index;
 mod key;
 mod unmoves;
 
-pub use index::{bmi2_available, fox_index_among, select_bit, select_bit_portable, SetRank, TierIndex};
+pub use index::{fox_index_among, select_bit, select_bit_portable, SetRank, TierIndex};
 pub use key::FoxTier;
 
 use crate::board::{BitIter, PEN, RANK_WIDTH};

@@ -4,9 +4,9 @@
 
 use super::*;
 
-/// `pdep`/`pext`: BMI2 instructions where the CPU has them, portable loops
-/// elsewhere. The kernel is instantiated for both; [`bmi2_available`]
-/// picks one per solve.
+/// `pdep`/`pext`: BMI2 instructions where the CPU runs them fast, portable
+/// loops elsewhere (`foxbase_core::cpu`). The kernel is instantiated for
+/// both; [`bmi2_in_use`] picks one per process.
 pub(super) mod bitops {
     use foxbase_core::board::Bits;
 
@@ -18,7 +18,8 @@ pub(super) mod bitops {
             let r: u64;
             // SAFETY: `pdep` only reads and writes the registers named here.
             // The kernel is instantiated with BMI2 = true only after
-            // `bmi2_available()` found the instruction on this CPU.
+            // `bmi2_in_use()` found the instruction on this CPU (an override
+            // never picks it where it is absent).
             unsafe {
                 core::arch::asm!("pdep {r}, {x}, {m}", r = lateout(reg) r, x = in(reg) x, m = in(reg) mask,
                     options(pure, nomem, nostack, preserves_flags));
@@ -163,7 +164,183 @@ pub(super) fn row_mask(n: usize) -> u32 {
 /// The point a point's mirror image is.
 #[inline]
 pub(super) fn mirror_point(p: u8) -> u8 {
-    mirror_bits(1 << p).trailing_zeros() as u8
+    MIRROR_POINT[p as usize]
+}
+
+const MIRROR_POINT: [u8; 33] = {
+    let mut t = [0u8; 33];
+    let mut p = 0;
+    while p < 33 {
+        t[p] = mirror_bits(1 << p).trailing_zeros() as u8;
+        p += 1;
+    }
+    t
+};
+
+/// `pext(x, 0x1111…1 << shift)`: bit `shift` (0 to 3) of each of the 16
+/// nibbles of `x`, gathered into the low 16 bits. Without BMI2, four
+/// shift-and-mask rounds, each halving the gaps.
+#[inline(always)]
+pub(super) fn nibble_gather<const BMI2: bool>(x: u64, shift: u32) -> u32 {
+    if BMI2 {
+        return pext::<BMI2>(x, 0x1111_1111_1111_1111 << shift) as u32;
+    }
+    let mut x = (x >> shift) & 0x1111_1111_1111_1111;
+    x = (x | x >> 3) & 0x0303_0303_0303_0303;
+    x = (x | x >> 6) & 0x000F_000F_000F_000F;
+    x = (x | x >> 12) & 0x0000_00FF_0000_00FF;
+    ((x | x >> 24) & 0xFFFF) as u32
+}
+
+/// `pdep(x, 0x1111…1)`: the low 16 bits of `x` spread to bit 0 of each
+/// nibble ([`nibble_gather`]'s rounds backwards without BMI2).
+#[inline(always)]
+pub(super) fn nibble_spread<const BMI2: bool>(x: u32) -> u64 {
+    if BMI2 {
+        return pdep::<BMI2>((x & 0xFFFF) as u64, 0x1111_1111_1111_1111);
+    }
+    let mut x = (x & 0xFFFF) as u64;
+    x = (x | x << 24) & 0x0000_00FF_0000_00FF;
+    x = (x | x << 12) & 0x000F_000F_000F_000F;
+    x = (x | x << 6) & 0x0303_0303_0303_0303;
+    (x | x << 3) & 0x1111_1111_1111_1111
+}
+
+/// A block's mirror permutation: a row over the free points of the mirror
+/// image of its set (`mirror_bits(free)`) as a row over its own free
+/// points, by one table lookup per four columns. Built for a block that
+/// needs it (a few dozen operations) and then used for many rows of
+/// mirrored children, where `pdep`, `mirror_bits` and `pext` per row
+/// would cost more (and `pdep`/`pext` are slow on some CPUs:
+/// `foxbase_core::cpu`).
+pub(super) struct MirrorTable {
+    /// The free points the table is for (`u64::MAX`: none yet).
+    free: Bits,
+    nibbles: usize,
+    table: [[u32; 16]; 8],
+}
+
+impl Default for MirrorTable {
+    fn default() -> MirrorTable {
+        MirrorTable { free: u64::MAX, nibbles: 0, table: [[0; 16]; 8] }
+    }
+}
+
+impl MirrorTable {
+    /// Makes the table the one of the set with free points `free` (at most 32).
+    #[inline]
+    pub(super) fn set_free(&mut self, free: Bits) {
+        if self.free == free {
+            return;
+        }
+        let n = free.count_ones() as usize;
+        debug_assert!(n <= 32, "a row holds at most 32 points");
+        let mut single = [0u32; 32];
+        for (k, q) in BitIter(mirror_bits(free)).enumerate() {
+            single[k] = 1 << (free & ((1u64 << mirror_point(q)) - 1)).count_ones();
+        }
+        self.nibbles = n.div_ceil(4);
+        for (nibble, table) in self.table.iter_mut().enumerate().take(self.nibbles) {
+            let single = &single[4 * nibble..4 * nibble + 4];
+            for v in 1..16usize {
+                table[v] = table[v & (v - 1)] | single[v.trailing_zeros() as usize];
+            }
+        }
+        self.free = free;
+    }
+
+    /// `row` (over the mirror image's free points) over the set's own.
+    #[inline(always)]
+    pub(super) fn apply(&self, row: u32) -> u32 {
+        let mut out = 0;
+        for (nibble, table) in self.table.iter().enumerate().take(self.nibbles) {
+            out |= table[(row >> (4 * nibble)) as usize & 0xF];
+        }
+        out
+    }
+}
+
+/// A row over a child block's free points (those of its canonical set) as
+/// a row over the parent block's: the child's free points are the
+/// parent's (for a child stored mirrored, those of the parent's mirror
+/// image) but for at most two points each way, so the map removes the
+/// child's extra columns and inserts empty ones for the parent's, by
+/// shifts, and for a mirrored child then applies the parent's
+/// [`MirrorTable`]. [`map_columns`] does the same with `pdep`/`pext`
+/// (a test checks they agree).
+#[derive(Clone, Copy)]
+pub(super) struct ColumnMap {
+    /// Child columns to remove, highest first; 40: none.
+    remove: [u32; 2],
+    /// Columns to insert (in the parent's frame), lowest first; 40: none.
+    insert: [u32; 2],
+    pub(super) mirrored: bool,
+    /// The child's free points (for the row a fox's point is in).
+    child_free: Bits,
+    /// More than two points differ: [`map_columns`] (the parent's free points).
+    general: Option<Bits>,
+}
+
+impl ColumnMap {
+    #[inline(always)]
+    pub(super) fn new(child_free: Bits, mirrored: bool, parent_free: Bits) -> ColumnMap {
+        let frame = if mirrored { mirror_bits(parent_free) } else { parent_free };
+        let (gone, new) = (child_free & !frame, frame & !child_free);
+        let mut map = ColumnMap { remove: [40; 2], insert: [40; 2], mirrored, child_free, general: None };
+        if gone.count_ones() > 2 || new.count_ones() > 2 {
+            map.general = Some(parent_free);
+            return map;
+        }
+        let below = |set: Bits, p: u32| (set & ((1u64 << p) - 1)).count_ones();
+        if gone != 0 {
+            let high = 63 - gone.leading_zeros();
+            map.remove[0] = below(child_free, high);
+            if gone.count_ones() == 2 {
+                map.remove[1] = below(child_free, gone.trailing_zeros());
+            }
+        }
+        if new != 0 {
+            let low = new.trailing_zeros();
+            map.insert[0] = below(frame, low);
+            if new.count_ones() == 2 {
+                map.insert[1] = below(frame, 63 - new.leading_zeros());
+            }
+        }
+        map
+    }
+
+    /// `row` (over the child's free points) over the parent's; `mirror`:
+    /// the parent's table (read only for a mirrored child).
+    #[inline(always)]
+    pub(super) fn apply(&self, row: u32, mirror: &MirrorTable) -> u32 {
+        if let Some(parent_free) = self.general {
+            return map_columns::<false>(row, self.child_free, self.mirrored, parent_free);
+        }
+        let mut x = row as u64;
+        for a in self.remove {
+            let low = (1u64 << a) - 1;
+            x = (x & low) | ((x >> 1) & !low);
+        }
+        for b in self.insert {
+            let low = (1u64 << b) - 1;
+            x = (x & low) | ((x & !low) << 1);
+        }
+        if self.mirrored {
+            mirror.apply(x as u32)
+        } else {
+            x as u32
+        }
+    }
+
+    /// The row of a child block's plane (`rows`, in the child's
+    /// coordinates) of a fox on the parent's point `p`, over the parent's
+    /// free points.
+    #[inline(always)]
+    pub(super) fn row(&self, rows: &[u32], p: u8, mirror: &MirrorTable) -> u32 {
+        let q = if self.mirrored { mirror_point(p) } else { p };
+        let ic = (self.child_free & ((1u64 << q) - 1)).count_ones() as usize;
+        self.apply(rows[ic], mirror)
+    }
 }
 
 /// The points of `free` with no free neighbour, with one and with two.
@@ -181,23 +358,6 @@ pub(super) fn neighbour_counts(game: &FoxGame, free: Bits) -> [Bits; 3] {
     [free & !(ones | twos | more), free & ones, free & twos]
 }
 
-/// The row of a child block's plane (`rows`, in the coordinates of the
-/// canonical set with free points `child_free`) for a fox on the parent's
-/// point `p`, in the parent's columns (`parent_free`). `mirrored`: the
-/// child's sheep set is the mirror image of the canonical one.
-#[inline(always)]
-pub(super) fn child_row<const BMI2: bool>(
-    rows: &[u32],
-    child_free: Bits,
-    mirrored: bool,
-    p: u8,
-    parent_free: Bits,
-) -> u32 {
-    let q = if mirrored { mirror_point(p) } else { p };
-    let ic = (child_free & ((1u64 << q) - 1)).count_ones() as usize;
-    map_columns::<BMI2>(rows[ic], child_free, mirrored, parent_free)
-}
-
 /// `m |= mirror(m)` for a plane of a symmetric sheep set with free points `free`.
 pub(super) fn fill_mirror<const BMI2: bool>(m: &mut Rows, free: Bits, n: usize) {
     let src = *m;
@@ -213,31 +373,15 @@ pub(super) fn fill_mirror<const BMI2: bool>(m: &mut Rows, free: Bits, n: usize) 
 /// to move slot) on.
 #[inline(always)]
 pub(super) fn row_codes<const BMI2: bool>(bytes: &[u8], first_slot: u64, len: usize, side: u64) -> (u32, u32) {
-    if BMI2 {
-        // The row's slots are contiguous (both sides interleaved, 4 bits per placement).
-        let (low_mask, high_mask) = if side == 0 {
-            (0x1111_1111_1111_1111u64, 0x2222_2222_2222_2222u64)
-        } else {
-            (0x4444_4444_4444_4444, 0x8888_8888_8888_8888)
-        };
-        let first_bit = 2 * first_slot;
-        let (x0, x1) = (bits_at(bytes, first_bit), if len > 16 { bits_at(bytes, first_bit + 64) } else { 0 });
-        let low = (pext::<BMI2>(x0, low_mask) | pext::<BMI2>(x1, low_mask) << 16) as u32;
-        let high = (pext::<BMI2>(x0, high_mask) | pext::<BMI2>(x1, high_mask) << 16) as u32;
-        // Codes: 1 win (low bit), 2 loss (high bit), 3 unused (both).
-        let row = row_mask(len);
-        (low & !high & row, high & !low & row)
-    } else {
-        let (mut w, mut l) = (0u32, 0u32);
-        let mut slot = first_slot + side;
-        for j in 0..len {
-            let code = (bytes[(slot >> 2) as usize] >> ((slot & 3) * 2)) & 3;
-            w |= ((code == WIN_CODE) as u32) << j;
-            l |= ((code == LOSS_CODE) as u32) << j;
-            slot += 2;
-        }
-        (w, l)
-    }
+    // The row's slots are contiguous (both sides interleaved, 4 bits per placement).
+    let first_bit = 2 * first_slot;
+    let (x0, x1) = (bits_at(bytes, first_bit), if len > 16 { bits_at(bytes, first_bit + 64) } else { 0 });
+    let (low_bit, high_bit) = (2 * side as u32, 2 * side as u32 + 1);
+    let low = nibble_gather::<BMI2>(x0, low_bit) | nibble_gather::<BMI2>(x1, low_bit) << 16;
+    let high = nibble_gather::<BMI2>(x0, high_bit) | nibble_gather::<BMI2>(x1, high_bit) << 16;
+    // Codes: 1 win (low bit), 2 loss (high bit), 3 unused (both).
+    let row = row_mask(len);
+    (low & !high & row, high & !low & row)
 }
 
 /// A row over the free points `child_free` (of a canonical set) as a row

@@ -34,7 +34,7 @@ pub fn check_tier(
     own: &PackedValues,
     fox_side: bool,
 ) -> Result<u64, CheckError> {
-    if bmi2_available() {
+    if bmi2_in_use() {
         check::<true>(game, tier, children, own, fox_side)
     } else {
         check::<false>(game, tier, children, own, fox_side)
@@ -99,7 +99,14 @@ pub(super) fn check<const BMI2: bool>(
                 let own_fox = &stored_fox[set * stride..(set + 1) * stride];
                 let own_sheep = &stored_sheep[set * stride..(set + 1) * stride];
                 ctx.fox_phase_any::<BMI2>(view.sheep, &mut f, own_sheep);
-                ctx.sheep_phase::<BMI2>(view.sheep, &mut s, &stored_fox, sideways.block(0), &sideways);
+                ctx.sheep_phase::<BMI2>(
+                    view.sheep,
+                    &mut s,
+                    &stored_fox,
+                    sideways.block(0),
+                    &sideways,
+                    &mut scratch.mirror,
+                );
                 let mut first: Option<Contradiction> = None;
                 ctx.for_each_row(&view, |h, first_slot, _, used| {
                     for (side, derived, stored) in [(0u64, &f, own_fox), (1, &s, own_sheep)] {

@@ -128,15 +128,17 @@ impl<'a> Ctx<'a> {
         target: &Target,
         view: &SetView,
         moved: Bits,
+        mirror: &mut MirrorTable,
     ) -> Result<(u32, u32), KernelError> {
         match *target {
             Target::Child(c, rank) => {
                 let (w, l) =
                     decode_child_one::<BMI2>(self.children[c].values, rank.base, self.n, 0, rank.symmetric, rank.free);
-                Ok((
-                    map_columns::<BMI2>(w, rank.free, rank.mirrored, view.free),
-                    map_columns::<BMI2>(l, rank.free, rank.mirrored, view.free),
-                ))
+                if rank.mirrored {
+                    mirror.set_free(view.free);
+                }
+                let map = ColumnMap::new(rank.free, rank.mirrored, view.free);
+                Ok((map.apply(w, mirror), map.apply(l, mirror)))
             }
             Target::NoTable => {
                 let (mut w, mut l) = (0u32, 0u32);
@@ -176,7 +178,7 @@ impl<'a> Ctx<'a> {
         let moved = view.sheep ^ (1 << step.0) ^ (1 << step.1);
         let win_plane = if self.plies { CANNOT_LOSE } else { WON };
         let fewer = self.fewer_target(keep, moved, step);
-        let (child_won, child_lost) = self.fewer_row::<BMI2>(&fewer, view, moved)?;
+        let (child_won, child_lost) = self.fewer_row::<BMI2>(&fewer, view, moved, &mut scratch.mirror)?;
         let child_drawn = !(child_won | child_lost);
         // Row i, bit j: the fox on i is trapped (`mine`), the fox on j is (`theirs`).
         let Traps { mine, theirs } = &scratch.traps;

@@ -62,7 +62,8 @@
 use crate::fox_kernel::Target;
 use crate::kernel::{ChildTable, KernelError, Phases, SolvedTier, TierStats};
 use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN, RANK_START, RANK_WIDTH};
-use foxbase_core::foxgame::{bmi2_available, FoxGame, FoxTier, SetRank, TierIndex};
+use foxbase_core::cpu::bmi2_in_use;
+use foxbase_core::foxgame::{FoxGame, FoxTier, SetRank, TierIndex};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Position, Side, Value};
 use foxbase_tables::packed::PackedValues;
@@ -202,14 +203,18 @@ impl JumpsOver {
 /// (points are numbered rank by rank, so `a + d` and `a + 2d` compare as
 /// `d` does), so the `k`-th point of one mask belongs with the `k`-th of
 /// the other, and one `pext`/`pdep` round finds every jump that applies.
+/// Without BMI2 the jumps are tried one by one (`pairs`: the point jumped
+/// over and the landing point, as one-bit sets).
 struct JumpMasks {
     over: [Bits; 33],
     to: [Bits; 33],
+    pairs: [[(Bits, Bits); 8]; 33],
+    count: [u8; 33],
 }
 
 impl JumpMasks {
     fn new(game: &FoxGame) -> JumpMasks {
-        let mut m = JumpMasks { over: [0; 33], to: [0; 33] };
+        let mut m = JumpMasks { over: [0; 33], to: [0; 33], pairs: [[(0, 0); 8]; 33], count: [0; 33] };
         let board = game.rules.board;
         for a in 0..33u8 {
             let mut jumps: Vec<(u8, u8)> = board.jumps_from(a).iter().map(|j| (j.over, j.to)).collect();
@@ -218,6 +223,8 @@ impl JumpMasks {
             for (over, to) in jumps {
                 m.over[a as usize] |= 1 << over;
                 m.to[a as usize] |= 1 << to;
+                m.pairs[a as usize][m.count[a as usize] as usize] = (1 << over, 1 << to);
+                m.count[a as usize] += 1;
             }
         }
         m
@@ -226,6 +233,13 @@ impl JumpMasks {
     /// The landing points of the jumps from `a` over a sheep of `sheep` to a point of `free`.
     #[inline(always)]
     fn landings<const BMI2: bool>(&self, a: u8, sheep: Bits, free: Bits) -> Bits {
+        if !BMI2 {
+            let mut landings = 0;
+            for &(over, to) in &self.pairs[a as usize][..self.count[a as usize] as usize] {
+                landings |= to & ((sheep & over != 0) as u64).wrapping_neg() & free;
+            }
+            return landings;
+        }
         let (over, to) = (self.over[a as usize], self.to[a as usize]);
         pdep::<BMI2>(pext::<BMI2>(sheep, over) & pext::<BMI2>(free, to), to)
     }
@@ -346,6 +360,8 @@ struct Scratch {
     /// [`Ctx::trapped_rows`] of the sheep step at hand.
     traps: Traps,
     plies: PlyScratch,
+    /// The block's [`MirrorTable`], for children stored mirrored.
+    mirror: MirrorTable,
 }
 
 /// A sideways sheep step of a block, as the initial pass found it, so that
@@ -427,7 +443,7 @@ pub fn solve_planes_in_pool(
     tier: FoxTier,
     children: &[ChildTable<FoxGame>],
 ) -> Result<SolvedTier, KernelError> {
-    if bmi2_available() {
+    if bmi2_in_use() {
         solve_any::<true, _>(game, tier, children, true, None)
     } else {
         solve_any::<false, _>(game, tier, children, true, None)
@@ -444,7 +460,7 @@ pub fn solve_planes_owning(
     children: Vec<ChildTable<FoxGame>>,
     distance: Option<Distance>,
 ) -> Result<SolvedTier, KernelError> {
-    if bmi2_available() {
+    if bmi2_in_use() {
         solve_any::<true, _>(game, tier, children, true, distance)
     } else {
         solve_any::<false, _>(game, tier, children, true, distance)
@@ -458,7 +474,7 @@ pub fn solve_planes_with_plies(
     children: &[ChildTable<FoxGame>],
     distance: Distance,
 ) -> Result<SolvedTier, KernelError> {
-    if bmi2_available() {
+    if bmi2_in_use() {
         solve_any::<true, _>(game, tier, children, true, Some(distance))
     } else {
         solve_any::<false, _>(game, tier, children, true, Some(distance))
@@ -474,7 +490,7 @@ pub fn sweep_planes_in_pool(
     children: &[ChildTable<FoxGame>],
 ) -> Result<f64, KernelError> {
     let started = std::time::Instant::now();
-    if bmi2_available() {
+    if bmi2_in_use() {
         solve_any::<true, _>(game, tier, children, false, None)?;
     } else {
         solve_any::<false, _>(game, tier, children, false, None)?;
@@ -666,10 +682,69 @@ mod tests {
                     }
                 }
                 assert_eq!(masks.landings::<false>(a, sheep, free), want, "{geometry} from {a}");
-                if bmi2_available() {
+                if bmi2_in_use() {
                     assert_eq!(masks.landings::<true>(a, sheep, free), want, "{geometry} from {a}");
                 }
             }
+        }
+    }
+
+    /// The shift-and-table column maps equal `pdep`, `mirror_bits` and
+    /// `pext` on the maps the kernel makes: every sheep step (child with
+    /// the step's set, mirrored or not) and every capture (child with one
+    /// sheep fewer) of random sets; and the nibble gathers and spreads
+    /// equal `pext`/`pdep` with their masks.
+    #[test]
+    fn column_maps_and_nibble_rounds_equal_pdep_and_pext() {
+        let game = FoxGame::new(foxbase_core::Variant::default());
+        let board = game.rules.board;
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut mirror, mut checked, mut mirrored) = (MirrorTable::default(), 0, 0);
+        for _ in 0..3000 {
+            let r = next();
+            let sheep = r & (r >> 7 | r >> 19) & ALL_POINTS;
+            let view = SetView::new(sheep);
+            let n = view.free.count_ones() as usize;
+            if n > 32 || n == 0 {
+                continue;
+            }
+            let mut children: Vec<Bits> = Vec::new();
+            for from in BitIter(sheep) {
+                children.push(sheep ^ (1 << from));
+                for to in BitIter(board.sheep_steps[from as usize] & view.free) {
+                    children.push(sheep ^ (1 << from) ^ (1 << to));
+                }
+            }
+            for child in children {
+                let canonical = child.min(mirror_bits(child));
+                let (child_free, is_mirrored) = (ALL_POINTS & !canonical, canonical != child);
+                let map = ColumnMap::new(child_free, is_mirrored, view.free);
+                mirror.set_free(view.free);
+                let rows: Vec<u32> =
+                    (0..32).map(|_| next() as u32 & row_mask(child_free.count_ones() as usize)).collect();
+                for &p in &view.points[..n] {
+                    let q = if is_mirrored { mirror_point(p) } else { p };
+                    let ic = (child_free & ((1u64 << q) - 1)).count_ones() as usize;
+                    let want = map_columns::<false>(rows[ic], child_free, is_mirrored, view.free);
+                    assert_eq!(map.row(&rows, p, &mirror), want, "{sheep:x} -> {child:x}, fox on {p}");
+                    checked += 1;
+                }
+                mirrored += is_mirrored as usize;
+            }
+        }
+        assert!(checked > 100_000 && mirrored > 1000, "{checked} rows, {mirrored} mirrored children");
+        for _ in 0..10_000 {
+            let v = next();
+            for shift in 0..4 {
+                assert_eq!(nibble_gather::<false>(v, shift) as u64, pext::<false>(v, 0x1111_1111_1111_1111 << shift));
+            }
+            assert_eq!(nibble_spread::<false>(v as u32), pdep::<false>(v & 0xFFFF, 0x1111_1111_1111_1111));
         }
     }
 
@@ -684,7 +759,7 @@ mod tests {
             m = m.rotate_left(7) ^ x;
             let mask = m & ALL_POINTS;
             assert_eq!(pext::<false>(pdep::<false>(x, mask), mask), x & ((1u64 << mask.count_ones()) - 1));
-            if bmi2_available() {
+            if bmi2_in_use() {
                 assert_eq!(pdep::<true>(x, mask), bitops::pdep_portable(x, mask));
                 assert_eq!(pext::<true>(x, mask), bitops::pext_portable(x, mask));
             }

@@ -21,12 +21,8 @@ pub(super) fn or_bits(bytes: &mut [u8], bit: u64, value: u64) {
 /// for 16 placements: `fw`, `fl`, `sw`, `sl` their won and lost bits, `unused` all four bits set.
 #[inline(always)]
 pub(super) fn codes16<const BMI2: bool>(fw: u32, fl: u32, sw: u32, sl: u32, unused: u32) -> u64 {
-    let spread = |x: u32, mask: u64| pdep::<BMI2>((x & 0xFFFF) as u64, mask);
-    spread(fw, 0x1111_1111_1111_1111)
-        | spread(fl, 0x2222_2222_2222_2222)
-        | spread(sw, 0x4444_4444_4444_4444)
-        | spread(sl, 0x8888_8888_8888_8888)
-        | (spread(unused, 0x1111_1111_1111_1111) * 0xF)
+    let spread = nibble_spread::<BMI2>;
+    spread(fw) | spread(fl) << 1 | spread(sw) << 2 | spread(sl) << 3 | (spread(unused) * 0xF)
 }
 
 /// The planes as 2-bit values (undecided positions are draws) and counts;

@@ -687,6 +687,7 @@ pub(super) fn sheep_pass<const BMI2: bool, P: Ply>(
         .enumerate()
         .map(|(it, (((s, changed), (pl, _, due_s)), sideways))| {
             let mut any = false;
+            let mut mirror = MirrorTable::default();
             let blocks = sideways.first.len() - 1;
             // The first phase looks at every block (one without sideways
             // steps may be lost already); then only where a step leads to a
@@ -712,7 +713,7 @@ pub(super) fn sheep_pass<const BMI2: bool, P: Ply>(
                 let steps = sideways.block(b);
                 let before = ctx.before_phase(settle, sb);
                 let sheep = set_bits[it * BLOCKS_PER_ITEM + b];
-                let phase_changed = ctx.sheep_phase::<BMI2>(sheep, sb, fox_planes, steps, sideways);
+                let phase_changed = ctx.sheep_phase::<BMI2>(sheep, sb, fox_planes, steps, sideways, &mut mirror);
                 changed[b] = ctx.settle_as(settle, SHEEP, sb, before, b, (&mut *pl, &mut *due_s), at, phase_changed);
                 any |= changed[b];
             }

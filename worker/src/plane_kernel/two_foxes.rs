@@ -78,6 +78,15 @@ impl<'a> Ctx<'a> {
                         &mut lost,
                     );
                 }
+                let map = match target {
+                    Target::Child(_, rank) => {
+                        if rank.mirrored {
+                            scratch.mirror.set_free(view.free);
+                        }
+                        Some(ColumnMap::new(rank.free, rank.mirrored, view.free))
+                    }
+                    _ => None,
+                };
                 for &(a, t) in jumps {
                     if !view.both_free(a, t) {
                         continue;
@@ -86,8 +95,9 @@ impl<'a> Ctx<'a> {
                     let ok = full & !(1 << ia) & !(1 << it);
                     match target {
                         Target::Child(c, rank) => {
-                            let row_won = child_row::<BMI2>(&won, rank.free, rank.mirrored, t, view.free);
-                            let row_lost = child_row::<BMI2>(&lost, rank.free, rank.mirrored, t, view.free);
+                            let map = map.as_ref().expect("a child's map");
+                            let row_won = map.row(&won, t, &scratch.mirror);
+                            let row_lost = map.row(&lost, t, &scratch.mirror);
                             x_won[ia] |= row_lost & ok;
                             x_open[ia] |= !row_won & ok;
                             if plies && self.to_zeroing {
@@ -200,14 +210,18 @@ impl<'a> Ctx<'a> {
                             &mut won,
                             &mut lost,
                         );
+                        if rank.mirrored {
+                            scratch.mirror.set_free(view.free);
+                        }
+                        let map = ColumnMap::new(rank.free, rank.mirrored, view.free);
                         for i in 0..n {
                             if i == kt {
                                 continue;
                             }
                             let p = view.points[i];
                             let ok = full & !(1 << i) & !(1 << kt) & !trap_rows[i];
-                            let row_won = child_row::<BMI2>(&won, rank.free, rank.mirrored, p, view.free);
-                            let row_lost = child_row::<BMI2>(&lost, rank.free, rank.mirrored, p, view.free);
+                            let row_won = map.row(&won, p, &scratch.mirror);
+                            let row_lost = map.row(&lost, p, &scratch.mirror);
                             s[win_plane * n + i] |= row_lost & ok;
                             s[CANNOT_LOSE * n + i] |= !row_won & ok;
                             if plies && self.to_zeroing {
@@ -366,6 +380,7 @@ impl<'a> Ctx<'a> {
         fox_planes: &[u32],
         steps: &[SidewaysStep],
         sideways: &Sideways,
+        mirror: &mut MirrorTable,
     ) -> bool {
         let (n, rows, stride) = (self.n, self.rows, self.stride);
         // The block's sheep set alone: a phase needs no [`SetView`] here.
@@ -428,16 +443,16 @@ impl<'a> Ctx<'a> {
             }
         }
         if any_mirrored {
-            let mirror_free = mirror_bits(free);
+            mirror.set_free(free);
             if self.one_fox {
-                any_lost[0] |= map_columns::<BMI2>(any_lost_m[0], mirror_free, true, free);
-                all_won[0] &= map_columns::<BMI2>(all_won_m[0], mirror_free, true, free);
+                any_lost[0] |= mirror.apply(any_lost_m[0]);
+                all_won[0] &= mirror.apply(all_won_m[0]);
             } else {
                 // Row `i` of the mirror image is the fox on the mirror of its point.
-                for (j, q) in BitIter(mirror_free).enumerate() {
+                for (j, q) in BitIter(mirror_bits(free)).enumerate() {
                     let i = (free & ((1u64 << mirror_point(q)) - 1)).count_ones() as usize;
-                    any_lost[i] |= map_columns::<BMI2>(any_lost_m[j], mirror_free, true, free);
-                    all_won[i] &= map_columns::<BMI2>(all_won_m[j], mirror_free, true, free);
+                    any_lost[i] |= mirror.apply(any_lost_m[j]);
+                    all_won[i] &= mirror.apply(all_won_m[j]);
                 }
             }
         }
