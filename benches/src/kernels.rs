@@ -76,7 +76,7 @@ pub fn peak_rss() -> u64 {
 }
 
 /// User and system CPU seconds of this process so far.
-fn cpu_seconds() -> f64 {
+pub fn cpu_seconds() -> f64 {
     // SAFETY: getrusage writes the struct it is given and nothing else.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };

@@ -8,6 +8,8 @@
 //!   solver ([`reference`]);
 //! - `--compression DIR`: the tables of a solved directory re-encoded with
 //!   other block sizes and zstd levels ([`compression`]).
+//! - `--crowded`: the plane kernel on real 20-sheep tiers (values, DTZ and
+//!   the initial pass alone), with `--threads` kernel threads ([`crowded`]);
 //! - `--published [DIR ...]`: bits per position and probe latencies of
 //!   published tablebases, or of the README's main job, against the size and
 //!   latency targets ([`published`]; exit status 1 when one is missed).
@@ -18,6 +20,7 @@ use clap::Parser;
 use std::path::PathBuf;
 
 mod compression;
+mod crowded;
 mod kernels;
 mod latency;
 mod published;
@@ -35,7 +38,7 @@ struct Args {
     /// Instead: compare the tiered solver with the reference solver on this variant.
     #[arg(long, value_enum)]
     reference: Option<reference::Which>,
-    /// Kernel threads per worker (with --reference; and of one internal run).
+    /// Kernel threads per worker (with --reference or --crowded; and of one internal run).
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// In-process workers for the tiered solver (with --reference).
@@ -56,6 +59,13 @@ struct Args {
     /// README's main job, solved with distances to zeroing and published.
     #[arg(long, num_args = 0.., value_name = "DIR")]
     published: Option<Vec<PathBuf>>,
+    /// Instead: the plane kernel on crowded tiers (1,226 tiers of 20 sheep, 687 M slots) with
+    /// --threads kernel threads: values, DTZ and the initial pass alone, in slots per core-second.
+    #[arg(long)]
+    crowded: bool,
+    /// Internal: run one crowded-tier run in this process and print its JSON.
+    #[arg(long, hide = true)]
+    crowded_phase: Option<String>,
     /// Positions probed per tablebase with --published.
     #[arg(long, default_value_t = 10_000)]
     positions: usize,
@@ -72,6 +82,7 @@ struct Args {
 
 fn main() {
     let args = Args::parse();
+    foxbase_tables::dir::install_fox_side_deriver(&foxbase_worker::plane_kernel::PlaneFoxSide);
     if let Some(dir) = &args.compression {
         let report = compression::measure(dir, &args.block_slots, &args.levels);
         println!("{}", serde_json::to_string_pretty(&report).unwrap());
@@ -90,6 +101,21 @@ fn main() {
             eprintln!(
                 "foxbase-bench: a published-tablebase target was missed (0.1 bit per position for values, 0.3 for distances, cold probe p99 1 ms, warm 20 µs)"
             );
+            std::process::exit(1);
+        }
+        return;
+    }
+    if let Some(run) = &args.crowded_phase {
+        println!("{}", crowded::run_one(run, args.threads, args.out.as_deref().unwrap(), args.children.as_deref()));
+        return;
+    }
+    if args.crowded {
+        if args.threads == 0 {
+            eprintln!("foxbase-bench: --threads must be at least 1");
+            std::process::exit(2);
+        }
+        if !crowded::run(args.threads, args.json) {
+            eprintln!("foxbase-bench: the crowded DTZ run's tables differ from the values run's");
             std::process::exit(1);
         }
         return;

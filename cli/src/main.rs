@@ -118,6 +118,8 @@ fn return_large_buffers() {
 
 fn main() -> ExitCode {
     return_large_buffers();
+    // Whole published tables get their fox-to-move values from the plane kernel.
+    foxbase_tables::dir::install_fox_side_deriver(&foxbase_worker::plane_kernel::PlaneFoxSide);
     // The matches too, so a command can tell a flag given from a default.
     let parsed = Cli::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
     let (cli, matches) = match parsed {

@@ -116,6 +116,37 @@ fn published_tables_give_back_every_solved_value() {
     assert_eq!(Manifest::read(&out).unwrap(), published, "a refused publish leaves the old tablebase");
 }
 
+/// Whole published tables get the same fox-to-move values from the plane
+/// kernel's fox side as from one fox move per position, byte for byte,
+/// and those are the solve's, in every tier (one-fox tiers, symmetric
+/// sets and captures into child tiers among them).
+#[test]
+fn whole_published_tables_derive_the_solved_fox_values_with_the_kernel_as_one_move_at_a_time() {
+    let (_root, src, out, manifest) = solved_and_published("publish-derive", 3);
+    let game = game();
+    let kernel = TableDir::open(&out).unwrap().with_fox_side(Some(&foxbase_worker::plane_kernel::PlaneFoxSide));
+    let one_move = TableDir::open(&out).unwrap().with_fox_side(None);
+    let (mut fox, mut one_fox_tiers) = (0u64, 0);
+    for entry in &manifest.tiers {
+        let tier = game.parse_tier_name(&entry.name).unwrap();
+        let (a, b) = (kernel.complete(tier).unwrap(), one_move.complete(tier).unwrap());
+        assert_eq!(a.values.bytes(), b.values.bytes(), "{}", entry.name);
+        let solved = read_table(&table_path(&game, &src, tier), &table_header(&game, tier, entry.slots)).unwrap();
+        let index = game.tier_index(tier);
+        for i in (0..entry.slots).step_by(2) {
+            match game.unrank(&index, i) {
+                Some(pos) => {
+                    assert_eq!(a.values.value(i), solved.value(i), "{} {}", entry.name, format_position(&pos));
+                    fox += 1;
+                }
+                None => assert_eq!(a.values.code(i), 3, "{} slot {i} holds no position", entry.name),
+            }
+        }
+        one_fox_tiers += (tier.foxes() == 1) as usize;
+    }
+    assert!(fox > 10_000 && one_fox_tiers > 0, "{fox} fox-to-move positions, {one_fox_tiers} one-fox tiers");
+}
+
 #[test]
 fn a_published_table_with_a_changed_sheep_value_fails_verify() {
     let (_root, _src, out, _) = solved_and_published("publish-edit", 3);

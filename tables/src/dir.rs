@@ -296,6 +296,43 @@ pub struct TableDir {
     /// Rank indexes of the tiers single values were read from, at most
     /// [`RANK_INDEXES_KEPT`] (16 KiB each), the oldest dropped first.
     rank_indexes: Mutex<RankIndexes>,
+    /// How [`TableDir::complete`] derives a published table's fox-to-move
+    /// values: [`fox_side_deriver`] at open, else [`fill_fox_to_move`].
+    fox_side: Option<&'static dyn DeriveFoxSide>,
+}
+
+/// A whole-table derivation of a published tier's fox-to-move values,
+/// equal to [`fill_fox_to_move`]'s one fox move per position but faster:
+/// the worker's plane kernel provides one (this crate has no kernel), and
+/// a program that links it installs it once with
+/// [`install_fox_side_deriver`]; every [`TableDir`] opened after that uses
+/// it for values (plies are always derived by [`fill_fox_to_move`]).
+pub trait DeriveFoxSide: Sync {
+    /// Sets the even slots of `own` (read from a published table: its odd
+    /// slots hold the sheep-to-move values) from its odd slots and the
+    /// odd slots of `children` (every child tier of `tier` the tablebase
+    /// holds), the unused code where a slot holds no position. `None`
+    /// when it does not handle `game` (then [`fill_fox_to_move`] does).
+    fn derive(
+        &self,
+        game: &FoxGame,
+        tier: FoxTier,
+        own: &mut PackedValues,
+        children: &[&Loaded],
+    ) -> Option<Result<(), String>>;
+}
+
+static FOX_SIDE_DERIVER: std::sync::OnceLock<&'static dyn DeriveFoxSide> = std::sync::OnceLock::new();
+
+/// Makes `deriver` the derivation of every [`TableDir`] opened from now on
+/// (the first call wins; later ones are ignored).
+pub fn install_fox_side_deriver(deriver: &'static dyn DeriveFoxSide) {
+    let _ = FOX_SIDE_DERIVER.set(deriver);
+}
+
+/// The installed [`DeriveFoxSide`], if any.
+pub fn fox_side_deriver() -> Option<&'static dyn DeriveFoxSide> {
+    FOX_SIDE_DERIVER.get().copied()
 }
 
 /// Kept rank indexes by tier, and their tiers oldest first.
@@ -337,7 +374,16 @@ impl TableDir {
             rank_indexes: Mutex::new((HashMap::new(), VecDeque::new())),
             blocks: Mutex::new(BlockCache::new(DEFAULT_BLOCK_CACHE_BYTES)),
             pieces: Mutex::new(PieceCache::new(DEFAULT_PIECE_CACHE_BYTES)),
+            fox_side: fox_side_deriver(),
         })
+    }
+
+    /// Derives published fox-to-move values with `deriver`, or with
+    /// `None` one fox move per position ([`fill_fox_to_move`]: what
+    /// `foxbase verify --one-step` uses, independent of the kernel).
+    pub fn with_fox_side(mut self, deriver: Option<&'static dyn DeriveFoxSide>) -> TableDir {
+        self.fox_side = deriver;
+        self
     }
 
     /// The rank index of `tier`, kept or built (building one is most of a
@@ -664,8 +710,22 @@ impl TableDir {
             plies_layout: stored.plies_layout,
         };
         let refs: Vec<&Loaded> = children.iter().map(|c| c.as_ref()).collect();
-        fill_fox_to_move(&self.game, &mut own, &refs, self.distance())
-            .map_err(|source| Error::Derive { file: crate::tier_files::table_key(&self.game, tier), source })?;
+        let file = || crate::tier_files::table_key(&self.game, tier);
+        let whole = match self.fox_side {
+            Some(deriver) if own.layout == Layout::Published && own.plies.is_none() => {
+                deriver.derive(&self.game, tier, &mut own.values, &refs)
+            }
+            _ => None,
+        };
+        match whole {
+            Some(derived) => {
+                derived.map_err(|message| Error::DeriveWhole { file: file(), message })?;
+                own.layout = Layout::Solved;
+                own.plies_layout = Layout::Solved;
+            }
+            None => fill_fox_to_move(&self.game, &mut own, &refs, self.distance())
+                .map_err(|source| Error::Derive { file: file(), source })?,
+        }
         let own = Arc::new(own);
         self.cache.lock().unwrap().remember(true, own.clone());
         Ok(own)

@@ -194,6 +194,10 @@ pub enum Error {
         #[source]
         source: crate::dir::DeriveError,
     },
+    /// A whole published table's fox-to-move values could not be derived
+    /// ([`crate::dir::DeriveFoxSide`]).
+    #[error("{file}: cannot derive the fox-to-move values: {message}")]
+    DeriveWhole { file: String, message: String },
     /// Bad arguments of a query (a survey's counts, squares).
     #[error("{0}")]
     Query(String),

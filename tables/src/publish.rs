@@ -344,7 +344,7 @@ fn compare_tier<G: Publishable>(
             Err(Error::PublishMismatch {
                 file: if values_differ { new_entry.file.clone() } else { plies_file.unwrap_or(new_entry.file.clone()) },
                 slot: i,
-                position: game.rules().format_position(&pos),
+                position: pos.map_or_else(|| "-".into(), |pos| game.rules().format_position(&pos)),
                 published: values.code(i),
                 solved: solved.code(i),
             })
@@ -411,7 +411,10 @@ pub fn compare_with_solve(published: &Path, solved: &Path, on_tier: OnTier) -> R
 
 /// The first used slot of `tier` (with its position) whose value, or whose
 /// plies (for a win or a loss), differs between the solved tables and
-/// those read back.
+/// those read back. Slots that hold no position hold anything in either
+/// (a table file stores a neighbour's code there), so a slot that differs
+/// is unranked to tell; eight bytes that agree (32 slots) need no look at
+/// single slots when there are no plies.
 fn first_difference<G: TierGame>(
     game: &G,
     tier: G::Tier,
@@ -419,24 +422,36 @@ fn first_difference<G: TierGame>(
     solved_plies: Option<&Plies>,
     values: &PackedValues,
     plies: Option<&Plies>,
-) -> Option<(u64, G::Position)> {
-    let index = game.tier_index(tier);
+) -> Option<(u64, Option<G::Position>)> {
     let size = solved.len();
+    if values.len() != size {
+        return Some((size.min(values.len()), None));
+    }
+    let index = game.tier_index(tier);
+    let differs = |i: u64| {
+        let code = solved.code(i);
+        let plies_differ = match (solved_plies, plies) {
+            (Some(a), Some(b)) => code != Value::Draw.code() && a.get(i) != b.get(i),
+            (None, None) => false,
+            _ => true,
+        };
+        (values.code(i) != code || plies_differ) && game.unrank(&index, i).is_some()
+    };
+    let words_agree = |first_slot: u64| {
+        let at = (first_slot / 4) as usize;
+        let (a, b) = (solved.bytes().get(at..at + 8), values.bytes().get(at..at + 8));
+        solved_plies.is_none() && plies.is_none() && a.is_some() && a == b
+    };
+    // A chunk is a whole number of eight-byte words (32 slots a word).
     let chunk = 1u64 << 16;
-    (0..size.div_ceil(chunk)).into_par_iter().find_map_first(|c| {
-        let mut found = None;
-        game.for_each_slot(&index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
-            if let Some(pos) = pos {
-                let plies_differ = match (solved_plies, plies) {
-                    (Some(a), Some(b)) => solved.code(i) != Value::Draw.code() && a.get(i) != b.get(i),
-                    (None, None) => false,
-                    _ => true,
-                };
-                if found.is_none() && (values.code(i) != solved.code(i) || plies_differ) {
-                    found = Some((i, pos));
-                }
+    let first = (0..size.div_ceil(chunk)).into_par_iter().find_map_first(|c| {
+        let slots = c * chunk..((c + 1) * chunk).min(size);
+        slots.step_by(32).find_map(|word| {
+            if words_agree(word) {
+                return None;
             }
-        });
-        found
-    })
+            (word..(word + 32).min(size)).find(|&i| differs(i))
+        })
+    })?;
+    Some((first, game.unrank(&index, first)))
 }

@@ -346,7 +346,13 @@ pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
 /// [`verify`] with `check` doing step 3 for the tiers it handles.
 pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -> Result<Verified, Problem> {
     let CheckedFiles { manifest, game: _, tiers } = check_files(dir)?;
-    let tables = TableDir::open(dir).map_err(|e| problem(None, e.to_string()))?.with_cache_budget(CACHE_BYTES);
+    // A check one position at a time derives published values one move at
+    // a time too, independent of the kernel.
+    let fox_side = if check.is_some() { crate::dir::fox_side_deriver() } else { None };
+    let tables = TableDir::open(dir)
+        .map_err(|e| problem(None, e.to_string()))?
+        .with_cache_budget(CACHE_BYTES)
+        .with_fox_side(fox_side);
     let game = &tables.game;
     // Step 3 loads each tier with its children, as a solve does, so memory
     // stays that of a few tiers however large the directory.

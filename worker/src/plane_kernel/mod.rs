@@ -55,8 +55,8 @@
 //! [`one_fox`] (the passes over a block), [`plies`] (distances), [`solve`]
 //! (a tier: initial pass, phases, packing), [`pack`] (planes to 2-bit
 //! values), [`exact`] (exact distances to zeroing, for a no-progress
-//! rule: a ply of each side at a time) and [`check`] (`foxbase verify`'s
-//! check). This file holds the
+//! rule: a ply of each side at a time), [`check`] (`foxbase verify`'s
+//! check) and [`derive`] (a published tier's fox-to-move values). This file holds the
 //! shared types and the entry points.
 
 use crate::fox_kernel::Target;
@@ -74,6 +74,7 @@ mod bits;
 mod check;
 mod children;
 mod decode;
+mod derive;
 mod exact;
 mod one_fox;
 mod pack;
@@ -85,6 +86,7 @@ use bits::*;
 pub use bits::{transpose32, transpose_pair};
 pub use check::{check_tier, CheckError, Contradiction, PlaneCheck};
 use decode::*;
+pub use derive::{derive_fox_side, PlaneFoxSide};
 use exact::*;
 use pack::*;
 use plies::*;

@@ -12,6 +12,7 @@ impl<'a> Ctx<'a> {
         s: &mut [u32],
         scratch: &mut Scratch,
         sideways: &mut Sideways,
+        fox_only: bool,
     ) -> Result<(), KernelError> {
         let n = self.n;
         let sheep = view.sheep;
@@ -78,6 +79,9 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
+        }
+        if fox_only {
+            return Ok(());
         }
         if sheep.count_ones() < k {
             s[LOST] = full;

@@ -295,12 +295,30 @@ impl<'a> Ctx<'a> {
         sideways: &mut Sideways,
     ) -> Result<(), KernelError> {
         if self.one_fox {
-            self.init_block_one::<BMI2>(view, f, s, scratch, sideways)?;
+            self.init_block_one::<BMI2>(view, f, s, scratch, sideways, false)?;
         } else {
-            self.init_block::<BMI2>(view, f, s, scratch, sideways)?;
+            self.init_block::<BMI2>(view, f, s, scratch, sideways, false)?;
         }
         sideways.end_block();
         Ok(())
+    }
+
+    /// The initial pass's fox side alone of one block (into `f`; `s` is
+    /// cleared): the captures and a pen already filled.
+    #[inline]
+    pub(super) fn init_fox_side<const BMI2: bool>(
+        &self,
+        view: &SetView,
+        f: &mut [u32],
+        s: &mut [u32],
+        scratch: &mut Scratch,
+    ) -> Result<(), KernelError> {
+        let mut no_steps = Sideways::default();
+        if self.one_fox {
+            self.init_block_one::<BMI2>(view, f, s, scratch, &mut no_steps, true)
+        } else {
+            self.init_block::<BMI2>(view, f, s, scratch, &mut no_steps, true)
+        }
     }
 
     /// The fox phase of the block with sheep `sheep` (a one-fox block's

@@ -9,7 +9,8 @@ impl<'a> Ctx<'a> {
     /// over, and the placements that need a scalar look. Writes both sides'
     /// planes (fox: `f`, sheep: `s`); with plies, what the children say
     /// about plies into `scratch.plies`, and wins from outside the tier
-    /// only as "cannot lose" (they wait for their ply).
+    /// only as "cannot lose" (they wait for their ply). `fox_only`: the fox
+    /// side alone (the sheep planes are left clear).
     #[inline(never)]
     pub(super) fn init_block<const BMI2: bool>(
         &self,
@@ -18,6 +19,7 @@ impl<'a> Ctx<'a> {
         s: &mut [u32],
         scratch: &mut Scratch,
         sideways: &mut Sideways,
+        fox_only: bool,
     ) -> Result<(), KernelError> {
         let n = self.n;
         let sheep = view.sheep;
@@ -159,6 +161,9 @@ impl<'a> Ctx<'a> {
             }
         }
 
+        if fox_only {
+            return Ok(());
+        }
         // Sheep to move: over with fewer than K sheep; else forward steps
         // (and steps that trap a fox) lead out of the tier.
         if sheep.count_ones() < k {

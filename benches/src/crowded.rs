@@ -1,0 +1,165 @@
+//! The crowded-tier benchmark (`foxbase-bench --crowded`): the plane kernel
+//! on real 20-sheep tiers, where the claims' and the full game's solves
+//! spend their time (13 free points: 78 fox placements a side per block,
+//! and nearly every sheep step traps a fox).
+//!
+//! The tiers are those reachable from [`START`] (pen target 9, sheep floor
+//! 20 won by the foxes, classic): 1,226 tiers, 687,222,536 slots, all with
+//! 20 sheep, largest f2-0.1.5.5.5.2.2 (19,505,772 slots). The benchmark
+//! solves them itself, each run in its own child process with a fresh
+//! directory:
+//!
+//! - `values`: the plane kernel, values only;
+//! - `sweep`: the initial pass alone over every tier (each child value read
+//!   once, no propagation), reading the `values` run's tables: the floor a
+//!   solve's phases add to;
+//! - `dtz`: the plane kernel with plies to zeroing, its tables equal
+//!   (CRCs) to the `values` run's.
+//!
+//! The summary gives `crowded_slots_per_core_s` (values),
+//! `crowded_sweep_slots_per_core_s`, `crowded_dtz_slots_per_core_s` (slots
+//! over wall time times threads), `solve_over_sweep`, `dtz_over_sweep` and
+//! `dtz_over_values`,
+//! and the `pdep` path the kernel took ([`foxbase_core::cpu`]; set
+//! `FOXBASE_PDEP` to measure the other).
+
+use crate::kernels::peak_rss;
+use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
+use foxbase_coordinator::plan::TierPlan;
+use foxbase_core::foxgame::FoxGame;
+use foxbase_core::notation::parse_position;
+use foxbase_core::{Geometry, Side, Variant};
+use foxbase_tables::manifest::Manifest;
+use foxbase_tables::tier_files::table_path;
+use foxbase_worker::job::{load_children, TierReport};
+use foxbase_worker::kernel::{thread_pool, Kernel, Output};
+use serde_json::{json, Value as Json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The crowded start: 20 sheep, the foxes below them.
+pub const START: &str = ".../.../.SSSSS./SSSSSSS/SSSSSSS/.S./F.F f";
+pub const PEN_TARGET: u32 = 9;
+pub const SHEEP_FLOOR: u32 = 20;
+
+pub fn variant() -> Variant {
+    let start = parse_position(START).expect("the crowded start parses");
+    Variant::new(Geometry::Classic, PEN_TARGET, start)
+        .and_then(|v| v.with_sheep_floor(SHEEP_FLOOR, Side::Fox))
+        .expect("the crowded variant is valid")
+}
+
+struct Quiet;
+
+impl Progress for Quiet {
+    fn planned(&self, _: usize, _: u64) {}
+    fn tier_done(&self, _: &TierReport, _: usize, _: u64) {}
+}
+
+/// One run in this process: `run` is "values", "dtz" or "sweep" (which
+/// reads the tables in `children`); a solve writes its tables to `out`.
+pub fn run_one(run: &str, threads: usize, out: &Path, children: Option<&Path>) -> Json {
+    let game = FoxGame::new(variant());
+    let plan = TierPlan::new(&game);
+    let started = Instant::now();
+    let cpu_before = crate::kernels::cpu_seconds();
+    match run {
+        "sweep" => {
+            let dir = children.expect("a sweep reads the tables of a solve");
+            let child_path = |c| table_path(&game, dir, c);
+            thread_pool(threads).unwrap().install(|| {
+                for &tier in &plan.order {
+                    let tables = load_children(&game, tier, &child_path, false, None).unwrap();
+                    foxbase_worker::plane_kernel::sweep_planes_in_pool(&game, tier, &tables).unwrap();
+                }
+            });
+        }
+        "values" | "dtz" => {
+            let output = if run == "dtz" { Output::Dtz } else { Output::Values };
+            let options = LocalOptions {
+                workers: 1,
+                threads_per_worker: threads,
+                kernel: Kernel::Planes,
+                output,
+                ..Default::default()
+            };
+            solve_local(&game, &plan, out, options, &Quiet).unwrap().write(out).unwrap();
+        }
+        other => panic!("no crowded run {other}"),
+    }
+    let wall = started.elapsed().as_secs_f64();
+    let slots = plan.total_slots();
+    json!({"crowded": run, "threads": threads, "tiers": plan.order.len(), "slots": slots, "wall_s": wall,
+        "cpu_s": crate::kernels::cpu_seconds() - cpu_before,
+        "slots_per_core_second": slots as f64 / (wall * threads as f64), "peak_rss_bytes": peak_rss(),
+        "pdep": foxbase_core::cpu::pdep_path().name()})
+}
+
+fn child(run: &str, threads: usize, out: &Path, children: Option<&Path>) -> Json {
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = Command::new(exe);
+    cmd.args(["--crowded-phase", run, "--threads", &threads.to_string(), "--out", out.to_str().unwrap()]);
+    if let Some(c) = children {
+        cmd.args(["--children", c.to_str().unwrap()]);
+    }
+    let o = cmd.output().expect("cannot run the benchmark");
+    assert!(o.status.success(), "the crowded {run} run failed: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn crcs(dir: &Path) -> Vec<(String, String)> {
+    Manifest::read(dir).unwrap().tiers.into_iter().map(|t| (t.name, t.crc32)).collect()
+}
+
+/// Runs the three runs with `threads` kernel threads and prints each and
+/// the summary (JSON lines with `json_out`). Returns whether the DTZ
+/// run's tables equal the values run's.
+pub fn run(threads: usize, json_out: bool) -> bool {
+    let root: PathBuf = std::env::temp_dir().join(format!("foxbase-crowded-bench-{}", std::process::id()));
+    let (values_dir, dtz_dir) = (root.join("values"), root.join("dtz"));
+    let say = |j: &Json| {
+        if json_out {
+            println!("{j}");
+        } else if j["summary"] == true {
+            println!(
+                "crowded tiers, {} thread(s), pdep {}: values {:.2} M slots/core-s, sweep {:.2}, DTZ {:.2}; solve {:.2}x the sweep, DTZ {:.2}x the values; tables identical: {}",
+                j["threads"],
+                j["pdep"].as_str().unwrap(),
+                j["crowded_slots_per_core_s"].as_f64().unwrap() / 1e6,
+                j["crowded_sweep_slots_per_core_s"].as_f64().unwrap() / 1e6,
+                j["crowded_dtz_slots_per_core_s"].as_f64().unwrap() / 1e6,
+                j["solve_over_sweep"].as_f64().unwrap(),
+                j["dtz_over_values"].as_f64().unwrap(),
+                j["tables_identical"]
+            );
+        } else {
+            println!(
+                "{:6} threads {}: {:7.2} s wall, {:7.2} s CPU, {:6.2} M slots/core-s, peak {} MB",
+                j["crowded"].as_str().unwrap(),
+                j["threads"],
+                j["wall_s"].as_f64().unwrap(),
+                j["cpu_s"].as_f64().unwrap(),
+                j["slots_per_core_second"].as_f64().unwrap() / 1e6,
+                j["peak_rss_bytes"].as_u64().unwrap() >> 20
+            );
+        }
+    };
+    let values = child("values", threads, &values_dir, None);
+    say(&values);
+    let sweep = child("sweep", threads, &root.join("sweep"), Some(&values_dir));
+    say(&sweep);
+    let dtz = child("dtz", threads, &dtz_dir, None);
+    say(&dtz);
+    let identical = crcs(&values_dir) == crcs(&dtz_dir);
+    let rate = |j: &Json| j["slots_per_core_second"].as_f64().unwrap();
+    let wall = |j: &Json| j["wall_s"].as_f64().unwrap();
+    say(&json!({"summary": true, "crowded": true, "threads": threads, "pdep": values["pdep"],
+        "slots": values["slots"], "tiers": values["tiers"],
+        "crowded_slots_per_core_s": rate(&values), "crowded_sweep_slots_per_core_s": rate(&sweep),
+        "crowded_dtz_slots_per_core_s": rate(&dtz), "solve_over_sweep": wall(&values) / wall(&sweep),
+        "dtz_over_sweep": wall(&dtz) / wall(&sweep),
+        "dtz_over_values": wall(&dtz) / wall(&values), "tables_identical": identical}));
+    let _ = std::fs::remove_dir_all(&root);
+    identical
+}
