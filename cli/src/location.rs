@@ -67,10 +67,27 @@ pub trait TablesVisitor {
 /// `visitor` on it: the Fox Game's [`TableDir`], any other game's
 /// [`TierTables`] built by the registry ([`with_game`]).
 pub fn with_tables(flag: &str, arg: &str, visitor: impl TablesVisitor) -> CommandResult {
+    with_tables_keeping(flag, arg, None, visitor)
+}
+
+/// [`with_tables`] keeping about `read_cache_bytes` of decompressed tables
+/// for single values (the Fox Game's [`TableDir`]; the default when
+/// `None`); other games' readers keep no such cache.
+pub fn with_tables_keeping(
+    flag: &str,
+    arg: &str,
+    read_cache_bytes: Option<u64>,
+    visitor: impl TablesVisitor,
+) -> CommandResult {
     let location = open_location(flag, arg)?;
     let kind = game_in(flag, location.as_ref())?;
     if kind == GameKind::Fox {
-        return visitor.visit(TableDir::open_at(location).map_err(Failure::bad_input)?);
+        let tables = TableDir::open_at(location).map_err(Failure::bad_input)?;
+        let tables = match read_cache_bytes {
+            Some(bytes) => tables.with_read_cache_bytes(bytes),
+            None => tables,
+        };
+        return visitor.visit(tables);
     }
     let manifest = Manifest::read_from(location.as_ref()).map_err(Failure::bad_input)?;
     struct Open<V>(Box<dyn Location>, V);

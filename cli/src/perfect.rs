@@ -38,6 +38,11 @@ pub struct VersusArgs {
     /// Stop after this many plies (the rules have no draw by repetition).
     #[arg(long, default_value_t = 400)]
     max_plies: u32,
+    /// MiB of decompressed Fox Game tables kept for single values: three quarters whole blocks
+    /// (2^18 values each, for positions near a recent one), a quarter pieces of 2,048 values around
+    /// each value read (for scattered positions read again). Other games' readers keep no such cache.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    read_cache_mib: u64,
 }
 
 /// `foxbase versus`: prints the board and its value before every move;
@@ -52,7 +57,7 @@ pub fn versus(args: VersusArgs) -> CommandResult {
             play_versus(self.0, &tables)
         }
     }
-    location::with_tables("--tables", &args.tables, Versus(&args))
+    location::with_tables_keeping("--tables", &args.tables, Some(args.read_cache_mib << 20), Versus(&args))
 }
 
 fn play_versus<T: Tablebase>(args: &VersusArgs, tables: &T) -> CommandResult {

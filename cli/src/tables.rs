@@ -487,6 +487,11 @@ pub struct ServeArgs {
     /// Address to serve on (loopback unless told otherwise; port 0 picks a free port, which is printed).
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: std::net::SocketAddr,
+    /// MiB of decompressed Fox Game tables kept for single values: three quarters whole blocks
+    /// (2^18 values each, for positions near a recent one), a quarter pieces of 2,048 values around
+    /// each value read (for scattered positions read again). Other games' readers keep no such cache.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    read_cache_mib: u64,
 }
 
 /// `foxbase serve`: the board in a browser ([`crate::serve`]), for the tables of any game.
@@ -498,5 +503,5 @@ pub fn serve(args: ServeArgs) -> CommandResult {
             crate::serve::serve(tables, self.0, &log).map_err(|e| Failure::failed(format!("--listen {}: {e}", self.0)))
         }
     }
-    location::with_tables("--tables", &args.tables, Serving(args.listen))
+    location::with_tables_keeping("--tables", &args.tables, Some(args.read_cache_mib << 20), Serving(args.listen))
 }

@@ -314,6 +314,10 @@ fn bad_flags() {
     assert!(e.contains("<MOVES>"), "{e}");
     let e = bad(&["solve-everything"]);
     assert!(e.contains("solve-everything"), "{e}");
+    for command in ["versus", "serve"] {
+        let e = bad(&[command, "--tables", "t", "--read-cache-mib", "0"]);
+        assert!(e.contains("--read-cache-mib") && e.contains("0 is not in 1..=1048576"), "{e}");
+    }
     bad(&[]);
 }
 

@@ -271,3 +271,69 @@ fn the_engines_sheep_from_floored_tables_win_the_exact_game_against_every_fox_re
     // A 14-ply win; 57 of the foxes' replies capture a sheep (the one the floor allows).
     assert_eq!((bound, seen.len(), ends, fox_replies, captures), (14, 1519, 472, 1044, 57));
 }
+
+/// The kernels' two `pdep`/`pext` paths (`FOXBASE_PDEP`, which the CPU
+/// picks otherwise) write byte-identical tables, under a floor won by
+/// either side and with DTZ, in both geometries: six sheep on ranks 1-2,
+/// every sheep step a chance to trap a fox. A bad setting is reported and
+/// the CPU's own path is used.
+#[test]
+fn both_pdep_paths_write_the_same_tables() {
+    let has_bmi2 = foxbase_core::cpu::bmi2_support().present;
+    let root = TempDir::new("pdep-paths");
+    let start = "F.F/.../......./......./......./SSS/SSS f";
+    let mut compared = 0;
+    for (geometry, winner, distance) in
+        [("classic", "fox", "--no-distance"), ("orthogonal", "sheep", "--no-distance"), ("classic", "sheep", "dtz")]
+    {
+        let tiers = |path: &str| {
+            let out = root.0.join(format!("{geometry}-{winner}-{distance}-{path}"));
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_foxbase"));
+            cmd.env("FOXBASE_PDEP", path).args([
+                "solve",
+                "--start",
+                start,
+                "--geometry",
+                geometry,
+                "--pen-target",
+                "3",
+                "--sheep-floor",
+                "5",
+                "--floor-winner",
+                winner,
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            if distance == "--no-distance" {
+                cmd.arg("--no-distance");
+            } else {
+                cmd.args(["--distance", distance]);
+            }
+            let o = cmd.output().unwrap();
+            assert!(o.status.success(), "{path}: {}", String::from_utf8_lossy(&o.stderr));
+            let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(out.join("tiers"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+                .collect();
+            files.sort();
+            files
+        };
+        let portable = tiers("portable");
+        assert!(portable.len() > 20, "{} tier files", portable.len());
+        if has_bmi2 {
+            assert!(tiers("bmi2") == portable, "{geometry} {winner} {distance}: the two paths' tables differ");
+            compared += 1;
+        }
+    }
+    assert!(!has_bmi2 || compared == 3);
+    let out = root.0.join("bad-setting");
+    let o = Command::new(env!("CARGO_BIN_EXE_foxbase"))
+        .env("FOXBASE_PDEP", "fast")
+        .args(["solve", "--start", start, "--pen-target", "3", "--no-distance", "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("ignoring FOXBASE_PDEP=fast: expected 'bmi2' or 'portable'"), "{stderr}");
+}

@@ -436,6 +436,13 @@ impl TableDir {
         self
     }
 
+    /// [`TableDir::with_read_caches`] with `bytes` in all, split as the
+    /// defaults are ([`crate::read_cache::split_read_cache`]).
+    pub fn with_read_cache_bytes(self, bytes: u64) -> TableDir {
+        let (blocks, pieces) = crate::read_cache::split_read_cache(bytes);
+        self.with_read_caches(blocks, pieces)
+    }
+
     /// Keeps at most about `bytes` of whole tables in memory (at least one table).
     pub fn with_cache_budget(self, bytes: u64) -> TableDir {
         self.cache.lock().unwrap().budget = bytes;

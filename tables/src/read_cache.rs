@@ -31,6 +31,16 @@ pub const DEFAULT_BLOCK_CACHE_BYTES: u64 = 192 << 20;
 /// [`PieceCache`]'s budget: 64 MiB, about 110,000 pieces with their bookkeeping.
 pub const DEFAULT_PIECE_CACHE_BYTES: u64 = 64 << 20;
 
+/// Both caches' budgets by default: 256 MiB.
+pub const DEFAULT_READ_CACHE_BYTES: u64 = DEFAULT_BLOCK_CACHE_BYTES + DEFAULT_PIECE_CACHE_BYTES;
+
+/// `bytes` of read caches as (blocks, pieces), three to one as the
+/// defaults, each at least one byte.
+pub fn split_read_cache(bytes: u64) -> (u64, u64) {
+    let blocks = bytes / 4 * 3;
+    (blocks.max(1), (bytes - blocks).max(1))
+}
+
 /// What a kept piece costs beside its codes, counted against the budget:
 /// the allocation's counts, the map's key and value, the queue's key (about).
 const PIECE_OVERHEAD_BYTES: u64 = 96;
