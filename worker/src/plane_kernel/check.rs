@@ -49,39 +49,18 @@ pub(super) fn check<const BMI2: bool>(
     fox_side: bool,
 ) -> Result<u64, CheckError> {
     let ctx = Ctx::new(game, tier, children);
-    let (n, rows, stride) = (ctx.n, ctx.rows, ctx.stride);
+    let (rows, stride) = (ctx.rows, ctx.stride);
     let sets = ctx.index.sheep_sets as usize;
-    if own.len() != game.tier_size(&ctx.index) {
-        return Err(KernelError::Inconsistent(format!(
-            "tier {} has {} values, not {}",
-            tier.name(),
-            own.len(),
-            game.tier_size(&ctx.index)
-        ))
-        .into());
-    }
+    ctx.check_size(own)?;
     let item = BLOCKS_PER_ITEM * stride;
     // The stored values as planes.
     let mut stored_fox = vec![0u32; sets * stride];
     let mut stored_sheep = vec![0u32; sets * stride];
     stored_fox.par_chunks_mut(item).zip(stored_sheep.par_chunks_mut(item)).enumerate().for_each(|(it, (f, s))| {
         for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
-            let set = (it * BLOCKS_PER_ITEM + b) as u64;
-            let view = SetView::new(ctx.index.sheep_set(set));
-            let symmetric = view.sheep == mirror_bits(view.sheep);
-            let base = set * ctx.per_set;
-            for (side, planes) in [(0, fb), (1, sb)] {
-                if ctx.one_fox {
-                    let (w, l) = decode_child_one::<BMI2>(own, base, n, side, symmetric, view.free);
-                    planes[WON] = w;
-                    planes[LOST] = l;
-                } else {
-                    let (mut w, mut l) = ([0u32; 32], [0u32; 32]);
-                    decode_child::<BMI2>(own, base, n, side, symmetric, view.free, &mut w, &mut l);
-                    planes[WON * n..(WON + 1) * n].copy_from_slice(&w[..n]);
-                    planes[LOST * n..(LOST + 1) * n].copy_from_slice(&l[..n]);
-                }
-            }
+            let view = SetView::new(ctx.index.sheep_set((it * BLOCKS_PER_ITEM + b) as u64));
+            ctx.stored_planes::<BMI2>(own, it * BLOCKS_PER_ITEM + b, &view, 0, fb);
+            ctx.stored_planes::<BMI2>(own, it * BLOCKS_PER_ITEM + b, &view, 1, sb);
         }
     });
     // Derive every block again and compare.
@@ -152,6 +131,47 @@ pub(super) fn check<const BMI2: bool>(
         checked += count;
     }
     Ok(checked)
+}
+
+impl Ctx<'_> {
+    /// Fails unless `own` holds as many values as this tier has slots.
+    pub(super) fn check_size(&self, own: &PackedValues) -> Result<(), KernelError> {
+        let size = self.game.tier_size(&self.index);
+        if own.len() != size {
+            return Err(KernelError::Inconsistent(format!(
+                "tier {} has {} values, not {size}",
+                self.tier.name(),
+                own.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The won and lost planes of `side` (0: fox to move, 1: sheep to
+    /// move) of block `set` as stored in `own` (this tier's table), into
+    /// `planes` (a side's stride).
+    pub(super) fn stored_planes<const BMI2: bool>(
+        &self,
+        own: &PackedValues,
+        set: usize,
+        view: &SetView,
+        side: u64,
+        planes: &mut [u32],
+    ) {
+        let n = self.n;
+        let symmetric = view.sheep == mirror_bits(view.sheep);
+        let base = set as u64 * self.per_set;
+        if self.one_fox {
+            let (w, l) = decode_child_one::<BMI2>(own, base, n, side, symmetric, view.free);
+            planes[WON] = w;
+            planes[LOST] = l;
+        } else {
+            let (mut w, mut l) = ([0u32; 32], [0u32; 32]);
+            decode_child::<BMI2>(own, base, n, side, symmetric, view.free, &mut w, &mut l);
+            planes[WON * n..(WON + 1) * n].copy_from_slice(&w[..n]);
+            planes[LOST * n..(LOST + 1) * n].copy_from_slice(&l[..n]);
+        }
+    }
 }
 
 /// [`check_tier`] as `foxbase verify`'s step 3 (see [`foxbase_tables::verify::TierCheck`]).

@@ -34,16 +34,9 @@ fn derive<const BMI2: bool>(
     own: &mut PackedValues,
 ) -> Result<(), KernelError> {
     let ctx = Ctx::new(game, tier, children);
-    let (n, rows, stride) = (ctx.n, ctx.rows, ctx.stride);
+    let (rows, stride) = (ctx.rows, ctx.stride);
     let sets = ctx.index.sheep_sets as usize;
-    if own.len() != game.tier_size(&ctx.index) {
-        return Err(KernelError::Inconsistent(format!(
-            "tier {} has {} values, not {}",
-            tier.name(),
-            own.len(),
-            game.tier_size(&ctx.index)
-        )));
-    }
+    ctx.check_size(own)?;
     let stored = own.clone();
     // A work item's blocks fill whole bytes (`per_set` is even: both sides of each placement).
     let item_slots = BLOCKS_PER_ITEM as u64 * ctx.per_set;
@@ -52,21 +45,10 @@ fn derive<const BMI2: bool>(
         let (mut f, mut cleared, mut s) = (vec![0u32; stride], vec![0u32; stride], vec![0u32; stride]);
         for set in it * BLOCKS_PER_ITEM..((it + 1) * BLOCKS_PER_ITEM).min(sets) {
             let view = SetView::new(ctx.index.sheep_set(set as u64));
-            let symmetric = view.sheep == mirror_bits(view.sheep);
-            let base = set as u64 * ctx.per_set;
-            if ctx.one_fox {
-                let (w, l) = decode_child_one::<BMI2>(&stored, base, n, 1, symmetric, view.free);
-                s[WON] = w;
-                s[LOST] = l;
-            } else {
-                let (mut w, mut l) = ([0u32; 32], [0u32; 32]);
-                decode_child::<BMI2>(&stored, base, n, 1, symmetric, view.free, &mut w, &mut l);
-                s[WON * n..(WON + 1) * n].copy_from_slice(&w[..n]);
-                s[LOST * n..(LOST + 1) * n].copy_from_slice(&l[..n]);
-            }
+            ctx.stored_planes::<BMI2>(&stored, set, &view, 1, &mut s);
             ctx.init_fox_side::<BMI2>(&view, &mut f, &mut cleared, &mut scratch)?;
             ctx.fox_phase_any::<BMI2>(view.sheep, &mut f, &s);
-            let block_start = base - it as u64 * item_slots;
+            let block_start = (set - it * BLOCKS_PER_ITEM) as u64 * ctx.per_set;
             ctx.for_each_row(&view, |h, first_slot, len, used| {
                 let (won, lost) = (f[WON * rows + h], f[LOST * rows + h]);
                 for j in 0..len {
