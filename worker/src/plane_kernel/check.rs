@@ -191,10 +191,7 @@ impl foxbase_tables::verify::TierCheck for PlaneCheck {
         if game.rules.no_progress > 0 {
             return None;
         }
-        let refs: Vec<ChildRef> = children
-            .iter()
-            .map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None })
-            .collect();
+        let refs = ChildRef::values_of(children);
         Some(check_tier(game, tier, &refs, &own.values, fox_side).map_err(|e| match e {
             CheckError::Contradiction(c) => {
                 TierCheckError::Contradiction { slot: c.slot, stored: c.stored, derived: c.derived }

@@ -89,10 +89,7 @@ impl foxbase_tables::dir::DeriveFoxSide for PlaneFoxSide {
         if game.rules.no_progress > 0 {
             return None;
         }
-        let refs: Vec<ChildRef> = children
-            .iter()
-            .map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None })
-            .collect();
+        let refs = ChildRef::values_of(children);
         Some(derive_fox_side(game, tier, &refs, own).map_err(|e| e.to_string()))
     }
 }

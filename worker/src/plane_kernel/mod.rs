@@ -258,6 +258,13 @@ pub struct ChildRef<'a> {
     pub plies: Option<&'a Plies>,
 }
 
+impl<'a> ChildRef<'a> {
+    /// The values of tables a verification has loaded, as children (no plies).
+    pub fn values_of(loaded: &[&'a foxbase_tables::dir::Loaded]) -> Vec<ChildRef<'a>> {
+        loaded.iter().map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None }).collect()
+    }
+}
+
 /// What a solve needs everywhere.
 struct Ctx<'a> {
     game: &'a FoxGame,
