@@ -1,6 +1,7 @@
 //! Figures for the capacity plan of a distributed solve (docs/distributed.md):
-//! tiers, positions, the largest tiers with the child tables they load, and
-//! how the work spreads over sheep counts, for a variant (default: the full
+//! tiers, positions, the largest tiers with the child tables they load, the
+//! disk high-water mark with and without publishing in place, and how the
+//! work spreads over sheep counts, for a variant (default: the full
 //! game; F: a sheep floor won by the foxes, docs/results.md).
 //!
 //! ```text
@@ -83,6 +84,17 @@ fn main() {
     println!(
         "largest load with the sideways records (of the 20 largest loads above): {with} bytes, tier {}",
         game.tier_name(tier)
+    );
+    // Disk: bits per position of the 20-sheep tiers' tables (docs/results.md):
+    // 0.52 solved (values), 0.25 published.
+    let slots = &plan.slots;
+    let solved = |t: foxbase_core::foxgame::FoxTier| (slots[&t] as f64 * 0.52 / 8.0) as u64;
+    let published = |t: foxbase_core::foxgame::FoxTier| (slots[&t] as f64 * 0.25 / 8.0) as u64;
+    println!(
+        "disk high-water mark (values, 0.52 bit a position solved, 0.25 published): {} bytes kept solved, \
+         {} bytes published in place (solve --disk-budget)",
+        plan.disk_high_water(&game, false, solved, published),
+        plan.disk_high_water(&game, true, solved, published)
     );
     let mut per_sheep: BTreeMap<u32, (usize, u64, u64, u64)> = BTreeMap::new();
     for &t in &plan.order {

@@ -7,8 +7,8 @@ use crate::output::{json, line, phases_json, SolveProgress};
 use clap::Args;
 use foxbase_coordinator::error::CoordinatorError;
 use foxbase_coordinator::local::{
-    solve_local_into, solve_local_journaled, tables_in, LocalOptions, LocalSolve, DEFAULT_TABLES_IN_MEMORY,
-    LOCAL_JOURNAL,
+    finish_published, solve_local_into, solve_local_journaled, tables_in, LocalOptions, LocalSolve,
+    DEFAULT_TABLES_IN_MEMORY, LOCAL_JOURNAL,
 };
 use foxbase_coordinator::plan::TierPlan;
 use foxbase_coordinator::reuse::TableSource;
@@ -21,6 +21,7 @@ use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Side, Value, Variant};
 use foxbase_objstore::StoreUrl;
 use foxbase_tables::plies::Distance;
+use foxbase_tables::publish::Publishable;
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::Location;
 use foxbase_tables::tiered::TierTables;
@@ -114,6 +115,15 @@ pub struct SolveArgs {
     /// by the workers; the least recently used go first). 0 reads every child from its file.
     #[arg(long, value_name = "MB", default_value_t = DEFAULT_TABLES_IN_MEMORY >> 20)]
     tables_in_memory: u64,
+    /// Keep the tables in --out DIR within this many bytes (a number, or with K, M, G or T: powers
+    /// of 1024): each tier is published in place (the bytes `foxbase publish` writes, checked value
+    /// for value against the solved table, journaled) once every tier that reads it is solved, and
+    /// a tier is begun only when the bytes held and its unpacked size (2 bits a position, 2 bytes
+    /// with plies) fit; a budget too small for the next tier stops the solve with an error (resume
+    /// with a larger one). The finished DIR is the published tablebase, with its SHA256SUMS. A
+    /// directory --out only; resume such a solve with --disk-budget too.
+    #[arg(long, value_name = "BYTES", value_parser = crate::cluster::parse_bytes)]
+    disk_budget: Option<u64>,
     /// Print one JSON summary object at the end instead of text.
     #[arg(long)]
     json: bool,
@@ -306,6 +316,8 @@ fn workers(args: &SolveArgs, threads: usize) -> usize {
 struct Solved {
     /// The manifest as sealed (with the start's value where the game values it).
     manifest: foxbase_tables::manifest::Manifest,
+    /// Under --disk-budget (the tables published in place): the most bytes of tables held at once.
+    disk_high_water: Option<u64>,
     /// Where the tables are: `--out`, and a reader of it.
     out: StoreUrl,
     location: Box<dyn Location>,
@@ -330,7 +342,7 @@ impl Solved {
 /// The solve of every game, written once: `plan` of `game` into `--out`
 /// (default `default_out`), a directory (journaled: `--resume`,
 /// `--tables-from`) or a bucket, sealed by the game's [`SealRun`].
-fn run<G: SolveTier + SealRun>(
+fn run<G: SolveTier + SealRun + Publishable>(
     game: &G,
     plan: &TierPlan<G>,
     args: &SolveArgs,
@@ -347,7 +359,9 @@ fn run<G: SolveTier + SealRun>(
         kernel,
         output,
         tables_in_memory: args.tables_in_memory.saturating_mul(1 << 20),
+        disk_budget: args.disk_budget,
     };
+    let mut disk_high_water = None;
     let (manifest, location, resumed, imported, not_solved_slots): (_, Box<dyn Location>, _, _, _) = match &out {
         StoreUrl::Dir(dir) => {
             let solved = solve_dir(game, plan, dir, options, args.resume, &args.tables_from, progress)?;
@@ -365,6 +379,10 @@ fn run<G: SolveTier + SealRun>(
                         .map_err(Failure::failed)?
                 }
             };
+            if solved.published_in_place {
+                finish_published(game, dir, &manifest).map_err(Failure::failed)?;
+                disk_high_water = solved.disk_high_water;
+            }
             let not_solved = solved.resumed_slots + solved.imported_slots;
             let location = Box::new(foxbase_tables::source::DirLocation::new(dir));
             (manifest, location, solved.resumed, solved.imported, not_solved)
@@ -372,6 +390,11 @@ fn run<G: SolveTier + SealRun>(
         StoreUrl::Bucket { .. } if !args.tables_from.is_empty() => {
             return Err(Failure::bad_input(format!(
                 "--tables-from: a solve into a bucket ({out}) takes no tables from elsewhere; use a directory --out"
+            )))
+        }
+        StoreUrl::Bucket { .. } if args.disk_budget.is_some() => {
+            return Err(Failure::bad_input(format!(
+                "--disk-budget: a solve into a bucket ({out}) is not published in place; use a directory --out"
             )))
         }
         StoreUrl::Bucket { .. } if args.resume => {
@@ -398,6 +421,7 @@ fn run<G: SolveTier + SealRun>(
     let seconds = started.elapsed().as_secs_f64();
     Ok(Solved {
         manifest,
+        disk_high_water,
         out,
         location,
         resumed,
@@ -440,6 +464,7 @@ fn solve_fox(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
                 "plies": s.output.plies(), "distance": s.output.distance().map(|d| d.name()),
                 "plies_bytes": plies_bytes(manifest), "longest_plies": longest(manifest),
                 "tiers_resumed": s.resumed, "tiers_imported": s.imported,
+                "published": s.disk_high_water.is_some(), "disk_high_water_bytes": s.disk_high_water,
             }),
             variant.bound(),
         ));
@@ -456,6 +481,9 @@ fn solve_fox(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
         s.rate() / 1e6
     ))?;
     line(format_args!("tables: {} ({} bytes)", s.out, manifest.total_bytes()))?;
+    if let Some(high_water) = s.disk_high_water {
+        line(format_args!("published in place (--disk-budget): at most {high_water} bytes of tables held at once"))?;
+    }
     if s.output.plies() {
         line(format_args!(
             "plies files ({}): {} bytes; longest win or loss: {}{}",
@@ -508,7 +536,7 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
             "tiers": tiers, "positions": manifest.tiers.iter().map(used).sum::<u64>(),
             "slots": manifest.total_slots(), "seconds": s.seconds, "out": s.out.to_string(),
             "plies_files": s.output.plies(), "tiers_resumed": s.resumed, "tiers_imported": s.imported,
-            "threads": s.threads, "workers": s.workers}));
+            "threads": s.threads, "workers": s.workers, "disk_high_water_bytes": s.disk_high_water}));
     }
     line(format_args!(
         "solved {}, {} phase: {} tiers{}, {} positions up to symmetry ({} slots) in {:.1}s; tables: {}",
@@ -556,7 +584,8 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
         return json(&json!({"game": game.game_name(), "start": start_text, "value": value.value.name(),
             "plies": value.plies, "tiers": manifest.tiers.len(), "positions": manifest.total_slots(),
             "seconds": s.seconds, "out": s.out.to_string(), "plies_files": s.output.plies(),
-            "tiers_resumed": s.resumed, "tiers_imported": s.imported, "threads": s.threads, "workers": s.workers}));
+            "tiers_resumed": s.resumed, "tiers_imported": s.imported, "threads": s.threads, "workers": s.workers,
+            "disk_high_water_bytes": s.disk_high_water}));
     }
     line(format_args!(
         "solved tic-tac-toe: {} tiers{}, {} positions in {:.2}s; tables: {}",
@@ -574,7 +603,7 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
 /// `dir` holds is bad input.
 ///
 /// The `--tables-from` directories are opened and checked before anything is written.
-fn solve_dir<G: SolveTier>(
+fn solve_dir<G: SolveTier + Publishable>(
     game: &G,
     plan: &TierPlan<G>,
     dir: &std::path::Path,

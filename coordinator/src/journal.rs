@@ -16,6 +16,9 @@
 //! same journal in `DIR/journal.log`, with the variant, plan and output of
 //! its run after the game's name, and appends finished tiers in
 //! checkpoints ([`Journal::append_all`]) once the directory is synced.
+//! Under a disk budget (`foxbase solve --disk-budget`) it appends a tier a
+//! second time once the tier is published in place: that second line is
+//! its published entry ([`foxbase_tables::retire`]).
 //!
 //! **In a store** (a bucket, where objects cannot be appended to), the same
 //! lines are objects: `journal/run` holds the first line and

@@ -15,16 +15,21 @@ use crate::plan::TierPlan;
 use crate::reuse::TableSource;
 use crate::run::{Refusal, RunOptions, RunState};
 use foxbase_core::tier::TierGame;
+use foxbase_tables::checksums::{write_sums, SUMS_FILE};
 use foxbase_tables::durable::sync_filesystem;
 use foxbase_tables::index::INDEX_FILE;
 use foxbase_tables::manifest::{Manifest, TierEntry, MANIFEST_FILE};
 use foxbase_tables::plies::Distance;
+use foxbase_tables::publish::{Levels, Publishable};
+use foxbase_tables::retire;
+use foxbase_tables::Layout;
 use foxbase_worker::job::TierReport;
 use foxbase_worker::kernel::{Kernel, Output, SolveTier};
 use foxbase_worker::lease_loop::{run_lease_loop, WorkerOptions};
 use foxbase_worker::protocol::{Accepted, Completion, LeaseAnswer, Link, LinkError, Registration};
 use foxbase_worker::store::{clear_incoming, DirStore, Store, INCOMING};
 use foxbase_worker::table_cache::TableCache;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -45,6 +50,13 @@ pub struct LocalOptions {
     /// them, shared by the workers ([`TableCache`]); 0 reads every child
     /// table from its file.
     pub tables_in_memory: u64,
+    /// Bytes the tables of a journaled solve may take on disk: each tier is
+    /// published in place once every tier that reads it is solved
+    /// ([`foxbase_tables::retire`]), a tier is begun only when the bytes
+    /// held and its raw size ([`raw_bytes`]) fit, and the finished
+    /// directory is the published tablebase. `None`: no budget, the
+    /// solved tables are kept.
+    pub disk_budget: Option<u64>,
 }
 
 /// [`LocalOptions::tables_in_memory`] by default: 1 GiB, which holds about
@@ -60,6 +72,7 @@ impl Default for LocalOptions {
             kernel: Kernel::default(),
             output: Output::Values,
             tables_in_memory: DEFAULT_TABLES_IN_MEMORY,
+            disk_budget: None,
         }
     }
 }
@@ -114,7 +127,7 @@ pub fn solve_local_into<G: SolveTier>(
     // `DirStore::synced_at_end`), before the manifest that makes them a
     // tablebase, instead of one by one.
     let state = RunState::new(game, plan, store, None, Vec::new(), run_options(options))?;
-    run_workers(game, store, cache, options, state, None, progress)
+    run_workers(game, store, cache, options, state, None, None, progress)
 }
 
 /// The journal of a resumable local solve, in its output directory: the
@@ -137,6 +150,13 @@ pub struct LocalSolve {
     /// and its manifest was written with these same tiers: nothing was
     /// solved and nothing is left to write (but a start value it lacks).
     pub sealed: Option<Manifest>,
+    /// Under a disk budget (the tiers published in place): once sealed,
+    /// [`finish_published`] makes the directory the published tablebase.
+    pub published_in_place: bool,
+    /// Under a disk budget: the most bytes of tables the directory held
+    /// during this run (each tier's files as they were written: solved,
+    /// then published); `None` for a run that found the solve finished.
+    pub disk_high_water: Option<u64>,
 }
 
 /// Solves every tier of `plan` into the directory `dir`, journaled so
@@ -167,9 +187,18 @@ pub struct LocalSolve {
 /// another game, variant, plan or output is refused naming the difference.
 /// A directory with no journal and no tables is a new run either way.
 ///
+/// Under a disk budget ([`LocalOptions::disk_budget`]) each tier is
+/// published in place ([`foxbase_tables::retire`]) once every tier that
+/// reads it is journaled, its published entry journaled as the tier's
+/// second line; a tier is begun only when the bytes held and its
+/// [`raw_bytes`] fit the budget. A journal with published tiers is
+/// resumed only under a budget. Once sealed, [`finish_published`] makes
+/// the directory the published tablebase and removes the journal; such a
+/// directory resumed is a finished solve.
+///
 /// The tiers not journaled that a source of `sources` holds are taken from
 /// it ([`crate::reuse::import`]) and journaled before any tier is solved.
-pub fn solve_local_journaled<G: SolveTier>(
+pub fn solve_local_journaled<G: SolveTier + Publishable>(
     game: &G,
     plan: &TierPlan<G>,
     dir: &Path,
@@ -187,6 +216,11 @@ pub fn solve_local_journaled<G: SolveTier>(
             dir.display(),
             journal_path.display()
         )));
+    }
+    if !journaled && resume {
+        if let Some(finished) = published_in_place(game, plan, dir) {
+            return Ok(finished);
+        }
     }
     let found = tables_in(dir);
     if !journaled && !found.is_empty() {
@@ -208,6 +242,21 @@ pub fn solve_local_journaled<G: SolveTier>(
     } else {
         (Journal::create(&journal_path, game_name, &run)?, Vec::new())
     };
+    // A tier's second line is its published form (a solve under a disk budget).
+    let published = take_published(&mut finished);
+    if !published.is_empty() && options.disk_budget.is_none() {
+        return Err(CoordinatorError::Output(format!(
+            "{}: this solve was started with --disk-budget and has published {} tiers in place; resume it with \
+             --disk-budget; nothing was changed",
+            dir.display(),
+            published.len()
+        )));
+    }
+    for entry in published.values() {
+        // Journaled as published: moved over the solved files, if a stopped run had not.
+        retire::install(dir, entry)?;
+    }
+    retire::clear_unjournaled(dir, &HashSet::new())?;
     progress.planned(plan.order.len(), plan.total_slots());
     if journaled {
         progress.resumed(finished.len(), finished.iter().map(|e| e.slots).sum());
@@ -245,8 +294,26 @@ pub fn solve_local_journaled<G: SolveTier>(
     let state = RunState::new(game, plan, &store, None, finished, run_options(options))?;
     let resumed = state.resumed() - imported_tiers;
     let resumed_slots = state.status(Instant::now(), None).slots_done - imported_slots;
+    let checkpoints = Checkpoints { journal: Mutex::new((journal, None)), pending: Mutex::new(Vec::new()) };
+    let publisher = match options.disk_budget {
+        Some(limit) => {
+            let publisher = Publisher::new(game, plan, dir, limit, options.output.plies(), &state, published);
+            // Tiers no tier left to solve reads, finished before a stop but not yet published.
+            let entry_of = |name: &str| state.finished_entry(name).cloned();
+            for tier in publisher.unread_unpublished(&state) {
+                publisher.publish(tier, &entry_of, &checkpoints).map_err(CoordinatorError::Output)?;
+            }
+            Some(publisher)
+        }
+        None => None,
+    };
+    let in_place = |manifest: Manifest| match &publisher {
+        Some(p) => p.published_manifest(manifest),
+        None => Ok(manifest),
+    };
+    let high_water = publisher.as_ref().map(|p| p.high_water());
     if state.is_finished() {
-        let manifest = state.manifest();
+        let manifest = in_place(state.manifest())?;
         if let Ok(written) = Manifest::read(dir) {
             let same = written.game == manifest.game && written.variant == manifest.variant;
             if same && written.tiers == manifest.tiers {
@@ -257,13 +324,342 @@ pub fn solve_local_journaled<G: SolveTier>(
                     imported: imported_tiers,
                     imported_slots,
                     sealed: Some(written),
+                    published_in_place: publisher.is_some(),
+                    disk_high_water: high_water,
                 });
             }
         }
     }
-    let checkpoints = Checkpoints { journal: Mutex::new((journal, None)), pending: Mutex::new(Vec::new()) };
-    let manifest = run_workers(game, &store, dir, options, state, Some(&checkpoints), progress)?;
-    Ok(LocalSolve { manifest, resumed, resumed_slots, imported: imported_tiers, imported_slots, sealed: None })
+    let manifest = run_workers(game, &store, dir, options, state, Some(&checkpoints), publisher.as_ref(), progress)?;
+    Ok(LocalSolve {
+        manifest: in_place(manifest)?,
+        resumed,
+        resumed_slots,
+        imported: imported_tiers,
+        imported_slots,
+        sealed: None,
+        published_in_place: publisher.is_some(),
+        disk_high_water: publisher.as_ref().map(|p| p.high_water()),
+    })
+}
+
+/// The tiers of a journal's entries, each once, in the order they first
+/// finished; a tier's second line (its published form, written by a solve
+/// under a disk budget) replaces its first and is also returned by name.
+fn take_published(entries: &mut Vec<TierEntry>) -> HashMap<String, TierEntry> {
+    let mut at: HashMap<String, usize> = HashMap::new();
+    let mut published = HashMap::new();
+    let mut kept = Vec::with_capacity(entries.len());
+    for entry in entries.drain(..) {
+        match at.get(&entry.name) {
+            Some(&i) => {
+                published.insert(entry.name.clone(), entry.clone());
+                kept[i] = entry;
+            }
+            None => {
+                at.insert(entry.name.clone(), kept.len());
+                kept.push(entry);
+            }
+        }
+    }
+    *entries = kept;
+    published
+}
+
+/// A solve published in place and finished, its journal removed (the last
+/// steps of [`finish_published`]): `dir`'s manifest is of this game,
+/// variant and plan, in the published layout or with its checksum list.
+fn published_in_place<G: TierGame>(game: &G, plan: &TierPlan<G>, dir: &Path) -> Option<LocalSolve> {
+    let manifest = Manifest::read(dir).ok()?;
+    let published = manifest.layout != Layout::Solved || dir.join(SUMS_FILE).exists();
+    let same = manifest.game == game.game_name() && manifest.variant == game.variant_json();
+    if !(published && same && manifest.tiers.len() == plan.order.len()) {
+        return None;
+    }
+    Some(LocalSolve {
+        resumed: manifest.tiers.len(),
+        resumed_slots: manifest.total_slots(),
+        imported: 0,
+        imported_slots: 0,
+        sealed: Some(manifest.clone()),
+        manifest,
+        published_in_place: true,
+        disk_high_water: None,
+    })
+}
+
+/// The last steps of a solve published in place ([`LocalSolve::disk_high_water`]),
+/// once its `manifest` is sealed in `dir`: every file checked as `foxbase
+/// verify` checks it, `retiring/`, `incoming/` and the journal removed, and
+/// the checksum list written last (unless a finished run wrote it): `dir`
+/// is then the published tablebase, as `foxbase publish` writes it.
+pub fn finish_published<G: TierGame>(game: &G, dir: &Path, manifest: &Manifest) -> Result<(), CoordinatorError> {
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |source| CoordinatorError::Io { path, source }
+    };
+    stop_point("sealed");
+    retire::check_finished(game, dir, manifest)?;
+    let incoming = dir.join(INCOMING);
+    if incoming.exists() {
+        std::fs::remove_dir_all(&incoming).map_err(io(&incoming))?;
+    }
+    let journal = dir.join(LOCAL_JOURNAL);
+    if journal.exists() {
+        std::fs::remove_file(&journal).map_err(io(&journal))?;
+        foxbase_tables::durable::sync_dir(dir).map_err(io(dir))?;
+        stop_point("journal-removed");
+    }
+    if !dir.join(SUMS_FILE).exists() {
+        write_sums(dir).map_err(|p| foxbase_tables::Error::PublishedCheck(Box::new(p)))?;
+    }
+    Ok(())
+}
+
+/// The most bytes a tier's files can take before they are written: 2 bits
+/// a slot and, with plies, 2 bytes a slot, and 1/64 more with 4 KiB for
+/// the files' framing (a compressed block can come out slightly larger
+/// than its raw bytes).
+pub fn raw_bytes(slots: u64, plies: bool) -> u64 {
+    let raw = slots.div_ceil(4) + if plies { 2 * slots } else { 0 };
+    raw + raw / 64 + (4 << 10)
+}
+
+/// The bytes of a tier's files as an entry records them.
+fn entry_bytes(entry: &TierEntry) -> u64 {
+    entry.bytes + entry.plies.as_ref().map_or(0, |p| p.bytes)
+}
+
+/// A journaled solve within a disk budget ([`LocalOptions::disk_budget`]):
+/// which finished tiers are still read, what the directory holds, and
+/// the publishing of tiers in place ([`foxbase_tables::retire`]).
+struct Publisher<'g, G: TierGame> {
+    game: &'g G,
+    plan: &'g TierPlan<G>,
+    dir: &'g Path,
+    limit: u64,
+    plies: bool,
+    /// The game's published layout, and its steps 1 and 2 of publishing a tier.
+    layout: Layout,
+    steps: Steps<G>,
+    books: Mutex<Books<G::Tier>>,
+    /// Held while a tier is published: one at a time, so that no tier's
+    /// files are read while they are replaced.
+    turn: Mutex<()>,
+}
+
+/// [`retire::write`] and [`retire::check`] of a game (a [`Publishable`]
+/// one: the bound stays here, not on every function a [`Publisher`] passes through).
+struct Steps<G> {
+    write: fn(&G, &Path, &TierEntry, Levels) -> Result<TierEntry, foxbase_tables::Error>,
+    check: CheckStep<G>,
+}
+
+/// [`retire::check`]: the game, the directory, the solved entry, the published one, the children's.
+type CheckStep<G> = fn(&G, &Path, &TierEntry, &TierEntry, &[TierEntry]) -> Result<(), foxbase_tables::Error>;
+
+/// A test's stop point: with `FOXBASE_TEST_STOP_AT=STEP:N` in the
+/// environment the process aborts, as a kill would stop it, the Nth time
+/// it reaches STEP: `written`, `checked`, `journaled` and `installed` (the
+/// steps of publishing a tier in place, [`retire`]), `sealed` and
+/// `journal-removed` ([`finish_published`]). The tests of resuming a solve
+/// under a disk budget stop it so after each step; unset, nothing happens.
+fn stop_point(step: &str) {
+    static STOP_AT: std::sync::OnceLock<Option<(String, usize)>> = std::sync::OnceLock::new();
+    static REACHED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let stop_at = STOP_AT.get_or_init(|| {
+        let setting = std::env::var("FOXBASE_TEST_STOP_AT").ok()?;
+        let (step, n) = setting.rsplit_once(':')?;
+        Some((step.to_string(), n.parse().ok()?))
+    });
+    if let Some((at, n)) = stop_at {
+        if at == step && REACHED.fetch_add(1, Ordering::SeqCst) + 1 == *n {
+            eprintln!("foxbase: FOXBASE_TEST_STOP_AT={at}:{n}: stopping");
+            std::process::abort();
+        }
+    }
+}
+
+/// What a [`Publisher`] keeps count of.
+struct Books<T> {
+    /// For each tier of the plan, the tiers that read it (its parents) not finished yet.
+    readers_left: HashMap<T, usize>,
+    /// Bytes of the tier files in the directory now (solved or published,
+    /// and published files waiting in `retiring/`), and the most so far.
+    held: u64,
+    high_water: u64,
+    /// For each tier being solved, the bytes set aside for it ([`raw_bytes`]).
+    reserved: HashMap<T, u64>,
+    /// Completions whose tiers' publishing is not done yet.
+    publishing: usize,
+    /// Published entries by tier name.
+    published: HashMap<String, TierEntry>,
+}
+
+impl<T> Books<T> {
+    fn hold(&mut self, bytes: u64) {
+        self.held += bytes;
+        self.high_water = self.high_water.max(self.held);
+    }
+}
+
+impl<'g, G: TierGame> Publisher<'g, G> {
+    /// The books of a run resumed with the finished tiers of `state`, of
+    /// which `published` are published.
+    fn new(
+        game: &'g G,
+        plan: &'g TierPlan<G>,
+        dir: &'g Path,
+        limit: u64,
+        plies: bool,
+        state: &RunState<'_, G>,
+        published: HashMap<String, TierEntry>,
+    ) -> Publisher<'g, G>
+    where
+        G: Publishable,
+    {
+        let mut readers_left: HashMap<G::Tier, usize> = plan.order.iter().map(|&t| (t, 0)).collect();
+        let mut held = 0;
+        for &tier in &plan.order {
+            match state.finished_entry(&game.tier_name(tier)) {
+                Some(entry) => held += entry_bytes(entry),
+                None => {
+                    for child in &plan.children[&tier] {
+                        *readers_left.get_mut(child).expect("a plan holds its tiers' children") += 1;
+                    }
+                }
+            }
+        }
+        let books = Books { readers_left, held, high_water: held, reserved: HashMap::new(), publishing: 0, published };
+        Publisher {
+            game,
+            plan,
+            dir,
+            limit,
+            plies,
+            layout: G::LAYOUT,
+            steps: Steps { write: retire::write::<G>, check: retire::check::<G> },
+            books: Mutex::new(books),
+            turn: Mutex::new(()),
+        }
+    }
+
+    /// Finished tiers that no tier left to solve reads and that are not published.
+    fn unread_unpublished(&self, state: &RunState<'_, G>) -> Vec<G::Tier> {
+        let books = self.books.lock().unwrap();
+        let name = |t: G::Tier| self.game.tier_name(t);
+        self.plan
+            .order
+            .iter()
+            .copied()
+            .filter(|&t| books.readers_left[&t] == 0 && !books.published.contains_key(&name(t)))
+            .filter(|&t| state.finished_entry(&name(t)).is_some())
+            .collect()
+    }
+
+    /// Whether `tier` may be begun now: the bytes held, those set aside for
+    /// the tiers being solved and its own [`raw_bytes`] fit the budget (then
+    /// they are set aside for it). When they do not and nothing is being
+    /// solved or published (which would free or settle bytes), the budget
+    /// is too small for this solve: an error saying so.
+    fn admit(&self, tier: G::Tier) -> Result<bool, String> {
+        let mut books = self.books.lock().unwrap();
+        let need = raw_bytes(self.plan.slots[&tier], self.plies);
+        let reserved: u64 = books.reserved.values().sum();
+        if books.held + reserved + need <= self.limit {
+            books.reserved.insert(tier, need);
+            return Ok(true);
+        }
+        if reserved > 0 || books.publishing > 0 {
+            return Ok(false);
+        }
+        Err(format!(
+            "--disk-budget {}: the tables in {} take {} bytes and tier {} may need {need} more ({} positions \
+             unpacked), over the budget; resume with a larger --disk-budget (nothing is lost)",
+            self.limit,
+            self.dir.display(),
+            books.held,
+            self.game.tier_name(tier),
+            self.plan.slots[&tier]
+        ))
+    }
+
+    /// Books `tier` finished with `entry` and returns the tiers that no
+    /// tier left to solve reads now (its children whose last reader it was,
+    /// and itself when nothing reads it), for [`Publisher::publish`];
+    /// [`Publisher::done_publishing`] must follow.
+    fn finished(&self, tier: G::Tier, entry: &TierEntry) -> Vec<G::Tier> {
+        let mut books = self.books.lock().unwrap();
+        books.reserved.remove(&tier);
+        books.hold(entry_bytes(entry));
+        books.publishing += 1;
+        let mut unread = Vec::new();
+        for child in &self.plan.children[&tier] {
+            let left = books.readers_left.get_mut(child).expect("a plan holds its tiers' children");
+            *left -= 1;
+            if *left == 0 {
+                unread.push(*child);
+            }
+        }
+        if books.readers_left[&tier] == 0 {
+            unread.push(tier);
+        }
+        unread
+    }
+
+    fn done_publishing(&self) {
+        self.books.lock().unwrap().publishing -= 1;
+    }
+
+    /// Publishes the finished `tier` in place: steps 1 and 2 of
+    /// [`foxbase_tables::retire`], its published entry journaled, then its
+    /// files installed. `entry_of` gives a finished tier's entry by name.
+    fn publish(
+        &self,
+        tier: G::Tier,
+        entry_of: &dyn Fn(&str) -> Option<TierEntry>,
+        checkpoints: &Checkpoints,
+    ) -> Result<(), String> {
+        let _turn = self.turn.lock().unwrap();
+        let name = self.game.tier_name(tier);
+        let entry_named = |n: &str| entry_of(n).ok_or_else(|| format!("tier {n} is not finished"));
+        let entry = entry_named(&name)?;
+        let children = self.plan.children[&tier]
+            .iter()
+            .map(|&c| entry_named(&self.game.tier_name(c)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let fail = |e: &dyn std::fmt::Display| format!("publishing tier {name} in place: {e}");
+        let published = (self.steps.write)(self.game, self.dir, &entry, Levels::default()).map_err(|e| fail(&e))?;
+        self.books.lock().unwrap().hold(entry_bytes(&published));
+        stop_point("written");
+        (self.steps.check)(self.game, self.dir, &entry, &published, &children).map_err(|e| fail(&e))?;
+        stop_point("checked");
+        checkpoints.journal.lock().unwrap().0.append(&published).map_err(|e| fail(&e))?;
+        stop_point("journaled");
+        retire::install(self.dir, &published).map_err(|e| fail(&e))?;
+        stop_point("installed");
+        let mut books = self.books.lock().unwrap();
+        books.held -= entry_bytes(&entry);
+        books.published.insert(name, published);
+        Ok(())
+    }
+
+    /// `manifest` (every tier finished) with each tier's published entry,
+    /// in the game's published layout.
+    fn published_manifest(&self, mut manifest: Manifest) -> Result<Manifest, CoordinatorError> {
+        let books = self.books.lock().unwrap();
+        for entry in &mut manifest.tiers {
+            *entry = books.published.get(&entry.name).cloned().ok_or_else(|| {
+                CoordinatorError::Output(format!("tier {} was solved but not published in place", entry.name))
+            })?;
+        }
+        manifest.layout = self.layout;
+        Ok(manifest)
+    }
+
+    fn high_water(&self) -> u64 {
+        self.books.lock().unwrap().high_water
+    }
 }
 
 /// The run a local solve journals after the game's name (its journal's
@@ -424,6 +820,7 @@ impl Checkpoints {
 /// Runs the in-process workers on `state` until every tier is done. With
 /// `checkpoints` (a journaled run) finished tiers are journaled in
 /// checkpoints; the store is synced at the end either way.
+#[allow(clippy::too_many_arguments)]
 fn run_workers<G: SolveTier>(
     game: &G,
     store: &dyn Store,
@@ -431,10 +828,18 @@ fn run_workers<G: SolveTier>(
     options: LocalOptions,
     state: RunState<'_, G>,
     checkpoints: Option<&Checkpoints>,
+    publisher: Option<&Publisher<'_, G>>,
     progress: &dyn Progress,
 ) -> Result<Manifest, CoordinatorError> {
     let slots_done = state.status(Instant::now(), None).slots_done;
-    let link = LocalLink { state: Mutex::new(state), progress, slots_done: Mutex::new(slots_done), store, checkpoints };
+    let link = LocalLink {
+        state: Mutex::new(state),
+        progress,
+        slots_done: Mutex::new(slots_done),
+        store,
+        checkpoints,
+        publisher,
+    };
     let stop = AtomicBool::new(false);
     let worker_options = WorkerOptions {
         name: "local".into(),
@@ -487,12 +892,13 @@ fn run_workers<G: SolveTier>(
 }
 
 /// The protocol's calls made directly on the embedded coordinator.
-struct LocalLink<'a, 'g, G: TierGame> {
+struct LocalLink<'a, 'g, 'p, G: TierGame> {
     state: Mutex<RunState<'g, G>>,
     progress: &'a dyn Progress,
     slots_done: Mutex<u64>,
     store: &'a dyn Store,
     checkpoints: Option<&'a Checkpoints>,
+    publisher: Option<&'a Publisher<'p, G>>,
 }
 
 fn link_error(r: Refusal) -> LinkError {
@@ -502,13 +908,20 @@ fn link_error(r: Refusal) -> LinkError {
     }
 }
 
-impl<G: TierGame> Link for LocalLink<'_, '_, G> {
+impl<G: TierGame> Link for LocalLink<'_, '_, '_, G> {
     fn register(&self, worker_name: &str, threads: u32) -> Result<Registration, LinkError> {
         Ok(self.state.lock().unwrap().register(worker_name, threads, Instant::now()))
     }
 
     fn lease(&self, worker_id: &str) -> Result<LeaseAnswer, LinkError> {
-        self.state.lock().unwrap().lease(worker_id, Instant::now()).map_err(link_error)
+        let mut state = self.state.lock().unwrap();
+        if let (Some(publisher), Some(next)) = (self.publisher, state.next_ready()) {
+            if !publisher.admit(next).map_err(LinkError::Refused)? {
+                // Tiers being solved or published will settle what the directory holds.
+                return Ok(LeaseAnswer::Wait(Duration::from_millis(50)));
+            }
+        }
+        state.lease(worker_id, Instant::now()).map_err(link_error)
     }
 
     fn heartbeat(&self, worker_id: &str, lease_id: u64) -> Result<bool, LinkError> {
@@ -521,16 +934,21 @@ impl<G: TierGame> Link for LocalLink<'_, '_, G> {
 
     fn complete(&self, completion: &Completion) -> Result<Accepted, LinkError> {
         let report = &completion.report;
+        let mut unread = Vec::new();
         {
             let mut state = self.state.lock().unwrap();
             let accepted = state.complete(completion, Instant::now()).map_err(link_error)?;
             if accepted.duplicate {
                 return Ok(accepted);
             }
+            let entry = state.finished_entry(&report.tier_name).expect("an accepted tier is finished");
             if let Some(c) = self.checkpoints {
                 // Queued under the state's lock: in the order tiers finish.
-                let entry = state.finished_entry(&report.tier_name).expect("an accepted tier is finished");
                 c.pending.lock().unwrap().push(entry.clone());
+            }
+            if let Some(p) = self.publisher {
+                let tier = p.game.parse_tier_name(&report.tier_name).expect("an accepted tier is the game's");
+                unread = p.finished(tier, entry);
             }
             let mut slots_done = self.slots_done.lock().unwrap();
             *slots_done += report.stats.slots;
@@ -538,7 +956,17 @@ impl<G: TierGame> Link for LocalLink<'_, '_, G> {
         }
         if let Some(c) = self.checkpoints {
             // Without the state's lock: the other workers go on meanwhile.
-            c.checkpoint(self.store, false).map_err(|e| LinkError::Refused(format!("journal: {e}")))?;
+            // Under a disk budget at once: a tier is published only once
+            // every tier reading it is journaled (a resume never solves a
+            // tier again whose children are published).
+            let now = self.publisher.is_some();
+            c.checkpoint(self.store, now).map_err(|e| LinkError::Refused(format!("journal: {e}")))?;
+        }
+        if let (Some(p), Some(c)) = (self.publisher, self.checkpoints) {
+            let entry_of = |name: &str| self.state.lock().unwrap().finished_entry(name).cloned();
+            let published = unread.into_iter().try_for_each(|tier| p.publish(tier, &entry_of, c));
+            p.done_publishing();
+            published.map_err(LinkError::Refused)?;
         }
         Ok(Accepted { duplicate: false })
     }

@@ -213,7 +213,7 @@ impl<'g, G: TierGame> RunState<'g, G> {
             done.insert(tier, entry);
         }
         let finished_tiers: Vec<G::Tier> = done.keys().copied().collect();
-        let scheduler = Scheduler::new(&plan.order, &plan.children, &finished_tiers);
+        let scheduler = Scheduler::new(&plan.order, &plan.children, &finished_tiers, |t| game.solve_priority(t));
         let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         Ok(RunState {
             game,
@@ -235,6 +235,11 @@ impl<'g, G: TierGame> RunState<'g, G> {
             counters: RunCounters::default(),
             phases: Phases::default(),
         })
+    }
+
+    /// The tier the next lease would hand out, if one is ready.
+    pub fn next_ready(&self) -> Option<G::Tier> {
+        self.scheduler.peek()
     }
 
     pub fn is_finished(&self) -> bool {

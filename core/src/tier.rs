@@ -93,6 +93,15 @@ pub trait TierGame: Sync + Send {
     /// correctness); a missing one is a bug the solver reports when it meets it.
     fn child_tiers(&self, tier: Self::Tier) -> Vec<Self::Tier>;
 
+    /// Among tiers ready to solve, those of the lowest priority are solved
+    /// first (then in `Ord` order). Any order of ready tiers gives the same
+    /// tables; this one decides how long a finished tier's table waits for
+    /// the last tier that reads it, so how much a solve keeps on disk
+    /// under a disk budget. 0 for every tier by default.
+    fn solve_priority(&self, _tier: Self::Tier) -> u32 {
+        0
+    }
+
     /// The representative of `pos`'s symmetry class. Idempotent.
     fn canonical(&self, pos: &Self::Position) -> Self::Position;
 

@@ -247,6 +247,41 @@ pub fn fill_fox_to_move(
     Ok(())
 }
 
+/// Fills in what the files of `own` leave out (read as stored: a
+/// published table's fox-to-move values, a DTZ file's fox-to-move counts)
+/// from its stored slots and those of `children` (every child tier of
+/// `own.tier` the tablebase holds, as stored), with `fox_side` where it
+/// takes the values, else [`fill_fox_to_move`]: [`TableDir::complete`]'s
+/// derivation, and that of a solve checking a tier it publishes
+/// ([`crate::retire`]).
+pub fn derive_left_out(
+    game: &FoxGame,
+    fox_side: Option<&dyn DeriveFoxSide>,
+    own: &mut Loaded,
+    children: &[&Loaded],
+    distance: Option<Distance>,
+) -> Result<(), Error> {
+    let tier = own.tier;
+    let file = || crate::tier_files::table_key(game, tier);
+    let whole = match fox_side {
+        Some(deriver) if own.layout == Layout::Published && own.plies.is_none() => {
+            deriver.derive(game, own.tier, &mut own.values, children)
+        }
+        _ => None,
+    };
+    match whole {
+        Some(derived) => {
+            derived.map_err(|message| Error::DeriveWhole { file: file(), message })?;
+            own.layout = Layout::Solved;
+            own.plies_layout = Layout::Solved;
+            Ok(())
+        }
+        None => {
+            fill_fox_to_move(game, own, children, distance).map_err(|source| Error::Derive { file: file(), source })
+        }
+    }
+}
+
 /// Whole tables in memory, oldest evicted first beyond a byte budget.
 struct TableCache {
     budget: u64,
@@ -717,22 +752,7 @@ impl TableDir {
             plies_layout: stored.plies_layout,
         };
         let refs: Vec<&Loaded> = children.iter().map(|c| c.as_ref()).collect();
-        let file = || crate::tier_files::table_key(&self.game, tier);
-        let whole = match self.fox_side {
-            Some(deriver) if own.layout == Layout::Published && own.plies.is_none() => {
-                deriver.derive(&self.game, tier, &mut own.values, &refs)
-            }
-            _ => None,
-        };
-        match whole {
-            Some(derived) => {
-                derived.map_err(|message| Error::DeriveWhole { file: file(), message })?;
-                own.layout = Layout::Solved;
-                own.plies_layout = Layout::Solved;
-            }
-            None => fill_fox_to_move(&self.game, &mut own, &refs, self.distance())
-                .map_err(|source| Error::Derive { file: file(), source })?,
-        }
+        derive_left_out(&self.game, self.fox_side, &mut own, &refs, self.distance())?;
         let own = Arc::new(own);
         self.cache.lock().unwrap().remember(true, own.clone());
         Ok(own)

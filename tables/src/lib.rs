@@ -10,7 +10,8 @@
 //! one reading API, [`Tablebase`], over its two readers: [`dir`], the Fox
 //! Game's [`TableDir`], and [`tiered`], any [`TierGame`](foxbase_core::tier::TierGame)'s
 //! tables through the tier contract), [`probe`], [`engine`] (perfect play), [`verify`], [`publish`], [`survey`],
-//! [`seal`] (finishing a run) and [`error`].
+//! [`seal`] (finishing a run), [`retire`] (publishing a solve's tiers in
+//! place under a disk budget) and [`error`].
 
 pub mod checksums;
 pub mod dir;
@@ -27,6 +28,7 @@ pub mod publish;
 pub mod puzzles;
 pub mod read_cache;
 pub mod reader;
+pub mod retire;
 pub mod seal;
 pub mod source;
 pub mod stats;

@@ -8,18 +8,20 @@
 //! one move when read: docs/format.md); tic-tac-toe keeps every slot.
 //! Everything else is one code path for every game.
 
-use crate::dir::TableDir;
+use crate::dir::{derive_left_out, fox_side_deriver, Loaded, TableDir};
 use crate::error::{io_error, Error};
-use crate::manifest::{Layout, Manifest, PliesEntry, TierEntry};
+use crate::manifest::{Manifest, PliesEntry, TierEntry};
 use crate::packed::PackedValues;
-use crate::plies::{read_plies, Plies};
+use crate::plies::{read_plies, Distance, Plies};
 use crate::plies_pack::Packing;
-use crate::table::{read_table, write_plies_with, write_published_table, write_table_layout, DEFAULT_BLOCK_SLOTS};
+use crate::table::{
+    read_table, write_plies_with, write_published_table, write_table_layout, Layout, TableFile, DEFAULT_BLOCK_SLOTS,
+};
 use crate::tier_files::table_header;
-use crate::tiered::TierTables;
-use crate::verify::{check_index, check_tier, check_tier_files, OnTier, TierCounter};
+use crate::tiered::{fill_derived, TierTables, WholeTier};
+use crate::verify::{check_index, check_tier, check_tier_files, CheckedTier, OnTier, TierCounter};
 use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
-use foxbase_core::foxgame::FoxGame;
+use foxbase_core::foxgame::{FoxGame, FoxTier};
 use foxbase_core::game::GameKind;
 use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tictactoe::TicTacToe;
@@ -115,6 +117,41 @@ type Check<'c> = &'c mut dyn FnMut(&PackedValues, Option<&Plies>) -> Result<(), 
 /// Shared by the threads of the check, a tier each.
 type Reader<'d, T> = Box<dyn Fn(T, &TierEntry, Check) -> Result<(), Error> + Send + Sync + 'd>;
 
+/// Where a tier's files are: its table, and its plies file if it has one.
+pub struct TierFiles<T> {
+    pub tier: T,
+    pub slots: u64,
+    pub table: PathBuf,
+    pub plies: Option<PathBuf>,
+}
+
+/// A tier's files read whole, as stored.
+pub struct StoredTier {
+    pub values: PackedValues,
+    pub plies: Option<Plies>,
+    /// The table's layout, and the plies file's (the table's without one).
+    pub layout: Layout,
+    pub plies_layout: Layout,
+}
+
+/// Reads the files of `files` whole (checked against the tier's header,
+/// every block's checksum too).
+pub fn read_stored<G: TierGame>(game: &G, files: &TierFiles<G::Tier>) -> Result<StoredTier, Error> {
+    let header = table_header(game, files.tier, files.slots);
+    let table = TableFile::open(&files.table)?;
+    table.expect(&header)?;
+    let values = table.read_all()?;
+    let (plies, plies_layout) = match &files.plies {
+        Some(path) => {
+            let p = TableFile::open(path)?;
+            p.expect(&header)?;
+            (Some(p.read_all_plies(&values)?), p.layout)
+        }
+        None => (None, table.layout),
+    };
+    Ok(StoredTier { values, plies, layout: table.layout, plies_layout })
+}
+
 /// What publishing needs of a game beyond the tier contract.
 pub trait Publishable: WithRules + Sized {
     /// The layout its published tables are written in.
@@ -125,6 +162,23 @@ pub trait Publishable: WithRules + Sized {
     /// ([`crate::plies_pack::Packing`]) for `tier`; 1: slot order. Above
     /// 1 it is even, and the layout is [`Layout::Published`].
     fn column_period(&self, tier: Self::Tier) -> u64;
+
+    /// `own` as a reader of its tablebase gets it (values, plies): its
+    /// files read whole, and what their layout leaves out derived from the
+    /// files of its child tiers `children` (every child tier held, solved
+    /// or published: a derivation reads the slots both layouts store), for
+    /// plies to the `distance` of its tablebase. By default the files as
+    /// stored (a game whose layout leaves nothing out).
+    fn read_whole(
+        &self,
+        own: &TierFiles<Self::Tier>,
+        children: &[TierFiles<Self::Tier>],
+        distance: Option<Distance>,
+    ) -> Result<(PackedValues, Option<Plies>), Error> {
+        let _ = (children, distance);
+        let stored = read_stored(self, own)?;
+        Ok((stored.values, stored.plies))
+    }
 
     /// The reader of its tables published in `dir`, for the check that
     /// they give back the solved values. By default the files as stored.
@@ -152,6 +206,28 @@ impl Publishable for FoxGame {
         self.tier_index(tier).fox_slots * 2
     }
 
+    /// The fox-to-move values (and plies) derived as [`TableDir`] derives them.
+    fn read_whole(
+        &self,
+        own: &TierFiles<FoxTier>,
+        children: &[TierFiles<FoxTier>],
+        distance: Option<Distance>,
+    ) -> Result<(PackedValues, Option<Plies>), Error> {
+        let load = |files: &TierFiles<FoxTier>| -> Result<Loaded, Error> {
+            let s = read_stored(self, files)?;
+            let (values, plies, layout, plies_layout) = (s.values, s.plies, s.layout, s.plies_layout);
+            Ok(Loaded { tier: files.tier, index: self.tier_index(files.tier), values, layout, plies, plies_layout })
+        };
+        let mut whole = load(own)?;
+        if whole.layout == Layout::Solved && whole.plies_layout == Layout::Solved {
+            return Ok((whole.values, whole.plies));
+        }
+        let children = children.iter().map(load).collect::<Result<Vec<Loaded>, Error>>()?;
+        let refs: Vec<&Loaded> = children.iter().collect();
+        derive_left_out(self, fox_side_deriver(), &mut whole, &refs, distance)?;
+        Ok((whole.values, whole.plies))
+    }
+
     /// [`TableDir`], which derives the fox-to-move values.
     fn reader<'d>(&'d self, dir: &'d Path) -> Result<Reader<'d, Self::Tier>, Error> {
         let thin = TableDir::open(dir)?;
@@ -171,6 +247,26 @@ impl Publishable for BaghChal {
     /// column order was measured for them.
     fn column_period(&self, _: Self::Tier) -> u64 {
         1
+    }
+
+    /// The goats-to-move values (and plies) derived as [`TierTables`] derives them.
+    fn read_whole(
+        &self,
+        own: &TierFiles<Self::Tier>,
+        children: &[TierFiles<Self::Tier>],
+        distance: Option<Distance>,
+    ) -> Result<(PackedValues, Option<Plies>), Error> {
+        let load = |files: &TierFiles<Self::Tier>| -> Result<(WholeTier<BaghChal>, Layout), Error> {
+            let s = read_stored(self, files)?;
+            let index = self.tier_index(files.tier);
+            Ok((WholeTier { tier: files.tier, index, values: s.values, plies: s.plies }, s.layout))
+        };
+        let (mut whole, layout) = load(own)?;
+        if layout == Layout::Published {
+            let children = children.iter().map(|c| load(c).map(|(w, _)| w)).collect::<Result<Vec<_>, Error>>()?;
+            fill_derived(self, distance, &mut whole, &children)?;
+        }
+        Ok((whole.values, whole.plies))
     }
 
     /// [`TierTables`], which derives the goats-to-move values.
@@ -243,27 +339,9 @@ fn build<G: Publishable>(
         .map(|entry| {
             // What verify checks of the files: header, blocks, length, checksum, layout, slots.
             let checked = check_tier(game, src, manifest, entry).map_err(source_problem)?;
-            let header = table_header(game, checked.tier, entry.slots);
-            let period = game.column_period(checked.tier);
-            let path = staging.join(&entry.file);
-            let (crc32, bytes) = if period > 1 {
-                write_published_table(&path, &header, &checked.values, DEFAULT_BLOCK_SLOTS, levels.values, period)?
-            } else {
-                write_table_layout(&path, &header, &checked.values, DEFAULT_BLOCK_SLOTS, levels.values, G::LAYOUT)?
-            };
-            let plies = match (&entry.plies, &checked.plies) {
-                (Some(p), Some(plies)) => {
-                    let packs = p.distance.packs(game.no_progress() > 0);
-                    let packing = Packing::published(period);
-                    let packed_with = packs.then_some((&checked.values, packing));
-                    let path = staging.join(&p.file);
-                    let (crc32, bytes) = write_plies_with(&path, &header, plies, packed_with, levels.plies, G::LAYOUT)?;
-                    Some(PliesEntry { crc32: format!("{crc32:08x}"), bytes, ..p.clone() })
-                }
-                _ => None,
-            };
+            let written = write_published_tier(game, &checked, entry, staging, levels)?;
             counter.done(entry.slots);
-            Ok((checked.tier, TierEntry { crc32: format!("{crc32:08x}"), bytes, plies, ..entry.clone() }))
+            Ok((checked.tier, written))
         })
         .collect();
     let (tiers, entries): (Vec<G::Tier>, Vec<TierEntry>) =
@@ -288,6 +366,38 @@ fn build<G: Publishable>(
         bytes: published.total_bytes(),
         plies_bytes: published.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum(),
     })
+}
+
+/// Writes the published files of the solved tier `entry` (its files as
+/// [`check_tier`] read them: `checked`) into `out`, at the paths its entry
+/// names (each durably), and returns its published entry.
+pub(crate) fn write_published_tier<G: Publishable>(
+    game: &G,
+    checked: &CheckedTier<G>,
+    entry: &TierEntry,
+    out: &Path,
+    levels: Levels,
+) -> Result<TierEntry, Error> {
+    let header = table_header(game, checked.tier, entry.slots);
+    let period = game.column_period(checked.tier);
+    let path = out.join(&entry.file);
+    let (crc32, bytes) = if period > 1 {
+        write_published_table(&path, &header, &checked.values, DEFAULT_BLOCK_SLOTS, levels.values, period)?
+    } else {
+        write_table_layout(&path, &header, &checked.values, DEFAULT_BLOCK_SLOTS, levels.values, G::LAYOUT)?
+    };
+    let plies = match (&entry.plies, &checked.plies) {
+        (Some(p), Some(plies)) => {
+            let packs = p.distance.packs(game.no_progress() > 0);
+            let packing = Packing::published(period);
+            let packed_with = packs.then_some((&checked.values, packing));
+            let path = out.join(&p.file);
+            let (crc32, bytes) = write_plies_with(&path, &header, plies, packed_with, levels.plies, G::LAYOUT)?;
+            Some(PliesEntry { crc32: format!("{crc32:08x}"), bytes, ..p.clone() })
+        }
+        _ => None,
+    };
+    Ok(TierEntry { crc32: format!("{crc32:08x}"), bytes, plies, ..entry.clone() })
 }
 
 /// Pass 2 of a publish, and `foxbase verify --published DIR --against
@@ -326,7 +436,7 @@ fn compare_tiers<G: Publishable>(
 /// A published tier's values and plies (`values`, `plies`, as read back)
 /// against the solved ones: the first difference is an error naming the
 /// published file, the slot and the position.
-fn compare_tier<G: Publishable>(
+pub(crate) fn compare_tier<G: Publishable>(
     game: &G,
     tier: G::Tier,
     new_entry: &TierEntry,

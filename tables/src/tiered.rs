@@ -294,7 +294,7 @@ impl<G: TierGame> TierTables<G> {
                     children.push(self.load_stored(child)?);
                 }
             }
-            self.fill_derived(&mut own, &children)?;
+            fill_derived(&self.game, self.distance(), &mut own, &children)?;
         }
         Ok(own)
     }
@@ -309,53 +309,55 @@ impl<G: TierGame> TierTables<G> {
         };
         Ok(WholeTier { tier, index: self.game.tier_index(tier), values, plies })
     }
-
-    /// Fills the even slots of `own` (as stored in a published table) by one
-    /// move from the odd slots of `own` and `children` (its held child
-    /// tiers, as stored).
-    fn fill_derived(&self, own: &mut WholeTier<G>, children: &[WholeTier<G>]) -> Result<(), Error> {
-        let game = &self.game;
-        let distance = self.distance();
-        let size = own.values.len();
-        let chunk = 1u64 << 16;
-        let with_plies = own.plies.is_some();
-        let filled: Vec<Result<Vec<DerivedSlot>, Error>> = {
-            let mut all: Vec<&WholeTier<G>> = vec![own];
-            all.extend(children);
-            let all = &all;
-            (0..size.div_ceil(chunk))
-                .into_par_iter()
-                .map(|c| {
-                    let mut codes = Vec::with_capacity(chunk as usize / 2);
-                    let mut outcomes = Vec::with_capacity(64);
-                    let mut first = Ok(());
-                    let format = |p: &G::Position| format!("{p:?}");
-                    game.for_each_slot(&all[0].index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
-                        let Some(pos) = pos.filter(|_| i % 2 == 0 && first.is_ok()) else { return };
-                        match game_outcome_by_one_step(game, &pos, all, &format, distance, &mut outcomes) {
-                            Ok(o) => {
-                                codes.push((i, o.value.code(), o.plies.filter(|_| with_plies).unwrap_or(0) as u16))
-                            }
-                            Err(e) => first = Err(e.into_error(game.tier_name(all[0].tier), i)),
-                        }
-                    });
-                    first.map(|_| codes)
-                })
-                .collect()
-        };
-        for codes in filled {
-            for (i, code, plies) in codes? {
-                own.values.set_code(i, code);
-                if let Some(p) = own.plies.as_mut() {
-                    p.set(i, plies);
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
-/// A derived slot as [`TierTables::fill_derived`] fills it: slot, value code, plies.
+/// Fills the even slots of `own` (as stored in a published table) by one
+/// move from the odd slots of `own` and `children` (its held child tiers,
+/// as stored): [`TierTables::load`]'s derivation, and that of a solve
+/// checking a tier it publishes ([`crate::retire`]).
+pub fn fill_derived<G: TierGame>(
+    game: &G,
+    distance: Option<crate::plies::Distance>,
+    own: &mut WholeTier<G>,
+    children: &[WholeTier<G>],
+) -> Result<(), Error> {
+    let size = own.values.len();
+    let chunk = 1u64 << 16;
+    let with_plies = own.plies.is_some();
+    let filled: Vec<Result<Vec<DerivedSlot>, Error>> = {
+        let mut all: Vec<&WholeTier<G>> = vec![own];
+        all.extend(children);
+        let all = &all;
+        (0..size.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| {
+                let mut codes = Vec::with_capacity(chunk as usize / 2);
+                let mut outcomes = Vec::with_capacity(64);
+                let mut first = Ok(());
+                let format = |p: &G::Position| format!("{p:?}");
+                game.for_each_slot(&all[0].index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
+                    let Some(pos) = pos.filter(|_| i % 2 == 0 && first.is_ok()) else { return };
+                    match game_outcome_by_one_step(game, &pos, all, &format, distance, &mut outcomes) {
+                        Ok(o) => codes.push((i, o.value.code(), o.plies.filter(|_| with_plies).unwrap_or(0) as u16)),
+                        Err(e) => first = Err(e.into_error(game.tier_name(all[0].tier), i)),
+                    }
+                });
+                first.map(|_| codes)
+            })
+            .collect()
+    };
+    for codes in filled {
+        for (i, code, plies) in codes? {
+            own.values.set_code(i, code);
+            if let Some(p) = own.plies.as_mut() {
+                p.set(i, plies);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A derived slot as [`fill_derived`] fills it: slot, value code, plies.
 type DerivedSlot = (u64, u8, u16);
 
 /// The values of a tier's positions (its used slots; an unused slot holds

@@ -195,7 +195,19 @@ pub(crate) fn check_tier<G: TierGame>(
     manifest: &Manifest,
     entry: &crate::manifest::TierEntry,
 ) -> Result<CheckedTier<G>, Problem> {
-    let want_layout = manifest.layout;
+    let with_plies = manifest.tiers.iter().any(|t| t.plies.is_some());
+    check_tier_as(game, dir, manifest.layout, with_plies, entry)
+}
+
+/// [`check_tier`] for a tier of a tablebase in `want_layout` whose tiers
+/// have plies files (`with_plies`) or not.
+pub(crate) fn check_tier_as<G: TierGame>(
+    game: &G,
+    dir: &Path,
+    want_layout: crate::table::Layout,
+    with_plies: bool,
+    entry: &crate::manifest::TierEntry,
+) -> Result<CheckedTier<G>, Problem> {
     let file = Some(entry.file.as_str());
     let tier = game
         .parse_tier_name(&entry.name)
@@ -223,7 +235,7 @@ pub(crate) fn check_tier<G: TierGame>(
             }
             Some(plies)
         }
-        None if manifest.tiers.iter().any(|t| t.plies.is_some()) => {
+        None if with_plies => {
             return Err(problem(file, "other tiers have plies files, this one has none"));
         }
         None => None,
