@@ -102,7 +102,7 @@ impl Progress for SumPhases {
     }
 }
 
-/// One run, in this process: `kernel` is "sweep" or a kernel name ("planes", "counter", "block");
+/// One run, in this process: `kernel` is "sweep" or a kernel name ("planes", "counter");
 /// `out` receives the tables of a solve; a sweep reads `children`.
 pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>) -> Json {
     let v =

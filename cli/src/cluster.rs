@@ -150,8 +150,7 @@ pub struct WorkerArgs {
     #[command(flatten)]
     ops: OpsArgs,
     /// Kernel, for the game the coordinator solves. The Fox Game: `planes` (bit planes per sheep
-    /// set, the default), `block` (per sheep set and position; values only, so in a run with plies
-    /// it solves like `counter`) or `counter` (the generic oracle). Bagh-Chal: `forward` (the
+    /// set, the default) or `counter` (the generic oracle). Bagh-Chal: `forward` (the
     /// placing tiers in two passes, the default) or `counter`; its moving tiers are solved by the
     /// counter kernel either way. The files are the same whichever solves them.
     #[arg(long, value_parser = crate::solve::parse_kernel)]

@@ -247,8 +247,8 @@ pub struct OutputArgs {
     /// the longest resistance) or `none` (values only).
     #[arg(long, value_parser = parse_distance, value_name = "dtz|dtm|none")]
     pub distance: Option<DistanceChoice>,
-    /// Kernel: `planes` (bit planes per sheep set, the default), `counter` (the generic oracle) or,
-    /// with --no-distance only, `block` (per sheep set and position); the tables and plies are the same.
+    /// Kernel: `planes` (bit planes per sheep set, the default) or `counter` (the generic oracle);
+    /// the tables and plies are the same.
     /// With --game baghchal: `forward` (the placing tiers in two passes, the default) or `counter`;
     /// with --game tictactoe: `counter`.
     #[arg(long, value_parser = parse_kernel)]

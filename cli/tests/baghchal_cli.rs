@@ -87,7 +87,7 @@ fn fox_flags_other_kernels_and_impossible_variants_are_refused() {
     for (args, says) in [
         (vec!["--goats", "3"], "--goats is a Bagh-Chal flag; --game fox takes none"),
         (vec!["--phase", "moving"], "--phase is a Bagh-Chal flag; --game fox takes none"),
-        (vec!["--kernel", "forward"], "--kernel forward: the game fox takes planes (the default), block or counter"),
+        (vec!["--kernel", "forward"], "--kernel forward: the game fox takes planes (the default) or counter"),
         (
             vec!["--game", "tictactoe", "--capture-target", "2"],
             "--capture-target is a Bagh-Chal flag; --game tictactoe",
@@ -100,7 +100,7 @@ fn fox_flags_other_kernels_and_impossible_variants_are_refused() {
             vec!["--game", "tictactoe", "--kernel", "planes"],
             "--kernel planes: the game tictactoe takes counter (the default)",
         ),
-        (vec!["--kernel", "block"], "--kernel block computes values only; add --no-distance, or use planes or counter"),
+        (vec!["--kernel", "block"], "unknown kernel 'block' (planes, counter or forward)"),
     ] {
         let mut all = vec!["solve", "--plan-only"];
         all.extend(&args);

@@ -160,7 +160,9 @@ fn flags_and_kernels_of_the_other_game_are_refused() {
     let (code, out) = w.finish(Duration::from_secs(30));
     assert_eq!(code, Some(2), "{out}");
     assert!(
-        out.contains("the coordinator solves the Fox Game: --kernel forward: the game fox takes planes (the default), block or counter"),
+        out.contains(
+            "the coordinator solves the Fox Game: --kernel forward: the game fox takes planes (the default) or counter"
+        ),
         "{out}"
     );
     drop(c);

@@ -367,7 +367,7 @@ fn output_to_a_closed_pipe_ends_quietly_with_success() {
     }
 }
 
-/// `--kernel` takes `planes`, `block` or `counter`, and says so.
+/// `--kernel` takes `planes`, `counter` or `forward`, and says so.
 #[test]
 fn an_unknown_kernel_is_refused_by_name() {
     for cmd in [
@@ -375,7 +375,7 @@ fn an_unknown_kernel_is_refused_by_name() {
         vec!["worker", "--coordinator", "http://127.0.0.1:1", "--token-file", "/dev/null", "--kernel", "fast"],
     ] {
         let e = bad(&cmd);
-        assert!(e.contains("unknown kernel 'fast' (planes, block, counter or forward)"), "{cmd:?}: {e}");
+        assert!(e.contains("unknown kernel 'fast' (planes, counter or forward)"), "{cmd:?}: {e}");
     }
     let plan = ok_json(&["solve", "--kernel", "counter", "--plan-only", "--json"]);
     assert_eq!(plan["tiers"], 1053);

@@ -249,7 +249,6 @@ fn the_cli_refuses_what_the_rule_cannot_do() {
         (&["--no-progress", "256"][..], "--no-progress"),
         (&["--no-progress", "20", "--distance", "dtm"][..], "--no-progress 20 computes distances to zeroing"),
         (&["--no-progress", "20", "--no-distance"][..], "not --distance none"),
-        (&["--no-progress", "20", "--kernel", "block"][..], "--kernel block computes values only"),
     ] {
         let out = run(flags);
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -33,6 +33,10 @@ pub enum CoordinatorError {
     /// output); the message names the directory and what to do.
     #[error("{0}")]
     Output(String),
+    /// A tier could not be published in place (a solve under a disk
+    /// budget); the message names the tier and why.
+    #[error("{0}")]
+    Publish(String),
     /// A worker's `--kernel` does not solve the coordinator's game; the
     /// message names both.
     #[error("{0}")]

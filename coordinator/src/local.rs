@@ -301,7 +301,7 @@ pub fn solve_local_journaled<G: SolveTier + Publishable>(
             // Tiers no tier left to solve reads, finished before a stop but not yet published.
             let entry_of = |name: &str| state.finished_entry(name).cloned();
             for tier in publisher.unread_unpublished(&state) {
-                publisher.publish(tier, &entry_of, &checkpoints).map_err(CoordinatorError::Output)?;
+                publisher.publish(tier, &entry_of, &checkpoints).map_err(CoordinatorError::Publish)?;
             }
             Some(publisher)
         }
@@ -650,7 +650,7 @@ impl<'g, G: TierGame> Publisher<'g, G> {
         let books = self.books.lock().unwrap();
         for entry in &mut manifest.tiers {
             *entry = books.published.get(&entry.name).cloned().ok_or_else(|| {
-                CoordinatorError::Output(format!("tier {} was solved but not published in place", entry.name))
+                CoordinatorError::Publish(format!("tier {} was solved but not published in place", entry.name))
             })?;
         }
         manifest.layout = self.layout;

@@ -1,7 +1,9 @@
 //! foxbase-worker: solves tiers. The retrograde kernels ([`kernel`], the
-//! counter kernel for any game, [`plies_kernel`], the same with plies to
-//! the end, [`fox_kernel`] and [`plane_kernel`], per sheep set, and
-//! [`forward_kernel`], Bagh-Chal's placing tiers in two passes), the
+//! choice of a kernel and the contract they keep; [`counter_kernel`], for
+//! any game, the oracle; [`plies_kernel`], the same with plies;
+//! [`plane_kernel`], the Fox Game per sheep set; [`forward_kernel`],
+//! Bagh-Chal's placing tiers in two passes; [`game_kernels`], which a game
+//! is solved with), the
 //! one-tier job that loads child tables, solves and writes ([`job`]), the
 //! store tables are shared through ([`store`]), tables kept in memory for
 //! the parents solved next ([`table_cache`]), and the worker's lease loop
@@ -10,9 +12,10 @@
 //! network code: the gRPC transport lives in the coordinator crate, and
 //! table files in `foxbase-tables`.
 
+pub mod counter_kernel;
 pub mod error;
 pub mod forward_kernel;
-pub mod fox_kernel;
+pub mod game_kernels;
 pub mod games;
 pub mod job;
 pub mod kernel;

@@ -23,10 +23,8 @@
 //! output is the same for any thread count. Memory: one state byte and two
 //! bytes of plies per slot, plus the buckets of positions won from outside.
 
-use crate::kernel::{
-    locate_child, pack, ChildAt, ChildTable, KernelError, Phases, SolvedTier, CHUNK, DRAW, EMPTY, LOSS, MAX_COUNTER,
-    WIN,
-};
+use crate::counter_kernel::{locate_child, pack, ChildAt, CHUNK, DRAW, EMPTY, LOSS, MAX_COUNTER, WIN};
+use crate::kernel::{ChildTable, KernelError, Phases, SolvedTier};
 use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
 use foxbase_tables::plies::{Distance, Plies};

@@ -59,7 +59,6 @@
 //! check) and [`derive`] (a published tier's fox-to-move values). This file holds the
 //! shared types and the entry points.
 
-use crate::fox_kernel::Target;
 use crate::kernel::{ChildTable, KernelError, Phases, SolvedTier, TierStats};
 use foxbase_core::board::{mirror_bits, BitIter, Bits, ALL_POINTS, PEN, RANK_START, RANK_WIDTH};
 use foxbase_core::cpu::bmi2_in_use;
@@ -69,6 +68,42 @@ use foxbase_core::{Position, Side, Value};
 use foxbase_tables::packed::PackedValues;
 use foxbase_tables::plies::{Distance, Plies};
 use rayon::prelude::*;
+
+/// A sheep set a move leads to: where its positions are (this tier, a
+/// child table, or nowhere: every such position is over) and the sheep part
+/// of their indexes there.
+#[derive(Clone, Copy)]
+pub(crate) enum Target {
+    InTier(SetRank),
+    Child(usize, SetRank),
+    NoTable,
+}
+
+impl Target {
+    /// Where `sheep` with `foxes` foxes goes from `tier` (whose index is
+    /// `index`), with the child tables given as (tier, layout) pairs, in
+    /// order, found by its tier: what the kernel's places by changed ranks
+    /// are checked against.
+    #[cfg(test)]
+    pub(crate) fn among<'a>(
+        tier: FoxTier,
+        index: &TierIndex,
+        children: impl Iterator<Item = (FoxTier, &'a TierIndex)>,
+        sheep: Bits,
+        foxes: u32,
+    ) -> Target {
+        let t = FoxTier::of(sheep, foxes);
+        if t == tier {
+            return Target::InTier(index.set_rank(sheep));
+        }
+        for (k, (child, child_index)) in children.enumerate() {
+            if child == t {
+                return Target::Child(k, child_index.set_rank(sheep));
+            }
+        }
+        Target::NoTable
+    }
+}
 
 mod bits;
 mod check;
@@ -444,8 +479,7 @@ impl Sideways {
     }
 }
 
-/// Solves a Fox Game tier with the plane kernel (two-fox tiers; one-fox
-/// tiers go to the block kernel), on the calling thread's rayon pool.
+/// Solves a Fox Game tier with the plane kernel, on the calling thread's rayon pool.
 /// Same preconditions and results as [`crate::kernel::solve_in_pool`].
 pub fn solve_planes_in_pool(
     game: &FoxGame,
