@@ -183,3 +183,21 @@ pub fn spawn_for_process_lifetime(mut cmd: Command) -> std::io::Result<Child> {
     });
     rx.recv().expect("the spawning thread answers")
 }
+
+/// Every file under `dir` (relative path, with `/`, to bytes).
+pub fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut all = std::collections::BTreeMap::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for e in std::fs::read_dir(&folder).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                let name = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+                all.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    all
+}

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::TempDir;
+use common::{files, TempDir};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -40,24 +40,6 @@ fn solve_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["solve", "--start", START, "--pen-target", "2", "--sheep-floor", "2", "--out", out];
     args.extend_from_slice(extra);
     args
-}
-
-/// Every file under `dir` (relative path to bytes).
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else {
-                let name = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                out.insert(name, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    out
 }
 
 /// The manifest without its solve time (which differs from run to run).
@@ -92,11 +74,12 @@ fn assert_same_tablebase(dir: &Path, expected: &BTreeMap<String, Vec<u8>>) {
     }
 }
 
-/// The unbudgeted solve's tables and their publication, in `root`: the
-/// bytes of the solved tier files, and the published files.
-fn reference(root: &Path) -> (u64, BTreeMap<String, Vec<u8>>) {
+/// The unbudgeted solve's tables (with `extra` flags) and their
+/// publication, in `root`: the bytes of the solved tier files, and the
+/// published files.
+fn reference(root: &Path, extra: &[&str]) -> (u64, BTreeMap<String, Vec<u8>>) {
     let (plain, published) = (root.join("plain"), root.join("published"));
-    ok(&solve_args(plain.to_str().unwrap(), &[]));
+    ok(&solve_args(plain.to_str().unwrap(), extra));
     ok(&["publish", plain.to_str().unwrap(), published.to_str().unwrap()]);
     let solved_bytes = files(&plain.join("tiers")).values().map(|b| b.len() as u64).sum();
     (solved_bytes, files(&published))
@@ -105,7 +88,7 @@ fn reference(root: &Path) -> (u64, BTreeMap<String, Vec<u8>>) {
 #[test]
 fn a_solve_within_a_disk_budget_keeps_it_and_ends_as_the_published_tablebase() {
     let root = TempDir::new("disk-budget");
-    let (solved_bytes, expected) = reference(&root.0);
+    let (solved_bytes, expected) = reference(&root.0, &[]);
     let budget: u64 = BUDGET.parse().unwrap();
     assert!(budget < solved_bytes, "the budget is below the solved tables' {solved_bytes} bytes");
 
@@ -144,7 +127,7 @@ fn a_solve_within_a_disk_budget_keeps_it_and_ends_as_the_published_tablebase() {
 #[test]
 fn a_solve_stopped_after_any_step_of_publishing_in_place_resumes_to_the_same_tablebase() {
     let root = TempDir::new("disk-budget-stops");
-    let (_, expected) = reference(&root.0);
+    let (_, expected) = reference(&root.0, &[]);
     let steps = [
         "written:1",
         "written:40",
@@ -167,4 +150,21 @@ fn a_solve_stopped_after_any_step_of_publishing_in_place_resumes_to_the_same_tab
         ok(&solve_args(out, &["--disk-budget", BUDGET, "--resume"]));
         assert_same_tablebase(&dir, &expected);
     }
+}
+
+/// Values alone: the check derives a published tier's fox-to-move values
+/// with the kernel's whole-table derivation (the one the binary installs),
+/// from children some of which are published already.
+#[test]
+fn a_values_only_solve_within_a_disk_budget_is_the_published_tablebase() {
+    let root = TempDir::new("disk-budget-values");
+    let (solved_bytes, expected) = reference(&root.0, &["--no-distance"]);
+    let budget = 45_000;
+    assert!(budget < solved_bytes, "the budget is below the solved tables' {solved_bytes} bytes");
+    let dir = root.0.join("budgeted");
+    let flags = ["--no-distance", "--disk-budget", "45000", "--json"];
+    let report: Value = serde_json::from_str(&ok(&solve_args(dir.to_str().unwrap(), &flags))).unwrap();
+    let high_water = report["disk_high_water_bytes"].as_u64().expect("a high-water mark");
+    assert!(high_water <= budget, "held {high_water} bytes, over the budget {budget}");
+    assert_same_tablebase(&dir, &expected);
 }

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{foxbase, Proc, TempDir};
+use common::{files, foxbase, Proc, TempDir};
 use foxbase_tables::manifest::Manifest;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
@@ -36,24 +36,6 @@ fn solve_ok(out: &Path, extra: &[&str]) -> Json {
     let (code, stdout, stderr) = solve(out, extra);
     assert_eq!(code, Some(0), "solve {extra:?} into {}: {stderr}", out.display());
     serde_json::from_str(&stdout).unwrap()
-}
-
-/// Every file under `dir` (relative path → bytes).
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut all = BTreeMap::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for e in std::fs::read_dir(&folder).unwrap() {
-            let path = e.unwrap().path();
-            if path.is_dir() {
-                folders.push(path);
-            } else {
-                let name = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                all.insert(name, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    all
 }
 
 /// The tables, plies files and tier index of `dir`.
