@@ -71,6 +71,72 @@ impl FromStr for GameKind {
     }
 }
 
+/// A variant's JSON text that is not one of its game's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{} variant {variant}: {problem}", kind.title())]
+pub struct BadVariant {
+    pub kind: GameKind,
+    pub variant: String,
+    pub problem: String,
+}
+
+/// Builds the game that `$kind` (a [`GameKind`]) names under `$variant`
+/// (its `TierGame::variant_json` text) and evaluates `$body` with it
+/// bound to `$game`, by value: `Ok(body)`, or the [`BadVariant`] the text
+/// is. The one place a game's name becomes a game's type: a macro, so that
+/// `$body` is checked against each game's concrete type where it is
+/// written, with whatever traits that crate adds (solving, publishing).
+/// A new game is one arm here.
+///
+/// ```
+/// use foxbase_core::game::GameKind;
+/// use foxbase_core::tier::TierGame;
+/// let v = foxbase_core::tictactoe::TicTacToe.variant_json();
+/// let name = foxbase_core::with_game_kind!(GameKind::TicTacToe, &v, |game| game.game_name()).unwrap();
+/// assert_eq!(name, "tictactoe");
+/// assert!(foxbase_core::with_game_kind!(GameKind::Fox, "{}", |game| game.game_name()).is_err());
+/// ```
+#[macro_export]
+macro_rules! with_game_kind {
+    ($kind:expr, $variant:expr, |$game:ident| $body:expr) => {{
+        let (kind, variant): ($crate::game::GameKind, &str) = ($kind, $variant);
+        match kind {
+            $crate::game::GameKind::Fox => $crate::game::fox_game(variant).map(|$game| $body),
+            $crate::game::GameKind::BaghChal => $crate::game::bagh_chal(variant).map(|$game| $body),
+            $crate::game::GameKind::TicTacToe => $crate::game::tic_tac_toe(variant).map(|$game| $body),
+        }
+    }};
+}
+
+/// The Fox Game under `variant` ([`with_game_kind`]'s arm).
+#[doc(hidden)]
+pub fn fox_game(variant: &str) -> Result<crate::foxgame::FoxGame, BadVariant> {
+    let bad = |e: crate::error::VariantError| bad_variant(GameKind::Fox, variant, e.to_string());
+    crate::variant::Variant::from_json(variant).map(crate::foxgame::FoxGame::new).map_err(bad)
+}
+
+/// Bagh-Chal under `variant` ([`with_game_kind`]'s arm).
+#[doc(hidden)]
+pub fn bagh_chal(variant: &str) -> Result<crate::baghchal::BaghChal, BadVariant> {
+    let bad = |e: crate::baghchal::VariantError| bad_variant(GameKind::BaghChal, variant, e.to_string());
+    crate::baghchal::BaghChalVariant::from_json(variant).map(crate::baghchal::BaghChal::new).map_err(bad)
+}
+
+/// Tic-tac-toe, whose one variant `variant` must be ([`with_game_kind`]'s arm).
+#[doc(hidden)]
+pub fn tic_tac_toe(variant: &str) -> Result<crate::tictactoe::TicTacToe, BadVariant> {
+    use crate::tier::TierGame;
+    let only = crate::tictactoe::TicTacToe.variant_json();
+    if variant != only {
+        return Err(bad_variant(GameKind::TicTacToe, variant, format!("tic-tac-toe has one variant, {only}")));
+    }
+    Ok(crate::tictactoe::TicTacToe)
+}
+
+fn bad_variant(kind: GameKind, variant: &str, problem: String) -> BadVariant {
+    BadVariant { kind, variant: variant.to_string(), problem }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,13 +20,13 @@ use crate::table::{
 use crate::tier_files::table_header;
 use crate::tiered::{fill_derived, TierTables, WholeTier};
 use crate::verify::{check_index, check_tier, check_tier_files, CheckedTier, OnTier, TierCounter};
-use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
+use foxbase_core::baghchal::BaghChal;
 use foxbase_core::foxgame::{FoxGame, FoxTier};
 use foxbase_core::game::GameKind;
 use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tictactoe::TicTacToe;
 use foxbase_core::tier::TierGame;
-use foxbase_core::{Value, Variant};
+use foxbase_core::Value;
 use rayon::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -89,24 +89,13 @@ trait PublishVisitor {
     fn visit<G: Publishable>(self, game: &G) -> Result<Self::Output, Error>;
 }
 
-/// The one place a manifest's game name becomes a game: `visitor` gets the
-/// game of `manifest` (read from `dir`) with its variant.
+/// The game of `manifest` (read from `dir`) with its variant, handed to
+/// `visitor` ([`foxbase_core::with_game_kind`]).
 fn with_publishable<V: PublishVisitor>(manifest: &Manifest, dir: &Path, visitor: V) -> Result<V::Output, Error> {
-    let bad_variant = |message: String| Error::Variant { dir: dir.display().to_string(), message };
-    match manifest.game.parse::<GameKind>() {
-        Ok(GameKind::Fox) => {
-            let variant = Variant::from_json(&manifest.variant).map_err(|e| bad_variant(e.to_string()))?;
-            visitor.visit(&FoxGame::new(variant))
-        }
-        Ok(GameKind::BaghChal) => {
-            let variant = BaghChalVariant::from_json(&manifest.variant).map_err(|e| bad_variant(e.to_string()))?;
-            visitor.visit(&BaghChal::new(variant))
-        }
-        Ok(GameKind::TicTacToe) if manifest.variant == TicTacToe.variant_json() => visitor.visit(&TicTacToe),
-        Ok(GameKind::TicTacToe) | Err(_) => {
-            Err(Error::NotPublishable { dir: dir.display().to_string(), game: manifest.game.clone() })
-        }
-    }
+    let not_publishable = || Error::NotPublishable { dir: dir.display().to_string(), game: manifest.game.clone() };
+    let kind = manifest.game.parse::<GameKind>().map_err(|_| not_publishable())?;
+    foxbase_core::with_game_kind!(kind, &manifest.variant, |game| visitor.visit(&game))
+        .map_err(|e| Error::Variant { dir: dir.display().to_string(), message: e.problem })?
 }
 
 /// A check of a tier's values and plies as read back.

@@ -1,19 +1,15 @@
 //! Any game of the registry ([`GameKind`]) as a value generic code runs on:
 //! [`with_game`] builds the game a name and a variant (a manifest's, a
-//! coordinator's registration, a command line's) describe and hands it to
-//! a [`GameVisitor`]. This is the one place a game kind becomes a type;
-//! code that works on every game is written once, as a visitor, over the
-//! contracts every game implements ([`SolveTier`], which includes
-//! `TierGame`, [`SealRun`] and the rules of play, [`WithRules`]).
+//! coordinator's registration, a command line's) describe, through the
+//! registry's one dispatch ([`foxbase_core::with_game_kind`]), and hands
+//! it to a [`GameVisitor`]; code that works on every game is written once,
+//! as a visitor, over the contracts every game implements ([`SolveTier`],
+//! which includes `TierGame`, [`SealRun`] and the rules of play,
+//! [`WithRules`]).
 
 use crate::kernel::SolveTier;
-use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
-use foxbase_core::foxgame::FoxGame;
 use foxbase_core::game::GameKind;
 use foxbase_core::play::WithRules;
-use foxbase_core::tictactoe::TicTacToe;
-use foxbase_core::tier::TierGame;
-use foxbase_core::Variant;
 use foxbase_tables::seal::SealRun;
 
 /// Code generic over the game, run by [`with_game`].
@@ -22,40 +18,22 @@ pub trait GameVisitor {
     fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> Self::Output;
 }
 
-/// A variant that is not one of its game's.
-#[derive(Debug, thiserror::Error)]
-#[error("{} variant {variant}: {problem}", kind.title())]
-pub struct BadVariant {
-    pub kind: GameKind,
-    pub variant: String,
-    pub problem: String,
-}
+pub use foxbase_core::game::BadVariant;
 
-/// Builds `kind`'s game under `variant_json` (its [`TierGame::variant_json`])
-/// and runs `visitor` on it.
+/// Builds `kind`'s game under `variant_json` (its `TierGame::variant_json`)
+/// and runs `visitor` on it ([`foxbase_core::with_game_kind`]).
 pub fn with_game<V: GameVisitor>(kind: GameKind, variant_json: &str, visitor: V) -> Result<V::Output, BadVariant> {
-    let bad = |problem: String| BadVariant { kind, variant: variant_json.to_string(), problem };
-    match kind {
-        GameKind::Fox => {
-            let variant = Variant::from_json(variant_json).map_err(|e| bad(e.to_string()))?;
-            Ok(visitor.visit(FoxGame::new(variant)))
-        }
-        GameKind::BaghChal => {
-            let variant = BaghChalVariant::from_json(variant_json).map_err(|e| bad(e.to_string()))?;
-            Ok(visitor.visit(BaghChal::new(variant)))
-        }
-        GameKind::TicTacToe => {
-            if variant_json != TicTacToe.variant_json() {
-                return Err(bad(format!("tic-tac-toe has one variant, {}", TicTacToe.variant_json())));
-            }
-            Ok(visitor.visit(TicTacToe))
-        }
-    }
+    foxbase_core::with_game_kind!(kind, variant_json, |game| visitor.visit(game))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
+    use foxbase_core::foxgame::FoxGame;
+    use foxbase_core::tictactoe::TicTacToe;
+    use foxbase_core::tier::TierGame;
+    use foxbase_core::Variant;
 
     struct Described;
     impl GameVisitor for Described {
