@@ -386,7 +386,7 @@ impl TableDir {
     pub fn open_at(location: Box<dyn Location>) -> Result<TableDir, Error> {
         let index = TierIndex::open(location.as_ref())?;
         let summary = index.summary.clone();
-        if summary.game != GameKind::Fox.name() {
+        if summary.game.parse::<GameKind>() != Ok(GameKind::Fox) {
             return Err(Error::NotFoxGame { dir: location.describe(), game: summary.game });
         }
         let variant = Variant::from_json(&summary.variant)

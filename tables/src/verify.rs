@@ -145,7 +145,7 @@ fn dir_problem(file: &str, e: Error) -> Problem {
 /// not kept.
 pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
     let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
-    if manifest.game != GameKind::Fox.name() {
+    if manifest.game.parse::<GameKind>() != Ok(GameKind::Fox) {
         return Err(problem(None, format!("{}: tables of game '{}', not the Fox Game", dir.display(), manifest.game)));
     }
     let variant = Variant::from_json(&manifest.variant)
