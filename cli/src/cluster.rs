@@ -3,7 +3,7 @@
 
 use crate::command::{threads_or_all, CommandResult, Failure};
 use crate::output::{json, line, phases_json};
-use crate::solve::{refuse_baghchal_flags, refuse_fox_flags, BaghChalArgs, SolveRuleArgs, DEFAULT_SOLVE_START};
+use crate::solve::{BaghChalArgs, SolveRuleArgs, DEFAULT_SOLVE_START};
 use clap::Args;
 use foxbase_coordinator::error::CoordinatorError;
 use foxbase_coordinator::grpc::client::{run_remote_worker, ClientTls, Credentials, GrpcLink};
@@ -218,9 +218,9 @@ fn log_line(role: &'static str) -> impl Fn(&str) + Sync {
 
 pub fn coordinator(args: CoordinatorArgs, matches: &clap::ArgMatches) -> CommandResult {
     init_logging(&args.ops.log_format);
+    crate::command::refuse_other_games_flags_in(matches, args.game)?;
     match args.game {
         GameKind::BaghChal => {
-            refuse_fox_flags(matches, args.game)?;
             let (game, plan) = args.baghchal.game_and_plan()?;
             let config = coordinator_config(&args)?;
             let about = format!("{}, {} phase", game.about(), args.baghchal.phase());
@@ -231,8 +231,6 @@ pub fn coordinator(args: CoordinatorArgs, matches: &clap::ArgMatches) -> Command
             report(&args, &config, &about, facts, &done, started)
         }
         GameKind::TicTacToe => {
-            refuse_fox_flags(matches, args.game)?;
-            refuse_baghchal_flags(matches, args.game)?;
             let config = coordinator_config(&args)?;
             let (facts, about) =
                 (json!({"game": TicTacToe.game_name(), "variant": TicTacToe.variant_json()}), TicTacToe.about());
@@ -241,7 +239,6 @@ pub fn coordinator(args: CoordinatorArgs, matches: &clap::ArgMatches) -> Command
             report(&args, &config, &about, facts, &done, started)
         }
         GameKind::Fox => {
-            refuse_baghchal_flags(matches, args.game)?;
             let variant = args.rules.variant(&args.start)?;
             let config = coordinator_config(&args)?;
             crate::solve::check_no_progress(variant.no_progress, config.distance)?;

@@ -92,6 +92,45 @@ pub fn parse_game(s: &str) -> Result<GameKind, foxbase_core::game::UnknownGame> 
     s.parse()
 }
 
+/// Refuses a rule flag of another game than `game` ([`GameKind::rule_flags`],
+/// the one list of which flag is whose): `has(id)` says whether this command
+/// has the flag `id`, `given(id)` whether its command line gives it. The
+/// message names the flag, its game, and the flags `--game GAME` takes in
+/// this command.
+pub fn refuse_other_games_flags(
+    game: GameKind,
+    has: impl Fn(&str) -> bool,
+    given: impl Fn(&str) -> bool,
+) -> Result<(), Failure> {
+    let flag = |id: &str| format!("--{}", id.replace('_', "-"));
+    for other in GameKind::ALL.into_iter().filter(|k| *k != game) {
+        if let Some(id) = other.rule_flags().iter().find(|id| has(id) && given(id)) {
+            let takes: Vec<String> = game.rule_flags().iter().filter(|id| has(id)).map(|id| flag(id)).collect();
+            let takes = match takes.as_slice() {
+                [] => "none".to_string(),
+                [one] => one.clone(),
+                [first @ .., last] => format!("{} and {last}", first.join(", ")),
+            };
+            return Err(Failure::bad_input(format!(
+                "{} is a {} flag; --game {game} takes {takes}",
+                flag(id),
+                other.flag_owner()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// [`refuse_other_games_flags`] for a command's parsed arguments.
+pub fn refuse_other_games_flags_in(matches: &clap::ArgMatches, game: GameKind) -> Result<(), Failure> {
+    use clap::parser::ValueSource;
+    refuse_other_games_flags(
+        game,
+        |id| matches.try_contains_id(id).is_ok(),
+        |id| matches.try_contains_id(id).is_ok() && matches.value_source(id) == Some(ValueSource::CommandLine),
+    )
+}
+
 /// The thread count to use: the flag, else every core.
 pub fn threads_or_all(threads: Option<usize>) -> usize {
     threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

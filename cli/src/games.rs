@@ -130,11 +130,11 @@ impl TablesVisitor for Export<'_> {
     fn visit<T: Tablebase>(self, tables: T) -> CommandResult {
         let Export(args, out) = self;
         let (game, rules) = (tables.game(), tables.game().rules());
-        let tictactoe = game.game_kind() == GameKind::TicTacToe;
+        let tictactoe = game.game_kind() == Some(GameKind::TicTacToe);
         if args.skip_obvious && !tictactoe {
             return Err(Failure::bad_input(format!(
                 "--skip-obvious: obvious positions are defined for tic-tac-toe; these are tables of {}",
-                game.game_kind().title()
+                game.game_title()
             )));
         }
         if args.sample.is_some() && tictactoe {

@@ -69,7 +69,7 @@ fn play_versus<T: Tablebase>(args: &VersusArgs, tables: &T) -> CommandResult {
         Some(name) => Some(Player::Side(rules.player_named(name).ok_or_else(|| {
             Failure::bad_input(format!(
                 "--side {name}: a side of {} is {} or none",
-                rules.game_kind().title(),
+                rules.game_title(),
                 names.join(", ")
             ))
         })?)),
@@ -207,11 +207,7 @@ fn write_puzzles<T: Tablebase>(args: &PuzzlesArgs, tables: &T) -> CommandResult 
         None => None,
         Some(name) => Some(rules.player_named(name).map(|p| p.name).ok_or_else(|| {
             let names: Vec<&str> = rules.players().iter().map(|p| p.name).collect();
-            Failure::bad_input(format!(
-                "--side {name}: a side of {} is {}",
-                rules.game_kind().title(),
-                names.join(" or ")
-            ))
+            Failure::bad_input(format!("--side {name}: a side of {} is {}", rules.game_title(), names.join(" or ")))
         })?),
     };
     let options = PuzzleOptions { count: args.count, max_plies: args.max_plies, side, seed: args.seed };

@@ -205,28 +205,21 @@ impl GameArgs {
     /// it. `position` (the command's, or the default start) bounds the
     /// Fox Game's sheep floor by its sheep.
     fn resolve(&self, position: Option<&str>) -> Result<AnyRules, Failure> {
-        let fox_flags = [
-            ("--geometry", self.fox.geometry.is_some()),
-            ("--pen-target", self.fox.pen_target.is_some()),
-            ("--sheep-floor", self.fox.floor.sheep_floor.is_some()),
-            ("--floor-winner", self.fox.floor.floor_winner.is_some()),
-            ("--no-progress", self.no_progress.is_some()),
-        ];
-        let bc_flags = [("--goats", self.goats.is_some()), ("--capture-target", self.capture_target.is_some())];
-        // "--goats is a Bagh-Chal flag; --game fox takes --geometry, ...", as `solve` says it.
-        let refuse = |given: &[(&str, bool)], owner: &str, takes: &str| match given.iter().find(|(_, given)| *given) {
-            Some((flag, _)) => {
-                Err(Failure::bad_input(format!("{flag} is a {owner} flag; --game {} takes {takes}", self.game)))
-            }
-            None => Ok(()),
+        // This command's rule flags: the Fox Game's but --start, Bagh-Chal's but --phase.
+        let given = |id: &str| match id {
+            "geometry" => self.fox.geometry.is_some(),
+            "pen_target" => self.fox.pen_target.is_some(),
+            "sheep_floor" => self.fox.floor.sheep_floor.is_some(),
+            "floor_winner" => self.fox.floor.floor_winner.is_some(),
+            "no_progress" => self.no_progress.is_some(),
+            "goats" => self.goats.is_some(),
+            "capture_target" => self.capture_target.is_some(),
+            _ => false,
         };
+        let has = |id: &str| !matches!(id, "start" | "phase");
+        crate::command::refuse_other_games_flags(self.game, has, given)?;
         match self.game {
             GameKind::Fox => {
-                refuse(
-                    &bc_flags,
-                    "Bagh-Chal",
-                    "--geometry, --pen-target, --sheep-floor, --floor-winner and --no-progress",
-                )?;
                 let rules = self.fox.rules().with_no_progress(self.no_progress.unwrap_or(0));
                 let text = position.unwrap_or(foxbase_core::variant::DEFAULT_START);
                 let sheep = match position_arg(text) {
@@ -236,7 +229,6 @@ impl GameArgs {
                 Ok(AnyRules::Fox(self.fox.floor.apply_to_rules(rules, sheep)?))
             }
             GameKind::BaghChal => {
-                refuse(&fox_flags, "Fox Game", "--goats and --capture-target")?;
                 // Without --goats a position gives its own total (on the board + to place +
                 // captured); --goats that disagrees with it is refused when the position is read.
                 let from_position =
@@ -247,11 +239,7 @@ impl GameArgs {
                     .map_err(|e| Failure::bad_input(format!("--goats {goats} --capture-target {target}: {e}")))?;
                 Ok(AnyRules::BaghChal(bc::PlayRules::new(variant)))
             }
-            GameKind::TicTacToe => {
-                refuse(&fox_flags, "Fox Game", "none")?;
-                refuse(&bc_flags, "Bagh-Chal", "none")?;
-                Ok(AnyRules::TicTacToe(TicTacToe))
-            }
+            GameKind::TicTacToe => Ok(AnyRules::TicTacToe(TicTacToe)),
         }
     }
 }
@@ -271,7 +259,8 @@ fn position_at_counter_of<P: Playable>(rules: &P, text: &str) -> Result<(P::Posi
 /// A bad position argument, with the hint of [`position_of`].
 fn bad_position<P: Playable>(rules: &P, text: &str, e: String) -> Failure {
     let mine = rules.game_kind();
-    let other = GameKind::ALL.into_iter().filter(|k| *k != mine).find(|k| AnyRules::standard(*k).reads_position(text));
+    let other =
+        GameKind::ALL.into_iter().filter(|k| Some(*k) != mine).find(|k| AnyRules::standard(*k).reads_position(text));
     match other {
         Some(k) => {
             Failure::bad_input(format!("bad position '{text}': {e} (a position of {}: add --game {k})", k.title()))
@@ -474,7 +463,7 @@ fn perft_report<P: Playable>(
         (perft(rules, pos, depth), Vec::new())
     };
     if args.json {
-        let mut out = json!({"game": rules.game_kind().name(), "depth": depth, "nodes": nodes,
+        let mut out = json!({"game": rules.game_name(), "depth": depth, "nodes": nodes,
             "position": rules.format_position(pos), "rules": switches});
         if args.divide {
             out["divide"] = parts.iter().map(|(m, n)| json!({"move": m.to_string(), "nodes": n})).collect();

@@ -2,7 +2,7 @@
 //! (manifest, tier index, start value), report. `--plan-only` prints the
 //! size of the work without doing it.
 
-use crate::command::{position_arg, threads_or_all, CommandResult, Failure};
+use crate::command::{position_arg, refuse_other_games_flags_in, threads_or_all, CommandResult, Failure};
 use crate::output::{json, line, phases_json, SolveProgress};
 use clap::Args;
 use foxbase_coordinator::error::CoordinatorError;
@@ -170,31 +170,6 @@ impl BaghChalArgs {
     pub fn phase(&self) -> &str {
         &self.phase
     }
-}
-
-/// Refuses the Fox Game's rule flags for another game.
-pub fn refuse_fox_flags(matches: &clap::ArgMatches, game: GameKind) -> Result<(), Failure> {
-    refuse_flags(
-        matches,
-        &["start", "geometry", "pen_target", "sheep_floor", "floor_winner", "no_progress"],
-        &format!("a Fox Game flag; --game {game} takes none"),
-    )
-}
-
-/// Refuses Bagh-Chal's flags for another game.
-pub fn refuse_baghchal_flags(matches: &clap::ArgMatches, game: GameKind) -> Result<(), Failure> {
-    refuse_flags(matches, &["goats", "capture_target", "phase"], &format!("a Bagh-Chal flag; --game {game} takes none"))
-}
-
-/// Refuses the first of `flags` given on the command line: `--FLAG is WHAT`.
-fn refuse_flags(matches: &clap::ArgMatches, flags: &[&str], what: &str) -> Result<(), Failure> {
-    use clap::parser::ValueSource;
-    for flag in flags {
-        if matches.value_source(flag) == Some(ValueSource::CommandLine) {
-            return Err(Failure::bad_input(format!("--{} is {what}", flag.replace('_', "-"))));
-        }
-    }
-    Ok(())
 }
 
 /// What `--distance` names: a [`Distance`], or none (values only).
@@ -437,7 +412,7 @@ fn run<G: SolveTier + SealRun + Publishable>(
 
 /// `solve` (`--game fox`, the default): the variant's tiers, the start valued.
 fn solve_fox(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
-    refuse_baghchal_flags(matches, GameKind::Fox)?;
+    refuse_other_games_flags_in(matches, GameKind::Fox)?;
     let variant = args.rules.variant(&args.start)?;
     let game = FoxGame::new(variant);
     let settings = settings(&game, &args)?;
@@ -506,7 +481,7 @@ fn solve_fox(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
 /// with the forward kernel (or `--kernel counter`), the moving tiers with
 /// the counter kernel. The Fox Game's rule flags are refused.
 fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
-    refuse_fox_flags(matches, GameKind::BaghChal)?;
+    refuse_other_games_flags_in(matches, GameKind::BaghChal)?;
     let b = args.baghchal.clone();
     let (game, plan) = b.game_and_plan()?;
     let settings = settings(&game, &args)?;
@@ -566,8 +541,7 @@ fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult 
 /// `tictactoe-tables/` by default, the start valued. The Fox Game's and
 /// Bagh-Chal's flags are refused.
 fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
-    refuse_fox_flags(matches, GameKind::TicTacToe)?;
-    refuse_baghchal_flags(matches, GameKind::TicTacToe)?;
+    refuse_other_games_flags_in(matches, GameKind::TicTacToe)?;
     let game = TicTacToe;
     let settings = settings(&game, &args)?;
     let plan = TierPlan::new(&game);

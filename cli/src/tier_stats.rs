@@ -64,7 +64,7 @@ pub fn tier_stats<G: WithRules>(tables: &TierTables<G>, json_out: bool) -> Comma
             Ok(Json::Object(fields)) => Json::Object(fields),
             _ => json!({}),
         };
-        out["game"] = json!(game.game_kind().name());
+        out["game"] = json!(game.game_name());
         out["positions"] = json!(positions);
         out["start"] = start_json.unwrap_or(Json::Null);
         out["tiers"] = json!(tiers);

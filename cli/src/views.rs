@@ -38,7 +38,7 @@ pub fn moves_json<P: Playable>(rules: &P, pos: &P::Position, counter: u32) -> Js
             json!({"move": m.to_string(), "position": position, "status": status_json(&status)})
         })
         .collect();
-    json!({"game": rules.game_kind().name(), "position": position,
+    json!({"game": rules.game_name(), "position": position,
         "side_to_move": rules.to_move(pos).name, "status": status_json(&status), "moves": list})
 }
 
@@ -131,8 +131,8 @@ pub fn variant_json<T: Tablebase>(tables: &T) -> Json {
         v = json!({});
     }
     for (key, value) in [
-        ("game", json!(game.game_kind().name())),
-        ("title", json!(game.game_kind().title())),
+        ("game", json!(game.game_name())),
+        ("title", json!(game.game_title())),
         ("start", json!(rules.format_position(&start))),
         ("first_mover", json!(rules.to_move(&start).name)),
         ("sides", json!(sides)),

@@ -85,8 +85,8 @@ fn fox_flags_other_kernels_and_impossible_variants_are_refused() {
     }
     // Bagh-Chal's flags and kernel, for the other games.
     for (args, says) in [
-        (vec!["--goats", "3"], "--goats is a Bagh-Chal flag; --game fox takes none"),
-        (vec!["--phase", "moving"], "--phase is a Bagh-Chal flag; --game fox takes none"),
+        (vec!["--goats", "3"], "--goats is a Bagh-Chal flag; --game fox takes --start, --geometry, --pen-target, --sheep-floor, --floor-winner and --no-progress"),
+        (vec!["--phase", "moving"], "--phase is a Bagh-Chal flag; --game fox takes --start, --geometry, --pen-target, --sheep-floor, --floor-winner and --no-progress"),
         (vec!["--kernel", "forward"], "--kernel forward: the game fox takes planes (the default) or counter"),
         (
             vec!["--game", "tictactoe", "--capture-target", "2"],

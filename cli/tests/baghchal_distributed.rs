@@ -126,10 +126,10 @@ fn flags_and_kernels_of_the_other_game_are_refused() {
     for (args, says) in [
         (
             vec!["--game", "baghchal", "--pen-target", "3"],
-            "--pen-target is a Fox Game flag; --game baghchal takes none",
+            "--pen-target is a Fox Game flag; --game baghchal takes --goats, --capture-target and --phase",
         ),
         (vec!["--game", "baghchal", "--start", "T...T/...../...../...../T...T g 2 0"], "--start is a Fox Game flag"),
-        (vec!["--goats", "3"], "--goats is a Bagh-Chal flag; --game fox takes none"),
+        (vec!["--goats", "3"], "--goats is a Bagh-Chal flag; --game fox takes --start, --geometry, --pen-target, --sheep-floor, --floor-winner and --no-progress"),
         (vec!["--game", "baghchal", "--goats", "2", "--capture-target", "3"], "--goats 2 --capture-target 3"),
         (vec!["--game", "chess"], "unknown game 'chess' (the games: fox, baghchal, tictactoe)"),
         (vec!["--game", "tictactoe", "--goats", "3"], "--goats is a Bagh-Chal flag; --game tictactoe takes none"),

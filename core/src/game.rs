@@ -46,6 +46,24 @@ impl GameKind {
         }
     }
 
+    /// The command-line flags that choose this game's variant (or the part
+    /// of it a solve takes), as clap ids (`pen_target` for `--pen-target`):
+    /// a command refuses them with another `--game`. A command has the
+    /// ones it takes.
+    pub const fn rule_flags(self) -> &'static [&'static str] {
+        match self {
+            GameKind::Fox => &["start", "geometry", "pen_target", "sheep_floor", "floor_winner", "no_progress"],
+            GameKind::BaghChal => &["goats", "capture_target", "phase"],
+            GameKind::TicTacToe => &[],
+        }
+    }
+
+    /// The game's name before "flag" in a message ("a Fox Game flag"):
+    /// its title without an article.
+    pub fn flag_owner(self) -> &'static str {
+        self.title().trim_start_matches("the ")
+    }
+
     /// The names of [`GameKind::ALL`], comma-separated, for messages.
     pub fn names() -> String {
         GameKind::ALL.map(GameKind::name).join(", ")

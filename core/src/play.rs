@@ -134,8 +134,19 @@ pub trait Playable: Send + Sync {
     /// A move of a position; `Display` writes it in the game's move notation.
     type Move: Copy + Eq + Debug + Display + Send + Sync;
 
-    /// Which game this is.
-    fn game_kind(&self) -> GameKind;
+    /// The game's name: a registered game's [`GameKind::name`]
+    /// (`TierGame::game_name`'s, for the same game).
+    fn game_name(&self) -> &'static str;
+
+    /// Which game of the registry this is; `None` for a game outside it.
+    fn game_kind(&self) -> Option<GameKind> {
+        self.game_name().parse().ok()
+    }
+
+    /// The game's name in a sentence: its registry title, else its name.
+    fn game_title(&self) -> &'static str {
+        self.game_kind().map_or(self.game_name(), GameKind::title)
+    }
 
     /// The two sides, the one that moves first in the standard start first.
     fn players(&self) -> [Player; 2];

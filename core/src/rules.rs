@@ -332,8 +332,8 @@ impl crate::play::Playable for Rules {
     type Position = Position;
     type Move = Move;
 
-    fn game_kind(&self) -> crate::game::GameKind {
-        crate::game::GameKind::Fox
+    fn game_name(&self) -> &'static str {
+        crate::game::GameKind::Fox.name()
     }
 
     fn players(&self) -> [crate::play::Player; 2] {

@@ -281,8 +281,8 @@ impl Playable for TicTacToe {
     type Position = TttPosition;
     type Move = Square;
 
-    fn game_kind(&self) -> crate::game::GameKind {
-        crate::game::GameKind::TicTacToe
+    fn game_name(&self) -> &'static str {
+        crate::game::GameKind::TicTacToe.name()
     }
 
     fn players(&self) -> [Player; 2] {
@@ -385,8 +385,8 @@ impl TierGame for TicTacToe {
     type Position = TttPosition;
     type Index = TttIndex;
 
-    fn game_kind(&self) -> crate::game::GameKind {
-        crate::game::GameKind::TicTacToe
+    fn game_name(&self) -> &'static str {
+        crate::game::GameKind::TicTacToe.name()
     }
 
     fn variant_json(&self) -> String {

@@ -30,17 +30,27 @@ pub trait TierGame: Sync + Send {
     /// A position, including the side to move.
     type Position: Copy + Eq + Hash + Debug + Send + Sync;
 
-    /// Which game this is, in the registry ([`crate::game::GameKind`]).
-    fn game_kind(&self) -> GameKind;
+    /// The game's name, recorded in every table: a registered game's
+    /// [`GameKind::name`]. A game outside the registry (a test's) works
+    /// through every generic path under a name no registered game has; only
+    /// what turns a name back into a game (`--game`, a manifest read by the
+    /// command line) needs the registry.
+    fn game_name(&self) -> &'static str;
 
-    /// The game's name, recorded in every table: [`GameKind::name`].
-    fn game_name(&self) -> &'static str {
-        self.game_kind().name()
+    /// Which game of the registry this is; `None` for a game outside it.
+    fn game_kind(&self) -> Option<GameKind> {
+        self.game_name().parse().ok()
+    }
+
+    /// The game's name in a sentence: its registry title
+    /// ([`GameKind::title`]), else its name.
+    fn game_title(&self) -> &'static str {
+        self.game_kind().map_or(self.game_name(), GameKind::title)
     }
 
     /// The game and its variant in words, for people (logs, messages).
     fn about(&self) -> String {
-        self.game_kind().title().to_string()
+        self.game_title().to_string()
     }
 
     /// The variant as JSON text, recorded in every table; equal text means equal rules.

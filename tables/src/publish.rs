@@ -70,17 +70,46 @@ pub fn publish(src: &Path, out: &Path, levels: Levels, on_tier: OnTier) -> Resul
         return Err(Error::OutputExists(out.display().to_string()));
     }
     let manifest = Manifest::read(src)?;
-    if manifest.layout != Layout::Solved {
-        return Err(Error::AlreadyPublished(src.display().to_string()));
-    }
-    struct Publish<'a>(&'a Path, &'a Path, &'a Manifest, Levels, OnTier<'a>);
+    struct Publish<'a>(&'a Path, &'a Path, Levels, OnTier<'a>);
     impl PublishVisitor for Publish<'_> {
         type Output = Published;
         fn visit<G: Publishable>(self, game: &G) -> Result<Published, Error> {
-            publish_game(game, self.0, self.1, self.2, self.3, self.4)
+            publish_as(game, self.0, self.1, self.2, self.3)
         }
     }
-    with_publishable(&manifest, src, Publish(src, out, &manifest, levels, on_tier))
+    with_publishable(&manifest, src, Publish(src, out, levels, on_tier))
+}
+
+/// [`publish`] for a game known to the caller (any [`Publishable`] game,
+/// in the registry or not): `src` must hold `game`'s solved tables, with
+/// its variant.
+pub fn publish_as<G: Publishable>(
+    game: &G,
+    src: &Path,
+    out: &Path,
+    levels: Levels,
+    on_tier: OnTier,
+) -> Result<Published, Error> {
+    if out.exists() {
+        return Err(Error::OutputExists(out.display().to_string()));
+    }
+    let manifest = Manifest::read(src)?;
+    if manifest.layout != Layout::Solved {
+        return Err(Error::AlreadyPublished(src.display().to_string()));
+    }
+    if manifest.game != game.game_name() || manifest.variant != game.variant_json() {
+        return Err(Error::Variant {
+            dir: src.display().to_string(),
+            message: format!(
+                "tables of game '{}' variant {}, not {} {}",
+                manifest.game,
+                manifest.variant,
+                game.game_name(),
+                game.variant_json()
+            ),
+        });
+    }
+    publish_game(game, src, out, &manifest, levels, on_tier)
 }
 
 /// What is done with the game a manifest names ([`with_publishable`]).
@@ -99,12 +128,12 @@ fn with_publishable<V: PublishVisitor>(manifest: &Manifest, dir: &Path, visitor:
 }
 
 /// A check of a tier's values and plies as read back.
-type Check<'c> = &'c mut dyn FnMut(&PackedValues, Option<&Plies>) -> Result<(), Error>;
+pub type Check<'c> = &'c mut dyn FnMut(&PackedValues, Option<&Plies>) -> Result<(), Error>;
 
 /// Reads a tier (with its manifest entry) back from a published directory
 /// as a reader of it gets it, and hands its values and plies to a check.
 /// Shared by the threads of the check, a tier each.
-type Reader<'d, T> = Box<dyn Fn(T, &TierEntry, Check) -> Result<(), Error> + Send + Sync + 'd>;
+pub type Reader<'d, T> = Box<dyn Fn(T, &TierEntry, Check) -> Result<(), Error> + Send + Sync + 'd>;
 
 /// Where a tier's files are: its table, and its plies file if it has one.
 pub struct TierFiles<T> {

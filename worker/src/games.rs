@@ -39,7 +39,7 @@ mod tests {
     impl GameVisitor for Described {
         type Output = (GameKind, String);
         fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> (GameKind, String) {
-            (game.game_kind(), game.variant_json())
+            (game.game_kind().expect("a registered game"), game.variant_json())
         }
     }
 

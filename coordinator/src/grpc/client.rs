@@ -199,7 +199,7 @@ fn worker_kernel<G: SolveTier>(
     distance: Option<foxbase_tables::plies::Distance>,
 ) -> Result<Kernel, CoordinatorError> {
     choose_kernel(game, asked, Output::with(distance))
-        .map_err(|e| CoordinatorError::Kernel(format!("the coordinator solves {}: {e}", game.game_kind().title())))
+        .map_err(|e| CoordinatorError::Kernel(format!("the coordinator solves {}: {e}", game.game_title())))
 }
 
 /// `foxbase worker`: registers with the coordinator behind `link`, builds

@@ -44,8 +44,8 @@ impl Playable for PlayRules {
     type Position = Position;
     type Move = Move;
 
-    fn game_kind(&self) -> GameKind {
-        GameKind::BaghChal
+    fn game_name(&self) -> &'static str {
+        GameKind::BaghChal.name()
     }
 
     fn players(&self) -> [Player; 2] {

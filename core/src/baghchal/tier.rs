@@ -314,8 +314,8 @@ impl TierGame for BaghChal {
     type Position = Position;
     type Index = BaghIndex;
 
-    fn game_kind(&self) -> crate::game::GameKind {
-        crate::game::GameKind::BaghChal
+    fn game_name(&self) -> &'static str {
+        crate::game::GameKind::BaghChal.name()
     }
 
     fn about(&self) -> String {

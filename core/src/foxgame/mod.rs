@@ -83,8 +83,8 @@ impl TierGame for FoxGame {
         self.rules.no_progress
     }
 
-    fn game_kind(&self) -> crate::game::GameKind {
-        crate::game::GameKind::Fox
+    fn game_name(&self) -> &'static str {
+        crate::game::GameKind::Fox.name()
     }
 
     /// The variant's text form (`geometry=classic;pen_target=9;start=...`).
