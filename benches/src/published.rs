@@ -38,10 +38,8 @@ fn solve_readme(out: &Path) {
 /// tablebase, before anything is measured.
 pub fn run(dirs: &[PathBuf], positions: usize, json: bool) -> Result<bool, String> {
     for dir in dirs {
-        let manifest = Manifest::read(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        if manifest.game != "fox" {
-            return Err(format!("{}: a {} tablebase; only the Fox Game's are measured", dir.display(), manifest.game));
-        }
+        // The Fox Game's reader opens only the Fox Game's tables, and says whose these are.
+        foxbase_tables::TableDir::open(dir).map_err(|e| format!("{e}; only the Fox Game's are measured"))?;
     }
     let scratch = std::env::temp_dir().join(format!("foxbase-bench-published-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);

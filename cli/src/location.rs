@@ -5,7 +5,6 @@
 
 use crate::command::{CommandResult, Failure};
 use foxbase_core::game::GameKind;
-use foxbase_core::play::WithRules;
 use foxbase_objstore::{Bucket, StoreUrl};
 use foxbase_tables::checksums::SUMS_FILE;
 use foxbase_tables::dir::TableDir;
@@ -93,7 +92,10 @@ pub fn with_tables_keeping(
     struct Open<V>(Box<dyn Location>, V);
     impl<V: TablesVisitor> GameVisitor for Open<V> {
         type Output = CommandResult;
-        fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> CommandResult {
+        fn visit<G: SolveTier + SealRun + foxbase_tables::publish::Publishable + 'static>(
+            self,
+            game: G,
+        ) -> CommandResult {
             let Open(location, visitor) = self;
             visitor.visit(TierTables::open_at(game, location).map_err(Failure::bad_input)?)
         }

@@ -237,7 +237,10 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
             struct Verify<'a>(&'a std::path::Path, OnTier<'a>);
             impl GameVisitor for Verify<'_> {
                 type Output = Result<Verified, Problem>;
-                fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> Self::Output {
+                fn visit<G: SolveTier + SealRun + foxbase_tables::publish::Publishable + 'static>(
+                    self,
+                    game: G,
+                ) -> Self::Output {
                     foxbase_tables::verify::verify_game(game, self.0, self.1)
                 }
             }
@@ -412,7 +415,10 @@ pub fn stats(args: StatsArgs) -> CommandResult {
         struct Stats<'a>(&'a std::path::Path, bool);
         impl GameVisitor for Stats<'_> {
             type Output = CommandResult;
-            fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> CommandResult {
+            fn visit<G: SolveTier + SealRun + foxbase_tables::publish::Publishable + 'static>(
+                self,
+                game: G,
+            ) -> CommandResult {
                 let tables = TierTables::open(game, self.0).map_err(Failure::bad_input)?;
                 crate::tier_stats::tier_stats(&tables, self.1)
             }

@@ -9,7 +9,7 @@ use crate::command::{CommandResult, Failure};
 use crate::output::{json, line};
 use foxbase_core::notation::count;
 use foxbase_core::play::{Playable, WithRules};
-use foxbase_tables::tiered::TierTables;
+use foxbase_tables::tiered::{LocateChild, TierTables};
 use foxbase_tables::Tablebase;
 use serde_json::{json, Value as Json};
 
@@ -32,7 +32,7 @@ impl<P> TierRow<P> {
 /// Prints the stats of `tables`, as text or (`json_out`) one JSON object:
 /// `{"game", ...the variant's fields, "positions", "start", "tiers": [{"tier",
 /// "positions", "wins", "draws", "losses", "longest_win"}], "longest_win"}`.
-pub fn tier_stats<G: WithRules>(tables: &TierTables<G>, json_out: bool) -> CommandResult {
+pub fn tier_stats<G: LocateChild + WithRules>(tables: &TierTables<G>, json_out: bool) -> CommandResult {
     let (game, rules) = (&tables.game, tables.game.rules());
     let mut rows = Vec::new();
     for tier in tables.tiers() {

@@ -22,11 +22,11 @@ use foxbase_tables::error::Error;
 use foxbase_tables::manifest::TierEntry;
 use foxbase_tables::packed::PackedValues;
 use foxbase_tables::plies::{Distance, Plies};
-use foxbase_tables::publish::{publish_as, read_stored, Levels, Publishable, Reader, TierFiles};
+use foxbase_tables::publish::{publish_as, read_whole_stored, Levels, Publishable, Reader, TierFiles};
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::DirLocation;
 use foxbase_tables::table::Layout;
-use foxbase_tables::tiered::{fill_derived, TierTables, WholeTier};
+use foxbase_tables::tiered::{fill_derived, locate_by_tier, LocateChild, TierTables, WholeTier};
 use foxbase_tables::verify::verify_game;
 use foxbase_worker::job::TierReport;
 use foxbase_worker::kernel::{Kernel, Output, SolveTier};
@@ -310,6 +310,15 @@ impl SolveTier for Race {}
 /// No start value recorded, the default.
 impl SealRun for Race {}
 
+/// A child is found by its tier and canonical rank.
+impl LocateChild for Race {
+    type Memo = ();
+
+    fn locate(&self, _: &mut (), loaded: &[&WholeTier<Race>], child: &RacePos) -> Option<(usize, u64)> {
+        locate_by_tier(self, loaded, child)
+    }
+}
+
 /// A's positions (the even slots) left out of published tables and
 /// derived by one move, as Bagh-Chal's goats' are.
 impl Publishable for Race {
@@ -325,13 +334,10 @@ impl Publishable for Race {
         children: &[TierFiles<(u8, u8)>],
         distance: Option<Distance>,
     ) -> Result<(PackedValues, Option<Plies>), Error> {
-        let load = |files: &TierFiles<(u8, u8)>| -> Result<(WholeTier<Race>, Layout), Error> {
-            let s = read_stored(self, files)?;
-            Ok((WholeTier { tier: files.tier, index: files.tier, values: s.values, plies: s.plies }, s.layout))
-        };
-        let (mut whole, layout) = load(own)?;
-        if layout == Layout::Published {
-            let children = children.iter().map(|c| load(c).map(|(w, _)| w)).collect::<Result<Vec<_>, Error>>()?;
+        let mut whole = read_whole_stored(self, own)?;
+        if !whole.is_complete() {
+            let children = children.iter().map(|c| read_whole_stored(self, c)).collect::<Result<Vec<_>, Error>>()?;
+            let children: Vec<&WholeTier<Race>> = children.iter().collect();
             fill_derived(self, distance, &mut whole, &children)?;
         }
         Ok((whole.values, whole.plies))

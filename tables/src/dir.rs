@@ -8,17 +8,18 @@
 //! [`TableDir::complete`]) with a cache bounded in bytes, so that a child
 //! read by many parents is decompressed once. Published tables store no
 //! fox-to-move values: a single value is derived by one fox move, a whole
-//! table by [`fill_fox_to_move`].
+//! table by [`fill_derived`].
 
 use crate::error::{Error, ErrorKind, TableError};
 use crate::index::{IndexEntry, Summary, TierIndex};
-use crate::packed::{PackedValues, UNUSED};
-use crate::plies::{Distance, Plies};
+use crate::packed::PackedValues;
+use crate::plies::Distance;
 use crate::read_cache::{BlockCache, PieceCache, DEFAULT_BLOCK_CACHE_BYTES, DEFAULT_PIECE_CACHE_BYTES};
 use crate::reader::as_child;
 use crate::source::{DirLocation, Location};
 use crate::table::{Contents, Layout, RawBlock, TableFile};
 use crate::tier_files::{key_of_name, plies_key_of_name, table_header};
+use crate::tiered::{fill_derived, LocateChild, WholeTier};
 use foxbase_core::board::Bits;
 use foxbase_core::foxgame::{FoxGame, FoxTier, SetRank, TierIndex as RankIndex};
 use foxbase_core::game::GameKind;
@@ -26,7 +27,6 @@ use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
 pub use foxbase_core::Outcome;
 use foxbase_core::{Move, Position, Side, Value, Variant};
-use rayon::prelude::*;
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -34,235 +34,72 @@ use std::sync::{Arc, Mutex};
 /// Whole tables kept in memory by default.
 pub const DEFAULT_CACHE_BYTES: u64 = 1 << 30;
 
-/// A tier's values with its index layout.
-pub struct Loaded {
-    pub tier: FoxTier,
-    pub index: RankIndex,
-    pub values: PackedValues,
-    /// Which slots of `values` hold values ([`Layout::Published`]: the odd ones).
-    pub layout: Layout,
-    /// Its plies, in a tablebase with plies.
-    pub plies: Option<Plies>,
-    /// Which slots of `plies` hold counts: those of `layout`, or the odd
-    /// ones alone where a solved table's DTZ file stores the sheep-to-move
-    /// counts alone ([`Layout::holds_plies`]).
-    pub plies_layout: Layout,
-}
+/// The Fox Game's child search for the one-step valuation: the table and
+/// [`SetRank`] of a child's sheep set and fox count, remembered, since the
+/// children of neighbouring positions share a few sheep sets; the slot
+/// then follows from the foxes and the side to move alone.
+impl LocateChild for FoxGame {
+    type Memo = SheepSetRanks;
 
-impl Loaded {
-    /// The outcome stored at slot `i` (`None` for an unused slot); plies
-    /// `None` for a draw or without plies.
     #[inline]
-    pub fn outcome(&self, i: u64) -> Option<Outcome> {
-        crate::plies::outcome_at(&self.values, self.plies.as_ref(), i)
+    fn locate(
+        &self,
+        memo: &mut SheepSetRanks,
+        loaded: &[&WholeTier<FoxGame>],
+        child: &Position,
+    ) -> Option<(usize, u64)> {
+        let (k, rank) = memo.rank(loaded, child.sheep(), child.fox_count())?;
+        Some((k, rank.slot(child.foxes(), child.side())))
     }
-
-    fn bytes(&self) -> u64 {
-        crate::plies::held_bytes(&self.values, self.plies.as_ref())
-    }
 }
 
-/// Why one forward step could not value a position.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum StepError {
-    #[error("a child is in tier {tier}, which the directory does not hold")]
-    MissingTier { tier: String },
-    #[error("its child {child} holds the unused code 3")]
-    UnusedChild { child: String },
-}
-
-/// Why the fox-to-move values of a published table could not be derived.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("deriving {position}: {source}")]
-pub struct DeriveError {
-    pub position: String,
-    #[source]
-    pub source: StepError,
-}
-
-/// Scratch of [`value_by_one_step`], reused between calls so that loops
-/// over a tier allocate nothing: the children's values, and the sheep part
-/// of recent children's indexes (which table, [`SetRank`]), remembered per
-/// sheep set and fox count since the children of neighbouring positions
-/// share a few sheep sets.
-pub struct StepScratch {
-    outcomes: Vec<Outcome>,
-    ranks: Vec<Option<RankEntry>>,
-}
+/// Recently ranked sheep sets by sheep and fox count, hashed into 256
+/// entries ([`LocateChild::locate`] for the Fox Game).
+pub struct SheepSetRanks(Vec<Option<RankEntry>>);
 
 /// A remembered child rank: sheep, fox count, and the table and sheep rank
 /// of their positions (`None` when their tier is not loaded).
 type RankEntry = (Bits, u32, Option<(usize, SetRank)>);
 
-impl Default for StepScratch {
-    fn default() -> StepScratch {
-        StepScratch { outcomes: Vec::with_capacity(64), ranks: vec![None; 256] }
+impl Default for SheepSetRanks {
+    fn default() -> SheepSetRanks {
+        SheepSetRanks(vec![None; 256])
     }
 }
 
-impl StepScratch {
+impl SheepSetRanks {
     /// The table (index into `loaded`) and sheep rank of the positions with
     /// `sheep` and `foxes` foxes; `None` when their tier is not loaded.
     #[inline]
-    fn rank(&mut self, loaded: &[&Loaded], sheep: Bits, foxes: u32) -> Option<(usize, SetRank)> {
+    fn rank(&mut self, loaded: &[&WholeTier<FoxGame>], sheep: Bits, foxes: u32) -> Option<(usize, SetRank)> {
         let h = ((sheep ^ foxes as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize;
-        if let Some((s, f, found)) = self.ranks[h] {
+        if let Some((s, f, found)) = self.0[h] {
             if s == sheep && f == foxes {
                 return found;
             }
         }
         let t = FoxTier::of(sheep, foxes);
         let found = loaded.iter().position(|l| l.tier == t).map(|k| (k, loaded[k].index.set_rank(sheep)));
-        self.ranks[h] = Some((sheep, foxes, found));
+        self.0[h] = Some((sheep, foxes, found));
         found
     }
-}
-
-/// The value one forward step gives `pos`: [`outcome_by_one_step`]'s value.
-pub fn value_by_one_step(
-    game: &FoxGame,
-    pos: &Position,
-    loaded: &[&Loaded],
-    scratch: &mut StepScratch,
-) -> Result<Value, StepError> {
-    outcome_by_one_step(game, pos, loaded, None, scratch).map(|o| o.value)
-}
-
-/// The outcome one forward step gives `pos`, from the values (and plies)
-/// of its children in `loaded` ([`Outcome::from_children`]; a game-over
-/// position gets its game-over value and 0 plies). A child in a loaded
-/// tier is read from its table, which holds game-over positions too (and
-/// is checked against the rules when its own tier is verified); a child in
-/// a tier without a table must be over. Plies are `None` where a child
-/// that counts has none (tables without plies).
-///
-/// With [`Distance::Dtz`] a child in another tier than `pos` (a zeroing
-/// move) counts [`Distance::zeroing_child_plies`], whatever its own.
-///
-/// Errors name a child whose tier is not in `loaded` and which is not over,
-/// or whose slot holds the unused code.
-pub fn outcome_by_one_step(
-    game: &FoxGame,
-    pos: &Position,
-    loaded: &[&Loaded],
-    distance: Option<Distance>,
-    scratch: &mut StepScratch,
-) -> Result<Outcome, StepError> {
-    if let Some(v) = game.primitive(pos) {
-        return Ok(Outcome { value: v, plies: (v != Value::Draw).then_some(0) });
-    }
-    let own_tier = (distance == Some(Distance::Dtz)).then(|| game.tier_of(pos));
-    scratch.outcomes.clear();
-    let mut failure = None;
-    game.for_each_child(pos, |child| {
-        if failure.is_some() {
-            return;
-        }
-        let o = match scratch.rank(loaded, child.sheep(), child.fox_count()) {
-            Some((k, rank)) => match loaded[k].outcome(rank.slot(child.foxes(), child.side())) {
-                Some(o) if own_tier.is_some_and(|t| t != loaded[k].tier) => {
-                    Outcome { plies: Distance::zeroing_child_plies(o.value, game.rules.no_progress > 0), ..o }
-                }
-                Some(o) => o,
-                None => {
-                    failure = Some(StepError::UnusedChild { child: format_position(&child) });
-                    return;
-                }
-            },
-            None => match game.primitive(&child) {
-                Some(v) => Outcome { value: v, plies: (v != Value::Draw).then_some(0) },
-                None => {
-                    failure = Some(StepError::MissingTier { tier: game.tier_of(&child).name() });
-                    return;
-                }
-            },
-        };
-        scratch.outcomes.push(o);
-    });
-    match failure {
-        Some(f) => Err(f),
-        None => Ok(crate::plies::capped(Outcome::from_children(&scratch.outcomes), game.rules.no_progress)),
-    }
-}
-
-/// Fills the fox-to-move (even) slots of `own` (whose odd slots were read
-/// from a table with [`Layout::Published`], or from a plies file storing
-/// them alone) by one fox move from its sheep-to-move slots and those of
-/// `children` (a fox move stays in the tier or captures into a child tier,
-/// and always leaves the sheep to move). Values stored in every slot
-/// ([`Layout::Solved`]) stay as stored: only the plies are filled then.
-///
-/// Precondition: `children` holds every child tier of `own.tier` that the
-/// tablebase holds; their sheep-to-move slots are read, never their even ones.
-pub fn fill_fox_to_move(
-    game: &FoxGame,
-    own: &mut Loaded,
-    children: &[&Loaded],
-    distance: Option<Distance>,
-) -> Result<(), DeriveError> {
-    let size = game.tier_size(&own.index);
-    let values_stored = own.layout == Layout::Solved;
-    let chunk = 1u64 << 16;
-    let filled: Vec<Result<Vec<(u8, u16)>, DeriveError>> = {
-        let own: &Loaded = own;
-        let mut all: Vec<&Loaded> = vec![own];
-        all.extend_from_slice(children);
-        (0..size.div_ceil(chunk))
-            .into_par_iter()
-            .map(|c| {
-                let mut codes: Vec<(u8, u16)> = Vec::with_capacity(chunk as usize / 2);
-                let mut scratch = StepScratch::default();
-                let mut first = Ok(());
-                game.for_each_slot(&own.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
-                    if i % 2 != 0 || first.is_err() {
-                        return;
-                    }
-                    let Some(pos) = pos else {
-                        codes.push((UNUSED, 0));
-                        return;
-                    };
-                    debug_assert_eq!(pos.side(), Side::Fox);
-                    match outcome_by_one_step(game, &pos, &all, distance, &mut scratch) {
-                        Ok(o) => codes.push((o.value.code(), o.plies.unwrap_or(0) as u16)),
-                        Err(source) => first = Err(DeriveError { position: format_position(&pos), source }),
-                    }
-                });
-                first.map(|_| codes)
-            })
-            .collect()
-    };
-    for (c, codes) in filled.into_iter().enumerate() {
-        for (k, (code, plies)) in codes?.into_iter().enumerate() {
-            let i = c as u64 * chunk + 2 * k as u64;
-            if !values_stored {
-                own.values.set_code(i, code);
-            }
-            if let Some(p) = own.plies.as_mut() {
-                p.set(i, plies);
-            }
-        }
-    }
-    own.layout = Layout::Solved;
-    own.plies_layout = Layout::Solved;
-    Ok(())
 }
 
 /// Fills in what the files of `own` leave out (read as stored: a
 /// published table's fox-to-move values, a DTZ file's fox-to-move counts)
 /// from its stored slots and those of `children` (every child tier of
 /// `own.tier` the tablebase holds, as stored), with `fox_side` where it
-/// takes the values, else [`fill_fox_to_move`]: [`TableDir::complete`]'s
+/// takes the values, else [`fill_derived`]: [`TableDir::complete`]'s
 /// derivation, and that of a solve checking a tier it publishes
 /// ([`crate::retire`]).
 pub fn derive_left_out(
     game: &FoxGame,
     fox_side: Option<&dyn DeriveFoxSide>,
-    own: &mut Loaded,
-    children: &[&Loaded],
+    own: &mut WholeTier<FoxGame>,
+    children: &[&WholeTier<FoxGame>],
     distance: Option<Distance>,
 ) -> Result<(), Error> {
     let tier = own.tier;
-    let file = || crate::tier_files::table_key(game, tier);
     let whole = match fox_side {
         Some(deriver) if own.layout == Layout::Published && own.plies.is_none() => {
             deriver.derive(game, own.tier, &mut own.values, children)
@@ -271,14 +108,13 @@ pub fn derive_left_out(
     };
     match whole {
         Some(derived) => {
-            derived.map_err(|message| Error::DeriveWhole { file: file(), message })?;
+            let file = crate::tier_files::table_key(game, tier);
+            derived.map_err(|message| Error::DeriveWhole { file, message })?;
             own.layout = Layout::Solved;
             own.plies_layout = Layout::Solved;
             Ok(())
         }
-        None => {
-            fill_fox_to_move(game, own, children, distance).map_err(|source| Error::Derive { file: file(), source })
-        }
+        None => fill_derived(game, distance, own, children),
     }
 }
 
@@ -286,16 +122,16 @@ pub fn derive_left_out(
 struct TableCache {
     budget: u64,
     /// Tables as stored (fox-to-move slots of published tables not yet derived).
-    stored: HashMap<FoxTier, Arc<Loaded>>,
+    stored: HashMap<FoxTier, Arc<WholeTier<FoxGame>>>,
     /// Tables with every value present.
-    complete: HashMap<FoxTier, Arc<Loaded>>,
+    complete: HashMap<FoxTier, Arc<WholeTier<FoxGame>>>,
     /// Insertion order of both maps, oldest first, for eviction.
     order: VecDeque<(bool, FoxTier)>,
     bytes: u64,
 }
 
 impl TableCache {
-    fn remember(&mut self, complete: bool, loaded: Arc<Loaded>) {
+    fn remember(&mut self, complete: bool, loaded: Arc<WholeTier<FoxGame>>) {
         self.bytes += loaded.bytes();
         self.order.push_back((complete, loaded.tier));
         let map = if complete { &mut self.complete } else { &mut self.stored };
@@ -332,28 +168,28 @@ pub struct TableDir {
     /// [`RANK_INDEXES_KEPT`] (16 KiB each), the oldest dropped first.
     rank_indexes: Mutex<RankIndexes>,
     /// How [`TableDir::complete`] derives a published table's fox-to-move
-    /// values: [`fox_side_deriver`] at open, else [`fill_fox_to_move`].
+    /// values: [`fox_side_deriver`] at open, else [`fill_derived`].
     fox_side: Option<&'static dyn DeriveFoxSide>,
 }
 
 /// A whole-table derivation of a published tier's fox-to-move values,
-/// equal to [`fill_fox_to_move`]'s one fox move per position but faster:
+/// equal to [`fill_derived`]'s one fox move per position but faster:
 /// the worker's plane kernel provides one (this crate has no kernel), and
 /// a program that links it installs it once with
 /// [`install_fox_side_deriver`]; every [`TableDir`] opened after that uses
-/// it for values (plies are always derived by [`fill_fox_to_move`]).
+/// it for values (plies are always derived by [`fill_derived`]).
 pub trait DeriveFoxSide: Sync {
     /// Sets the even slots of `own` (read from a published table: its odd
     /// slots hold the sheep-to-move values) from its odd slots and the
     /// odd slots of `children` (every child tier of `tier` the tablebase
     /// holds), the unused code where a slot holds no position. `None`
-    /// when it does not handle `game` (then [`fill_fox_to_move`] does).
+    /// when it does not handle `game` (then [`fill_derived`] does).
     fn derive(
         &self,
         game: &FoxGame,
         tier: FoxTier,
         own: &mut PackedValues,
-        children: &[&Loaded],
+        children: &[&WholeTier<FoxGame>],
     ) -> Option<Result<(), String>>;
 }
 
@@ -414,7 +250,7 @@ impl TableDir {
     }
 
     /// Derives published fox-to-move values with `deriver`, or with
-    /// `None` one fox move per position ([`fill_fox_to_move`]: what
+    /// `None` one fox move per position ([`fill_derived`]: what
     /// `foxbase verify --one-step` uses, independent of the kernel).
     pub fn with_fox_side(mut self, deriver: Option<&'static dyn DeriveFoxSide>) -> TableDir {
         self.fox_side = deriver;
@@ -550,8 +386,7 @@ impl TableDir {
 
     /// The outcome of a position that is over (0 plies, in a tablebase with plies).
     fn game_over(&self, pos: &Position) -> Option<Outcome> {
-        let v = self.game.primitive(pos)?;
-        Some(Outcome { value: v, plies: (v != Value::Draw && self.has_plies()).then_some(0) })
+        crate::tiered::game_over(&self.game, pos, self.has_plies())
     }
 
     /// Whether the tablebase has plies files (solved without `--no-distance`).
@@ -702,7 +537,7 @@ impl TableDir {
     }
 
     /// A whole table as stored.
-    pub fn stored(&self, tier: FoxTier) -> Result<Arc<Loaded>, Error> {
+    pub fn stored(&self, tier: FoxTier) -> Result<Arc<WholeTier<FoxGame>>, Error> {
         if let Some(l) = self.cache.lock().unwrap().stored.get(&tier) {
             return Ok(l.clone());
         }
@@ -716,7 +551,7 @@ impl TableDir {
             (None, t.layout)
         };
         let index = self.game.tier_index(tier);
-        let loaded = Arc::new(Loaded { tier, index, values, layout: t.layout, plies, plies_layout });
+        let loaded = Arc::new(WholeTier { tier, index, values, layout: t.layout, plies, plies_layout });
         self.plies_files.lock().unwrap().remove(&tier);
         // The whole table is in memory now; the open file is not needed again.
         self.files.lock().unwrap().remove(&tier);
@@ -729,12 +564,12 @@ impl TableDir {
     /// from its own and its children's sheep-to-move values (and for a
     /// solved table whose plies file stores the sheep-to-move counts alone,
     /// the fox-to-move counts so derived).
-    pub fn complete(&self, tier: FoxTier) -> Result<Arc<Loaded>, Error> {
+    pub fn complete(&self, tier: FoxTier) -> Result<Arc<WholeTier<FoxGame>>, Error> {
         if let Some(l) = self.cache.lock().unwrap().complete.get(&tier) {
             return Ok(l.clone());
         }
         let stored = self.stored(tier)?;
-        if stored.layout == Layout::Solved && stored.plies_layout == Layout::Solved {
+        if stored.is_complete() {
             return Ok(stored);
         }
         let mut children = Vec::new();
@@ -743,7 +578,7 @@ impl TableDir {
                 children.push(self.stored(child)?);
             }
         }
-        let mut own = Loaded {
+        let mut own = WholeTier {
             tier,
             index: self.game.tier_index(tier),
             values: stored.values.clone(),
@@ -751,7 +586,7 @@ impl TableDir {
             plies: stored.plies.clone(),
             plies_layout: stored.plies_layout,
         };
-        let refs: Vec<&Loaded> = children.iter().map(|c| c.as_ref()).collect();
+        let refs: Vec<&WholeTier<FoxGame>> = children.iter().map(|c| c.as_ref()).collect();
         derive_left_out(&self.game, self.fox_side, &mut own, &refs, self.distance())?;
         let own = Arc::new(own);
         self.cache.lock().unwrap().remember(true, own.clone());

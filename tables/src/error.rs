@@ -192,7 +192,7 @@ pub enum Error {
     Derive {
         file: String,
         #[source]
-        source: crate::dir::DeriveError,
+        source: crate::tiered::DeriveError,
     },
     /// A whole published table's fox-to-move values could not be derived
     /// ([`crate::dir::DeriveFoxSide`]).

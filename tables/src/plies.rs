@@ -258,8 +258,7 @@ pub fn read_plies(
 
 /// The outcome stored at slot `i` of a tier held whole: its value, and its
 /// plies where there are plies and the value is not a draw; `None` for an
-/// unused slot. What every whole-tier reader answers ([`crate::dir::Loaded`],
-/// [`crate::tiered::WholeTier`]).
+/// unused slot. What a whole tier answers ([`crate::tiered::WholeTier`]).
 #[inline]
 pub fn outcome_at(
     values: &crate::packed::PackedValues,

@@ -8,7 +8,7 @@
 //! one move when read: docs/format.md); tic-tac-toe keeps every slot.
 //! Everything else is one code path for every game.
 
-use crate::dir::{derive_left_out, fox_side_deriver, Loaded, TableDir};
+use crate::dir::{derive_left_out, fox_side_deriver, TableDir};
 use crate::error::{io_error, Error};
 use crate::manifest::{Manifest, PliesEntry, TierEntry};
 use crate::packed::PackedValues;
@@ -18,7 +18,7 @@ use crate::table::{
     read_table, write_plies_with, write_published_table, write_table_layout, Layout, TableFile, DEFAULT_BLOCK_SLOTS,
 };
 use crate::tier_files::table_header;
-use crate::tiered::{fill_derived, TierTables, WholeTier};
+use crate::tiered::{fill_derived, locate_by_tier, LocateChild, TierTables, WholeTier};
 use crate::verify::{check_index, check_tier, check_tier_files, CheckedTier, OnTier, TierCounter};
 use foxbase_core::baghchal::BaghChal;
 use foxbase_core::foxgame::{FoxGame, FoxTier};
@@ -170,8 +170,17 @@ pub fn read_stored<G: TierGame>(game: &G, files: &TierFiles<G::Tier>) -> Result<
     Ok(StoredTier { values, plies, layout: table.layout, plies_layout })
 }
 
-/// What publishing needs of a game beyond the tier contract.
-pub trait Publishable: WithRules + Sized {
+/// [`read_stored`] as a [`WholeTier`] (with its layouts).
+pub fn read_whole_stored<G: TierGame>(game: &G, files: &TierFiles<G::Tier>) -> Result<WholeTier<G>, Error> {
+    let s = read_stored(game, files)?;
+    let (values, plies, layout, plies_layout) = (s.values, s.plies, s.layout, s.plies_layout);
+    Ok(WholeTier { tier: files.tier, index: game.tier_index(files.tier), values, layout, plies, plies_layout })
+}
+
+/// What publishing needs of a game beyond the tier contract (and the
+/// child search of the one-step valuation, [`LocateChild`], with which
+/// a published layout's slots are derived and tables are checked).
+pub trait Publishable: WithRules + LocateChild + Sized {
     /// The layout its published tables are written in.
     const LAYOUT: Layout;
 
@@ -231,17 +240,13 @@ impl Publishable for FoxGame {
         children: &[TierFiles<FoxTier>],
         distance: Option<Distance>,
     ) -> Result<(PackedValues, Option<Plies>), Error> {
-        let load = |files: &TierFiles<FoxTier>| -> Result<Loaded, Error> {
-            let s = read_stored(self, files)?;
-            let (values, plies, layout, plies_layout) = (s.values, s.plies, s.layout, s.plies_layout);
-            Ok(Loaded { tier: files.tier, index: self.tier_index(files.tier), values, layout, plies, plies_layout })
-        };
-        let mut whole = load(own)?;
-        if whole.layout == Layout::Solved && whole.plies_layout == Layout::Solved {
+        let mut whole = read_whole_stored(self, own)?;
+        if whole.is_complete() {
             return Ok((whole.values, whole.plies));
         }
-        let children = children.iter().map(load).collect::<Result<Vec<Loaded>, Error>>()?;
-        let refs: Vec<&Loaded> = children.iter().collect();
+        let children =
+            children.iter().map(|c| read_whole_stored(self, c)).collect::<Result<Vec<WholeTier<FoxGame>>, Error>>()?;
+        let refs: Vec<&WholeTier<FoxGame>> = children.iter().collect();
         derive_left_out(self, fox_side_deriver(), &mut whole, &refs, distance)?;
         Ok((whole.values, whole.plies))
     }
@@ -274,14 +279,10 @@ impl Publishable for BaghChal {
         children: &[TierFiles<Self::Tier>],
         distance: Option<Distance>,
     ) -> Result<(PackedValues, Option<Plies>), Error> {
-        let load = |files: &TierFiles<Self::Tier>| -> Result<(WholeTier<BaghChal>, Layout), Error> {
-            let s = read_stored(self, files)?;
-            let index = self.tier_index(files.tier);
-            Ok((WholeTier { tier: files.tier, index, values: s.values, plies: s.plies }, s.layout))
-        };
-        let (mut whole, layout) = load(own)?;
-        if layout == Layout::Published {
-            let children = children.iter().map(|c| load(c).map(|(w, _)| w)).collect::<Result<Vec<_>, Error>>()?;
+        let mut whole = read_whole_stored(self, own)?;
+        if !whole.is_complete() {
+            let children = children.iter().map(|c| read_whole_stored(self, c)).collect::<Result<Vec<_>, Error>>()?;
+            let children: Vec<&WholeTier<BaghChal>> = children.iter().collect();
             fill_derived(self, distance, &mut whole, &children)?;
         }
         Ok((whole.values, whole.plies))
@@ -294,6 +295,24 @@ impl Publishable for BaghChal {
             let whole = tables.load(tier)?;
             check(&whole.values, whole.plies.as_ref())
         }))
+    }
+}
+
+/// Bagh-Chal's children are found by their tier and canonical rank.
+impl LocateChild for BaghChal {
+    type Memo = ();
+
+    fn locate(&self, _: &mut (), loaded: &[&WholeTier<BaghChal>], child: &Self::Position) -> Option<(usize, u64)> {
+        locate_by_tier(self, loaded, child)
+    }
+}
+
+/// Tic-tac-toe's children are found by their tier and canonical rank.
+impl LocateChild for TicTacToe {
+    type Memo = ();
+
+    fn locate(&self, _: &mut (), loaded: &[&WholeTier<TicTacToe>], child: &Self::Position) -> Option<(usize, u64)> {
+        locate_by_tier(self, loaded, child)
     }
 }
 

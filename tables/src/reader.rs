@@ -13,7 +13,7 @@ use crate::dir::TableDir;
 use crate::error::Error;
 use crate::plies::Distance;
 use crate::table::Layout;
-use crate::tiered::TierTables;
+use crate::tiered::{LocateChild, TierTables};
 use foxbase_core::foxgame::FoxGame;
 use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tier::TierGame;
@@ -139,7 +139,7 @@ impl Tablebase for TableDir {
     }
 }
 
-impl<G: WithRules> Tablebase for TierTables<G> {
+impl<G: LocateChild + WithRules> Tablebase for TierTables<G> {
     type Game = G;
 
     fn game(&self) -> &G {

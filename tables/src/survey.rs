@@ -1,10 +1,11 @@
 //! Surveys of start positions: the value of every arrangement of N sheep on
 //! ranks 1..4 against fixed foxes, read from a tablebase of either layout.
 
-use crate::dir::{Loaded, TableDir};
+use crate::dir::TableDir;
 use crate::error::Error;
+use crate::tiered::WholeTier;
 use foxbase_core::board::{rank_mask, BitIter, Bits};
-use foxbase_core::foxgame::FoxTier;
+use foxbase_core::foxgame::{FoxGame, FoxTier};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Position, Side, Value};
 use std::collections::HashMap;
@@ -27,7 +28,7 @@ pub fn survey(tables: &TableDir, sheep: u32, foxes: Bits, side: Side) -> Result<
             points.len()
         )));
     }
-    let mut loaded: HashMap<FoxTier, Arc<Loaded>> = HashMap::new();
+    let mut loaded: HashMap<FoxTier, Arc<WholeTier<FoxGame>>> = HashMap::new();
     let mut by_value: HashMap<Value, Vec<Position>> = HashMap::new();
     let mut arrangements = 0;
     let mut choice: Vec<usize> = (0..sheep as usize).collect();

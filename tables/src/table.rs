@@ -1191,7 +1191,7 @@ mod tests {
     #[test]
     fn reused_zstd_contexts_write_the_same_frames() {
         let inputs: Vec<Vec<u8>> = (0..6u32)
-            .map(|k| (0..(1000 << k)).map(|i: u32| ((i * 2654435761u32) >> (k + 20)) as u8).collect())
+            .map(|k| (0..(1000 << k)).map(|i: u32| (i.wrapping_mul(2654435761u32) >> (k + 20)) as u8).collect())
             .collect();
         for level in [ZSTD_LEVEL, PUBLISH_ZSTD_LEVEL, 9, ZSTD_LEVEL] {
             for raw in &inputs {

@@ -21,10 +21,12 @@
 use crate::error::{Error, ErrorKind, TableError};
 use crate::manifest::Manifest;
 use crate::packed::PackedValues;
+use crate::plies::Distance;
 use crate::plies::Plies;
 use crate::source::{DirLocation, Location};
 use crate::table::{Layout, TableFile};
 use crate::tier_files::{plies_key, table_header, table_key};
+use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Outcome, Value};
 use rayon::prelude::*;
@@ -58,12 +60,20 @@ struct OpenTier<G: TierGame> {
     plies: Option<TableFile>,
 }
 
-/// A whole tier in memory: its values and, in a tablebase with plies, its plies.
+/// A whole tier in memory, of any game: its values and, in a tablebase
+/// with plies, its plies, as its files store them or with what their
+/// layout leaves out derived ([`fill_derived`]).
 pub struct WholeTier<G: TierGame> {
     pub tier: G::Tier,
     pub index: G::Index,
     pub values: PackedValues,
+    /// Which slots of `values` hold values ([`Layout::Published`]: the odd ones).
+    pub layout: Layout,
     pub plies: Option<Plies>,
+    /// Which slots of `plies` hold counts: those of `layout`, or the odd
+    /// ones alone where a solved table's DTZ file stores them alone
+    /// ([`Layout::holds_plies`]).
+    pub plies_layout: Layout,
 }
 
 impl<G: TierGame> WholeTier<G> {
@@ -78,6 +88,19 @@ impl<G: TierGame> WholeTier<G> {
     pub fn bytes(&self) -> u64 {
         crate::plies::held_bytes(&self.values, self.plies.as_ref())
     }
+
+    /// Whether every slot's value and plies count is present (none left
+    /// for [`fill_derived`]).
+    pub fn is_complete(&self) -> bool {
+        self.layout == Layout::Solved && self.plies_layout == Layout::Solved
+    }
+}
+
+/// The outcome of a position that is over, in a tablebase with plies
+/// (`plies`) or without: its value, and 0 plies for a win or a loss.
+pub fn game_over<G: TierGame>(game: &G, pos: &G::Position, plies: bool) -> Option<Outcome> {
+    let v = game.primitive(pos)?;
+    Some(Outcome { value: v, plies: (v != Value::Draw && plies).then_some(0) })
 }
 
 impl<G: TierGame> TierTables<G> {
@@ -159,8 +182,7 @@ impl<G: TierGame> TierTables<G> {
 
     /// The outcome of a position that is over (0 plies, in a tablebase with plies).
     pub fn game_over(&self, pos: &G::Position) -> Option<Outcome> {
-        let v = self.game.primitive(pos)?;
-        Some(Outcome { value: v, plies: (v != Value::Draw && self.has_plies()).then_some(0) })
+        game_over(&self.game, pos, self.has_plies())
     }
 
     /// Opens `tier`'s table (and plies file), once; [`Error::NoTable`] when it is not held.
@@ -248,6 +270,29 @@ impl<G: TierGame> TierTables<G> {
         Ok(Outcome { value, plies })
     }
 
+    /// The outcome for the mover of playing into `after` from a position
+    /// (plies counted from that position).
+    pub fn move_outcome(&self, after: &G::Position) -> Result<Outcome, Error> {
+        let o = self.outcome(after)?;
+        Ok(Outcome { value: o.value.for_mover(), plies: o.plies.map(|p| p + 1) })
+    }
+
+    /// A whole tier as its files store it.
+    fn load_stored(&self, tier: G::Tier) -> Result<WholeTier<G>, Error> {
+        let t = self.opened(tier)?;
+        let values = t.table.read_all()?;
+        let plies = match &t.plies {
+            Some(p) => Some(p.read_all_plies(&values)?),
+            None => None,
+        };
+        let plies_layout = t.plies.as_ref().map_or(t.table.layout, |p| p.layout);
+        let (index, layout) = (self.game.tier_index(tier), t.table.layout);
+        Ok(WholeTier { tier, index, values, layout, plies, plies_layout })
+    }
+}
+
+/// What needs the one-step valuation ([`outcome_by_one_step`]).
+impl<G: LocateChild + WithRules> TierTables<G> {
     /// [`TierTables::outcome`] from whole tiers in memory (read once, kept
     /// up to [`WHOLE_TIER_BYTES`]): for work over many positions of a few tiers.
     pub fn outcome_in_memory(&self, pos: &G::Position) -> Result<Outcome, Error> {
@@ -274,72 +319,73 @@ impl<G: TierGame> TierTables<G> {
             .ok_or_else(|| Error::Table(TableError::new(self.game.tier_name(tier), ErrorKind::UnusedSlot { slot: i })))
     }
 
-    /// The outcome for the mover of playing into `after` from a position
-    /// (plies counted from that position).
-    pub fn move_outcome(&self, after: &G::Position) -> Result<Outcome, Error> {
-        let o = self.outcome(after)?;
-        Ok(Outcome { value: o.value.for_mover(), plies: o.plies.map(|p| p + 1) })
-    }
-
     /// Reads a whole tier (values, and plies in a tablebase with plies),
     /// checking every block; [`Error::NoTable`] when it is not held. A
-    /// published tier comes with its derived slots filled in, from its own
-    /// stored slots and its held child tiers'.
+    /// published tier (or a plies file storing the odd slots' counts alone)
+    /// comes with its derived slots filled in, from its own stored slots and
+    /// its held child tiers' ([`fill_derived`]).
     pub fn load(&self, tier: G::Tier) -> Result<WholeTier<G>, Error> {
         let mut own = self.load_stored(tier)?;
-        if self.layout == Layout::Published {
+        if !own.is_complete() {
             let mut children = Vec::new();
             for child in self.game.child_tiers(tier) {
                 if self.holds(child) {
                     children.push(self.load_stored(child)?);
                 }
             }
+            let children: Vec<&WholeTier<G>> = children.iter().collect();
             fill_derived(&self.game, self.distance(), &mut own, &children)?;
         }
         Ok(own)
     }
-
-    /// A whole tier as its files store it.
-    fn load_stored(&self, tier: G::Tier) -> Result<WholeTier<G>, Error> {
-        let t = self.opened(tier)?;
-        let values = t.table.read_all()?;
-        let plies = match &t.plies {
-            Some(p) => Some(p.read_all_plies(&values)?),
-            None => None,
-        };
-        Ok(WholeTier { tier, index: self.game.tier_index(tier), values, plies })
-    }
 }
 
-/// Fills the even slots of `own` (as stored in a published table) by one
-/// move from the odd slots of `own` and `children` (its held child tiers,
-/// as stored): [`TierTables::load`]'s derivation, and that of a solve
-/// checking a tier it publishes ([`crate::retire`]).
-pub fn fill_derived<G: TierGame>(
+/// Fills in what the files of `own` leave out (read as stored: a
+/// published table's even slots, a plies file's even counts where it
+/// stores the odd ones alone) by one move from the odd slots of `own` and
+/// `children` (every child tier of `own.tier` the tablebase holds, as
+/// stored), for plies to `distance`; an even slot that holds no position
+/// gets the unused code. Values stored in every slot stay as stored. Then
+/// `own` is complete. [`TierTables::load`]'s derivation, and that of a
+/// solve checking a tier it publishes ([`crate::retire`]).
+///
+/// Precondition (the published layout's, which `publish` checks value by
+/// value): every child of an even slot's position is over or sits in an
+/// odd slot, so that only stored slots are read.
+pub fn fill_derived<G: LocateChild + WithRules>(
     game: &G,
-    distance: Option<crate::plies::Distance>,
+    distance: Option<Distance>,
     own: &mut WholeTier<G>,
-    children: &[WholeTier<G>],
+    children: &[&WholeTier<G>],
 ) -> Result<(), Error> {
     let size = own.values.len();
     let chunk = 1u64 << 16;
-    let with_plies = own.plies.is_some();
+    let values_stored = own.layout == Layout::Solved;
     let filled: Vec<Result<Vec<DerivedSlot>, Error>> = {
         let mut all: Vec<&WholeTier<G>> = vec![own];
-        all.extend(children);
+        all.extend_from_slice(children);
         let all = &all;
         (0..size.div_ceil(chunk))
             .into_par_iter()
             .map(|c| {
                 let mut codes = Vec::with_capacity(chunk as usize / 2);
-                let mut outcomes = Vec::with_capacity(64);
+                let mut scratch = StepScratch::default();
                 let mut first = Ok(());
-                let format = |p: &G::Position| format!("{p:?}");
                 game.for_each_slot(&all[0].index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
-                    let Some(pos) = pos.filter(|_| i % 2 == 0 && first.is_ok()) else { return };
-                    match game_outcome_by_one_step(game, &pos, all, &format, distance, &mut outcomes) {
-                        Ok(o) => codes.push((i, o.value.code(), o.plies.filter(|_| with_plies).unwrap_or(0) as u16)),
-                        Err(e) => first = Err(e.into_error(game.tier_name(all[0].tier), i)),
+                    if i % 2 != 0 || first.is_err() {
+                        return;
+                    }
+                    let Some(pos) = pos else {
+                        codes.push((i, crate::packed::UNUSED, 0));
+                        return;
+                    };
+                    match outcome_by_one_step(game, &pos, all, distance, &mut scratch) {
+                        Ok(o) => codes.push((i, o.value.code(), o.plies.unwrap_or(0) as u16)),
+                        Err(source) => {
+                            let position = game.rules().format_position(&pos);
+                            let file = crate::tier_files::table_key(game, all[0].tier);
+                            first = Err(Error::Derive { file, source: DeriveError { position, source } });
+                        }
                     }
                 });
                 first.map(|_| codes)
@@ -348,17 +394,138 @@ pub fn fill_derived<G: TierGame>(
     };
     for codes in filled {
         for (i, code, plies) in codes? {
-            own.values.set_code(i, code);
+            if !values_stored {
+                own.values.set_code(i, code);
+            }
             if let Some(p) = own.plies.as_mut() {
                 p.set(i, plies);
             }
         }
     }
+    own.layout = Layout::Solved;
+    own.plies_layout = Layout::Solved;
     Ok(())
 }
 
 /// A derived slot as [`fill_derived`] fills it: slot, value code, plies.
 type DerivedSlot = (u64, u8, u16);
+
+/// Finds a child's slot among whole tiers in memory, for the one-step
+/// valuation ([`outcome_by_one_step`]). A game without a faster search
+/// than its tier and canonical rank implements it with [`locate_by_tier`]
+/// and a `Memo` of `()`.
+pub trait LocateChild: TierGame + Sized {
+    /// What the search remembers from one child to the next (a loop over
+    /// a tier keeps one, in its [`StepScratch`]).
+    type Memo: Default + Send;
+
+    /// The index in `loaded` of the tier holding `child` and the slot of
+    /// its canonical form there; `None` when no tier of `loaded` holds it.
+    fn locate(
+        &self,
+        memo: &mut Self::Memo,
+        loaded: &[&WholeTier<Self>],
+        child: &Self::Position,
+    ) -> Option<(usize, u64)>;
+}
+
+/// [`LocateChild::locate`] by the child's tier and canonical rank.
+pub fn locate_by_tier<G: TierGame>(game: &G, loaded: &[&WholeTier<G>], child: &G::Position) -> Option<(usize, u64)> {
+    let tier = game.tier_of(child);
+    let k = loaded.iter().position(|l| l.tier == tier)?;
+    Some((k, game.canonical_rank(&loaded[k].index, child)))
+}
+
+/// Scratch of [`outcome_by_one_step`], reused between calls so that loops
+/// over a tier allocate nothing: the children's outcomes and the game's
+/// [`LocateChild::Memo`].
+pub struct StepScratch<G: LocateChild> {
+    outcomes: Vec<Outcome>,
+    memo: G::Memo,
+}
+
+impl<G: LocateChild> Default for StepScratch<G> {
+    fn default() -> StepScratch<G> {
+        StepScratch { outcomes: Vec::with_capacity(64), memo: G::Memo::default() }
+    }
+}
+
+/// Why one forward step could not value a position.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StepError {
+    #[error("a child is in tier {tier}, which the directory does not hold")]
+    MissingTier { tier: String },
+    #[error("its child {child} holds the unused code 3")]
+    UnusedChild { child: String },
+}
+
+/// Why what a table's layout leaves out could not be derived.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("deriving {position}: {source}")]
+pub struct DeriveError {
+    pub position: String,
+    #[source]
+    pub source: StepError,
+}
+
+/// The outcome one forward step gives `pos`, from the values (and plies)
+/// of its children in `loaded` ([`Outcome::from_children`]; a game-over
+/// position gets its game-over value and 0 plies). A child in a loaded
+/// tier is read from its table, which holds game-over positions too (and
+/// is checked against the rules when its own tier is verified); a child in
+/// a tier without a table must be over. Plies are `None` where a child
+/// that counts has none (tables without plies).
+///
+/// With [`Distance::Dtz`] a child in another tier than `pos` (a zeroing
+/// move) counts [`Distance::zeroing_child_plies`], whatever its own.
+///
+/// Errors name a child whose tier is not in `loaded` and which is not over,
+/// or whose slot holds the unused code.
+pub fn outcome_by_one_step<G: LocateChild + WithRules>(
+    game: &G,
+    pos: &G::Position,
+    loaded: &[&WholeTier<G>],
+    distance: Option<Distance>,
+    scratch: &mut StepScratch<G>,
+) -> Result<Outcome, StepError> {
+    if let Some(o) = game_over(game, pos, true) {
+        return Ok(o);
+    }
+    let own_tier = (distance == Some(Distance::Dtz)).then(|| game.tier_of(pos));
+    let zeroing_plies = |v| Distance::zeroing_child_plies(v, game.no_progress() > 0);
+    let StepScratch { outcomes, memo } = scratch;
+    outcomes.clear();
+    let mut failure = None;
+    game.for_each_child(pos, |child| {
+        if failure.is_some() {
+            return;
+        }
+        let o = match game.locate(memo, loaded, &child) {
+            Some((k, slot)) => match loaded[k].outcome(slot) {
+                Some(o) if own_tier.is_some_and(|t| t != loaded[k].tier) => {
+                    Outcome { plies: zeroing_plies(o.value), ..o }
+                }
+                Some(o) => o,
+                None => {
+                    failure = Some(StepError::UnusedChild { child: game.rules().format_position(&child) });
+                    return;
+                }
+            },
+            None => match game_over(game, &child, true) {
+                Some(o) => o,
+                None => {
+                    failure = Some(StepError::MissingTier { tier: game.tier_name(game.tier_of(&child)) });
+                    return;
+                }
+            },
+        };
+        outcomes.push(o);
+    });
+    match failure {
+        Some(f) => Err(f),
+        None => Ok(crate::plies::capped(Outcome::from_children(outcomes), game.no_progress())),
+    }
+}
 
 /// The values of a tier's positions (its used slots; an unused slot holds
 /// a don't-care code, docs/format.md), for the side to move.
@@ -423,75 +590,5 @@ impl<G: TierGame> WholeTier<G> {
                 n
             })
             .reduce(TierCounts::default, TierCounts::add)
-    }
-}
-
-/// Why one forward step could not value a position of a [`TierGame`].
-pub(crate) enum GameStepError {
-    /// A child that is not over, in a tier the tablebase does not hold.
-    MissingTier(String),
-    /// A child whose slot holds the unused code.
-    UnusedChild(String),
-}
-
-impl GameStepError {
-    /// The error of a derived slot `slot` of `tier` that could not be filled.
-    fn into_error(self, tier: String, slot: u64) -> Error {
-        let message = match self {
-            GameStepError::MissingTier(t) => format!("a child is in tier {t}, which the tablebase does not hold"),
-            GameStepError::UnusedChild(child) => format!("its child {child} holds the unused code 3"),
-        };
-        Error::Query(format!("deriving slot {slot} of tier {tier}: {message}"))
-    }
-}
-
-/// The outcome one forward step gives `pos` from its children's stored
-/// outcomes in `loaded` (a game-over position: its game-over value and 0
-/// plies; a child in a tier without a table must be over).
-pub(crate) fn game_outcome_by_one_step<G: TierGame>(
-    game: &G,
-    pos: &G::Position,
-    loaded: &[&WholeTier<G>],
-    format: &(dyn Fn(&G::Position) -> String + Sync),
-    distance: Option<crate::plies::Distance>,
-    outcomes: &mut Vec<foxbase_core::Outcome>,
-) -> Result<foxbase_core::Outcome, GameStepError> {
-    use foxbase_core::Outcome;
-    let over = |v: Value| Outcome { value: v, plies: (v != Value::Draw).then_some(0) };
-    if let Some(v) = game.primitive(pos) {
-        return Ok(over(v));
-    }
-    outcomes.clear();
-    let mut failure = None;
-    game.for_each_child(pos, |child| {
-        if failure.is_some() {
-            return;
-        }
-        let tier = game.tier_of(&child);
-        let o = match loaded.iter().find(|l| l.tier == tier) {
-            Some(l) => match l.outcome(game.canonical_rank(&l.index, &child)) {
-                // With DTZ a move into another tier is zeroing.
-                Some(o) if distance == Some(crate::plies::Distance::Dtz) && tier != loaded[0].tier => {
-                    Outcome { plies: crate::plies::Distance::zeroing_child_plies(o.value, game.no_progress() > 0), ..o }
-                }
-                Some(o) => o,
-                None => {
-                    failure = Some(GameStepError::UnusedChild(format(&game.canonical(&child))));
-                    return;
-                }
-            },
-            None => match game.primitive(&child) {
-                Some(v) => over(v),
-                None => {
-                    failure = Some(GameStepError::MissingTier(game.tier_name(tier)));
-                    return;
-                }
-            },
-        };
-        outcomes.push(o);
-    });
-    match failure {
-        Some(f) => Err(f),
-        None => Ok(crate::plies::capped(Outcome::from_children(outcomes), game.no_progress())),
     }
 }

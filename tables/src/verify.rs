@@ -20,7 +20,7 @@
 //! [`TierGame`]'s solved tables (Bagh-Chal, tic-tac-toe), one position at a
 //! time through the tier contract.
 
-use crate::dir::{outcome_by_one_step, Loaded, StepScratch, TableDir};
+use crate::dir::TableDir;
 use crate::error::{Error, TableError};
 use crate::index::{IndexEntry, TierIndex};
 use crate::manifest::Manifest;
@@ -29,6 +29,8 @@ use crate::plies::Plies;
 use crate::source::DirLocation;
 use crate::table::TableFile;
 use crate::tier_files::table_header;
+use crate::tiered::WholeTier;
+use crate::tiered::{outcome_by_one_step, LocateChild, StepError, StepScratch};
 use foxbase_core::foxgame::{FoxGame, FoxTier};
 use foxbase_core::game::GameKind;
 use foxbase_core::notation::format_position;
@@ -334,8 +336,8 @@ pub trait TierCheck: Sync {
         &self,
         game: &FoxGame,
         tier: FoxTier,
-        own: &Loaded,
-        children: &[&Loaded],
+        own: &WholeTier<FoxGame>,
+        children: &[&WholeTier<FoxGame>],
         fox_side: bool,
     ) -> Option<Result<u64, TierCheckError>>;
 }
@@ -383,7 +385,7 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
                 loaded.push(load(child)?);
             }
         }
-        let refs: Vec<&Loaded> = loaded.iter().map(|l| l.as_ref()).collect();
+        let refs: Vec<&WholeTier<FoxGame>> = loaded.iter().map(|l| l.as_ref()).collect();
         let index = &loaded[0].index;
         let size = game.tier_size(index);
         let plies = tables.has_plies();
@@ -506,7 +508,7 @@ impl ChunkCheck {
 /// against its children's after one move. Problems name positions in the game's notation
 /// ([`Playable::format_position`]). Each tier is loaded whole with
 /// its children and dropped after its last use.
-pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
+pub fn verify_game<G: LocateChild + WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
     use crate::tiered::{TierTables, WholeTier};
     use std::collections::HashMap;
     use std::sync::Arc;
@@ -567,7 +569,7 @@ pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result
             .into_par_iter()
             .map(|c| {
                 let mut found = ChunkCheck::default();
-                let mut outcomes = Vec::with_capacity(64);
+                let mut scratch = StepScratch::default();
                 game.for_each_slot(&own.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
                     if found.value.is_some() {
                         return;
@@ -587,8 +589,8 @@ pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result
                             Some(fail(at(), format!("slot {i} holds the unused code 3, but a position belongs there")));
                         return;
                     };
-                    match crate::tiered::game_outcome_by_one_step(game, &pos, &refs, format, distance, &mut outcomes) {
-                        Err(crate::tiered::GameStepError::MissingTier(t)) => {
+                    match outcome_by_one_step(game, &pos, &refs, distance, &mut scratch) {
+                        Err(StepError::MissingTier { tier: t }) => {
                             found.value = Some(fail(
                                 at(),
                                 format!(
@@ -596,7 +598,7 @@ pub fn verify_game<G: WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result
                                 ),
                             ))
                         }
-                        Err(crate::tiered::GameStepError::UnusedChild(child)) => {
+                        Err(StepError::UnusedChild { child }) => {
                             found.value = Some(fail(
                                 at(),
                                 format!("its child {child} holds the unused code 3 (slot {i} of tier {name})"),

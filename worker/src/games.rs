@@ -4,18 +4,18 @@
 //! registry's one dispatch ([`foxbase_core::with_game_kind`]), and hands
 //! it to a [`GameVisitor`]; code that works on every game is written once,
 //! as a visitor, over the contracts every game implements ([`SolveTier`],
-//! which includes `TierGame`, [`SealRun`] and the rules of play,
-//! [`WithRules`]).
+//! which includes `TierGame`, [`SealRun`], and [`Publishable`], which
+//! includes the rules of play, `WithRules`).
 
 use crate::kernel::SolveTier;
 use foxbase_core::game::GameKind;
-use foxbase_core::play::WithRules;
+use foxbase_tables::publish::Publishable;
 use foxbase_tables::seal::SealRun;
 
 /// Code generic over the game, run by [`with_game`].
 pub trait GameVisitor {
     type Output;
-    fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> Self::Output;
+    fn visit<G: SolveTier + SealRun + Publishable + 'static>(self, game: G) -> Self::Output;
 }
 
 pub use foxbase_core::game::BadVariant;
@@ -38,7 +38,7 @@ mod tests {
     struct Described;
     impl GameVisitor for Described {
         type Output = (GameKind, String);
-        fn visit<G: SolveTier + SealRun + WithRules + 'static>(self, game: G) -> (GameKind, String) {
+        fn visit<G: SolveTier + SealRun + Publishable + 'static>(self, game: G) -> (GameKind, String) {
             (game.game_kind().expect("a registered game"), game.variant_json())
         }
     }

@@ -182,8 +182,8 @@ impl foxbase_tables::verify::TierCheck for PlaneCheck {
         &self,
         game: &FoxGame,
         tier: FoxTier,
-        own: &foxbase_tables::dir::Loaded,
-        children: &[&foxbase_tables::dir::Loaded],
+        own: &foxbase_tables::tiered::WholeTier<FoxGame>,
+        children: &[&foxbase_tables::tiered::WholeTier<FoxGame>],
         fox_side: bool,
     ) -> Option<Result<u64, foxbase_tables::verify::TierCheckError>> {
         use foxbase_tables::verify::TierCheckError;

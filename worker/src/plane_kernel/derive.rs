@@ -2,7 +2,7 @@
 //! sheep-to-move values alone, docs/format.md) derived a block at a time:
 //! the initial pass's fox side (captures into the children, a pen already
 //! filled) and one fox phase over the block's stored sheep-to-move planes.
-//! These are the values `foxbase_tables::dir::fill_fox_to_move` derives by
+//! These are the values `foxbase_tables::tiered::fill_derived` derives by
 //! one fox move per position (a test compares the two tier by tier), at
 //! the speed of the kernel's fox side instead of one move generation per
 //! position.
@@ -83,7 +83,7 @@ impl foxbase_tables::dir::DeriveFoxSide for PlaneFoxSide {
         game: &FoxGame,
         tier: FoxTier,
         own: &mut PackedValues,
-        children: &[&foxbase_tables::dir::Loaded],
+        children: &[&foxbase_tables::tiered::WholeTier<FoxGame>],
     ) -> Option<Result<(), String>> {
         // Values under a no-progress rule hang on distances: one move at a time.
         if game.rules.no_progress > 0 {

@@ -295,7 +295,7 @@ pub struct ChildRef<'a> {
 
 impl<'a> ChildRef<'a> {
     /// The values of tables a verification has loaded, as children (no plies).
-    pub fn values_of(loaded: &[&'a foxbase_tables::dir::Loaded]) -> Vec<ChildRef<'a>> {
+    pub fn values_of(loaded: &[&'a foxbase_tables::tiered::WholeTier<FoxGame>]) -> Vec<ChildRef<'a>> {
         loaded.iter().map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None }).collect()
     }
 }
