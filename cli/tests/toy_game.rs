@@ -18,15 +18,11 @@ use foxbase_coordinator::plan::TierPlan;
 use foxbase_core::play::{BoardShape, GameStatus, Playable, Player, ShapePoint, SidePieces, WithRules};
 use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
-use foxbase_tables::error::Error;
-use foxbase_tables::manifest::TierEntry;
-use foxbase_tables::packed::PackedValues;
-use foxbase_tables::plies::{Distance, Plies};
-use foxbase_tables::publish::{publish_as, read_whole_stored, Levels, Publishable, Reader, TierFiles};
+use foxbase_tables::publish::{publish_as, Levels, Publishable};
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::DirLocation;
 use foxbase_tables::table::Layout;
-use foxbase_tables::tiered::{fill_derived, locate_by_tier, LocateChild, TierTables, WholeTier};
+use foxbase_tables::tiered::{locate_by_tier, LocateChild, TierTables, WholeTier};
 use foxbase_tables::verify::verify_game;
 use foxbase_worker::job::TierReport;
 use foxbase_worker::kernel::{Kernel, Output, SolveTier};
@@ -320,35 +316,12 @@ impl LocateChild for Race {
 }
 
 /// A's positions (the even slots) left out of published tables and
-/// derived by one move, as Bagh-Chal's goats' are.
+/// derived by one move (the trait's default reading), as Bagh-Chal's goats' are.
 impl Publishable for Race {
     const LAYOUT: Layout = Layout::Published;
 
     fn column_period(&self, _: (u8, u8)) -> u64 {
         1
-    }
-
-    fn read_whole(
-        &self,
-        own: &TierFiles<(u8, u8)>,
-        children: &[TierFiles<(u8, u8)>],
-        distance: Option<Distance>,
-    ) -> Result<(PackedValues, Option<Plies>), Error> {
-        let mut whole = read_whole_stored(self, own)?;
-        if !whole.is_complete() {
-            let children = children.iter().map(|c| read_whole_stored(self, c)).collect::<Result<Vec<_>, Error>>()?;
-            let children: Vec<&WholeTier<Race>> = children.iter().collect();
-            fill_derived(self, distance, &mut whole, &children)?;
-        }
-        Ok((whole.values, whole.plies))
-    }
-
-    fn reader<'d>(&'d self, dir: &'d Path) -> Result<Reader<'d, (u8, u8)>, Error> {
-        let tables = TierTables::open(Race, dir)?;
-        Ok(Box::new(move |tier, _: &TierEntry, check| {
-            let whole = tables.load(tier)?;
-            check(&whole.values, whole.plies.as_ref())
-        }))
     }
 }
 

@@ -12,13 +12,13 @@ use crate::dir::{derive_left_out, fox_side_deriver, TableDir};
 use crate::error::{io_error, Error};
 use crate::manifest::{Manifest, PliesEntry, TierEntry};
 use crate::packed::PackedValues;
-use crate::plies::{read_plies, Distance, Plies};
+use crate::plies::{Distance, Plies};
 use crate::plies_pack::Packing;
 use crate::table::{
-    read_table, write_plies_with, write_published_table, write_table_layout, Layout, TableFile, DEFAULT_BLOCK_SLOTS,
+    write_plies_with, write_published_table, write_table_layout, Layout, TableFile, DEFAULT_BLOCK_SLOTS,
 };
 use crate::tier_files::table_header;
-use crate::tiered::{fill_derived, locate_by_tier, LocateChild, TierTables, WholeTier};
+use crate::tiered::{fill_derived, locate_by_tier, LocateChild, WholeTier};
 use crate::verify::{check_index, check_tier, check_tier_files, CheckedTier, OnTier, TierCounter};
 use foxbase_core::baghchal::BaghChal;
 use foxbase_core::foxgame::{FoxGame, FoxTier};
@@ -143,6 +143,18 @@ pub struct TierFiles<T> {
     pub plies: Option<PathBuf>,
 }
 
+impl<T> TierFiles<T> {
+    /// The files of `tier`, as its manifest entry `entry` names them below `root`.
+    pub fn of(root: &Path, entry: &TierEntry, tier: T) -> TierFiles<T> {
+        TierFiles {
+            tier,
+            slots: entry.slots,
+            table: root.join(&entry.file),
+            plies: entry.plies.as_ref().map(|p| root.join(&p.file)),
+        }
+    }
+}
+
 /// A tier's files read whole, as stored.
 pub struct StoredTier {
     pub values: PackedValues,
@@ -194,29 +206,35 @@ pub trait Publishable: WithRules + LocateChild + Sized {
     /// files read whole, and what their layout leaves out derived from the
     /// files of its child tiers `children` (every child tier held, solved
     /// or published: a derivation reads the slots both layouts store), for
-    /// plies to the `distance` of its tablebase. By default the files as
-    /// stored (a game whose layout leaves nothing out).
+    /// plies to the `distance` of its tablebase. By default by one move
+    /// ([`fill_derived`]).
     fn read_whole(
         &self,
         own: &TierFiles<Self::Tier>,
         children: &[TierFiles<Self::Tier>],
         distance: Option<Distance>,
     ) -> Result<(PackedValues, Option<Plies>), Error> {
-        let _ = (children, distance);
-        let stored = read_stored(self, own)?;
-        Ok((stored.values, stored.plies))
+        let mut whole = read_whole_stored(self, own)?;
+        if !whole.is_complete() {
+            let children = children.iter().map(|c| read_whole_stored(self, c)).collect::<Result<Vec<_>, Error>>()?;
+            let children: Vec<&WholeTier<Self>> = children.iter().collect();
+            fill_derived(self, distance, &mut whole, &children)?;
+        }
+        Ok((whole.values, whole.plies))
     }
 
     /// The reader of its tables published in `dir`, for the check that
-    /// they give back the solved values. By default the files as stored.
+    /// they give back the solved values. By default each tier through
+    /// [`Publishable::read_whole`], with its held child tiers.
     fn reader<'d>(&'d self, dir: &'d Path) -> Result<Reader<'d, Self::Tier>, Error> {
+        let manifest = Manifest::read(dir)?;
         Ok(Box::new(move |tier, entry, check| {
-            let header = table_header(self, tier, entry.slots);
-            let values = read_table(&dir.join(&entry.file), &header)?;
-            let plies = match &entry.plies {
-                Some(p) => Some(read_plies(&dir.join(&p.file), &header, &values)?),
-                None => None,
-            };
+            let children: Vec<TierFiles<Self::Tier>> = self
+                .child_tiers(tier)
+                .into_iter()
+                .filter_map(|c| manifest.tier(&self.tier_name(c)).map(|e| TierFiles::of(dir, e, c)))
+                .collect();
+            let (values, plies) = self.read_whole(&TierFiles::of(dir, entry, tier), &children, manifest.distance())?;
             check(&values, plies.as_ref())
         }))
     }
@@ -270,31 +288,6 @@ impl Publishable for BaghChal {
     /// column order was measured for them.
     fn column_period(&self, _: Self::Tier) -> u64 {
         1
-    }
-
-    /// The goats-to-move values (and plies) derived as [`TierTables`] derives them.
-    fn read_whole(
-        &self,
-        own: &TierFiles<Self::Tier>,
-        children: &[TierFiles<Self::Tier>],
-        distance: Option<Distance>,
-    ) -> Result<(PackedValues, Option<Plies>), Error> {
-        let mut whole = read_whole_stored(self, own)?;
-        if !whole.is_complete() {
-            let children = children.iter().map(|c| read_whole_stored(self, c)).collect::<Result<Vec<_>, Error>>()?;
-            let children: Vec<&WholeTier<BaghChal>> = children.iter().collect();
-            fill_derived(self, distance, &mut whole, &children)?;
-        }
-        Ok((whole.values, whole.plies))
-    }
-
-    /// [`TierTables`], which derives the goats-to-move values.
-    fn reader<'d>(&'d self, dir: &'d Path) -> Result<Reader<'d, Self::Tier>, Error> {
-        let tables = TierTables::open(BaghChal::new(self.variant()), dir)?;
-        Ok(Box::new(move |tier, _, check| {
-            let whole = tables.load(tier)?;
-            check(&whole.values, whole.plies.as_ref())
-        }))
     }
 }
 

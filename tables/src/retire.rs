@@ -68,12 +68,7 @@ pub fn check<G: Publishable>(
 ) -> Result<(), Error> {
     let tier_of = |e: &TierEntry| game.parse_tier_name(&e.name).ok_or_else(|| Error::NoTable { tier: e.name.clone() });
     let tier = tier_of(entry)?;
-    let files = |root: &Path, e: &TierEntry, tier| TierFiles {
-        tier,
-        slots: e.slots,
-        table: root.join(&e.file),
-        plies: e.plies.as_ref().map(|p| root.join(&p.file)),
-    };
+    let files = |root: &Path, e: &TierEntry, tier| TierFiles::of(root, e, tier);
     let children = children.iter().map(|c| Ok(files(dir, c, tier_of(c)?))).collect::<Result<Vec<_>, Error>>()?;
     let distance = entry.plies.as_ref().map(|p| p.distance);
     let (solved, solved_plies) = game.read_whole(&files(dir, entry, tier), &children, distance)?;
