@@ -9,7 +9,8 @@
 //! - `--compression DIR`: the tables of a solved directory re-encoded with
 //!   other block sizes and zstd levels ([`compression`]).
 //! - `--crowded`: the plane kernel on real 20-sheep tiers (values, DTZ and
-//!   the initial pass alone), with `--threads` kernel threads ([`crowded`]);
+//!   the initial pass alone), with `--threads` kernel threads, and with
+//!   `--largest-from DIR` the 20-sheep game's largest tier ([`crowded`]);
 //! - `--published [DIR ...]`: bits per position and probe latencies of
 //!   published tablebases, or of the README's main job, against the size and
 //!   latency targets ([`published`]; exit status 1 when one is missed).
@@ -63,6 +64,12 @@ struct Args {
     /// --threads kernel threads: values, DTZ and the initial pass alone, in slots per core-second.
     #[arg(long)]
     crowded: bool,
+    /// With --crowded: also solve and sweep the largest tier of the 20-sheep game under F = 20
+    /// (f2-2.2.4.4.4.2.2, 271 M slots), its children read from DIR, a finished solve of that game
+    /// (`foxbase solve --start 'F.F/.../......./SSSSSSS/SSSSSSS/SSS/SSS f' --pen-target 9
+    /// --sheep-floor 20 --no-distance --out DIR`); the table must equal DIR's.
+    #[arg(long, value_name = "DIR", requires = "crowded")]
+    largest_from: Option<PathBuf>,
     /// Internal: run one crowded-tier run in this process and print its JSON.
     #[arg(long, hide = true)]
     crowded_phase: Option<String>,
@@ -114,8 +121,16 @@ fn main() {
             eprintln!("foxbase-bench: --threads must be at least 1");
             std::process::exit(2);
         }
-        if !crowded::run(args.threads, args.json) {
-            eprintln!("foxbase-bench: the crowded DTZ run's tables differ from the values run's");
+        if let Some(dir) = &args.largest_from {
+            if let Err(e) = crowded::largest_in(dir) {
+                eprintln!("foxbase-bench: --largest-from {e}");
+                std::process::exit(2);
+            }
+        }
+        if !crowded::run(args.threads, args.json, args.largest_from.as_deref()) {
+            eprintln!(
+                "foxbase-bench: the crowded DTZ run's tables differ from the values run's, or the largest tier's from --largest-from's"
+            );
             std::process::exit(1);
         }
         return;
