@@ -10,7 +10,7 @@ use foxbase_core::notation::format_position;
 use foxbase_core::tier::TierGame;
 use foxbase_objstore::{Bucket, StoreUrl};
 use foxbase_tables::engine::SplitMix64;
-use foxbase_tables::TableDir;
+use foxbase_tables::FoxTables;
 use std::time::Instant;
 
 fn main() {
@@ -21,7 +21,7 @@ fn main() {
     let StoreUrl::Bucket { bucket, prefix } = StoreUrl::parse(url).expect(usage) else { panic!("{usage}") };
     let open = || {
         let b = Bucket::open(&bucket, &prefix).unwrap();
-        (TableDir::open_at(Box::new(b.clone())).unwrap(), b)
+        (FoxTables::open_at(Box::new(b.clone())).unwrap(), b)
     };
     let (tables, _) = open();
     let game = foxbase_core::foxgame::FoxGame::new(tables.game.variant);

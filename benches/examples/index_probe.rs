@@ -17,7 +17,7 @@ use foxbase_tables::index::TierIndex;
 use foxbase_tables::manifest::{Manifest, TierEntry};
 use foxbase_tables::probe::probe;
 use foxbase_tables::source::DirLocation;
-use foxbase_tables::TableDir;
+use foxbase_tables::FoxTables;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -78,7 +78,7 @@ fn main() {
     let pos = parse_position(position).expect("POSITION");
     let padded = padded_copy(dir, n);
     let probe_in = |d: &Path| {
-        let tables = TableDir::open(d).unwrap();
+        let tables = FoxTables::open(d).unwrap();
         probe(&tables, &pos).unwrap();
     };
     let runs = 21;

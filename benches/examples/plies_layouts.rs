@@ -22,7 +22,7 @@
 //!   into a won child, which a reader finds from the children's values)
 //!   taking the previous member's count instead.
 //!
-//! Every count is read as a reader gets it ([`TableDir::complete`]: a DTZ
+//! Every count is read as a reader gets it ([`FoxTables::complete`]: a DTZ
 //! file's fox-to-move counts derived by one fox move).
 //!
 //! `cargo run --release -p foxbase-benches --example plies_layouts -- DIR [LEVEL [BLOCK_BITS]]`
@@ -34,7 +34,7 @@ use foxbase_core::{Value, Variant};
 use foxbase_tables::manifest::Manifest;
 use foxbase_tables::plies_pack::{Block, Packing};
 use foxbase_tables::table::{raw_block_with, Layout};
-use foxbase_tables::TableDir;
+use foxbase_tables::FoxTables;
 use rayon::prelude::*;
 use std::path::PathBuf;
 
@@ -79,7 +79,7 @@ fn main() {
     let block = 1usize << block_bits;
     let manifest = Manifest::read(&dir).expect("a solved tablebase");
     let game = FoxGame::new(Variant::from_json(&manifest.variant).expect("the manifest's variant"));
-    let tables = TableDir::open(&dir).expect("a solved tablebase");
+    let tables = FoxTables::open(&dir).expect("a solved tablebase");
     let zstd = |raw: &[u8]| zstd::bulk::compress(raw, level).unwrap().len() as u64;
     let sizes: Vec<[u64; NAMES.len()]> = manifest
         .tiers

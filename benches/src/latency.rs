@@ -13,7 +13,7 @@
 use foxbase_core::tier::TierGame;
 use foxbase_tables::engine::SplitMix64;
 use foxbase_tables::manifest::Manifest;
-use foxbase_tables::TableDir;
+use foxbase_tables::FoxTables;
 use serde_json::{json, Value as Json};
 use std::os::fd::AsRawFd;
 use std::path::Path;
@@ -71,7 +71,7 @@ fn percentiles(micros: &mut [f64]) -> (f64, f64) {
 pub fn measure(dir: &Path, n: usize) -> Latency {
     let manifest = Manifest::read(dir).unwrap();
     let opened = Instant::now();
-    let tables = TableDir::open(dir).unwrap();
+    let tables = FoxTables::open(dir).unwrap();
     let open_index_ms = opened.elapsed().as_secs_f64() * 1e3;
     let game = &tables.game;
     // Positions uniform over the slots (unused slots drawn again).

@@ -89,7 +89,8 @@ struct Args {
 
 fn main() {
     let args = Args::parse();
-    foxbase_tables::dir::install_fox_side_deriver(&foxbase_worker::plane_kernel::PlaneFoxSide);
+    foxbase_tables::fox_tables::install_fox_side_deriver(&foxbase_worker::plane_kernel::PlaneFoxSide);
+    foxbase_tables::fox_tables::install_fox_tier_check(&foxbase_worker::plane_kernel::PlaneCheck);
     if let Some(dir) = &args.compression {
         let report = compression::measure(dir, &args.block_slots, &args.levels);
         println!("{}", serde_json::to_string_pretty(&report).unwrap());

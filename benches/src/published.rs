@@ -39,7 +39,7 @@ fn solve_readme(out: &Path) {
 pub fn run(dirs: &[PathBuf], positions: usize, json: bool) -> Result<bool, String> {
     for dir in dirs {
         // The Fox Game's reader opens only the Fox Game's tables, and says whose these are.
-        foxbase_tables::TableDir::open(dir).map_err(|e| format!("{e}; only the Fox Game's are measured"))?;
+        foxbase_tables::FoxTables::open(dir).map_err(|e| format!("{e}; only the Fox Game's are measured"))?;
     }
     let scratch = std::env::temp_dir().join(format!("foxbase-bench-published-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);

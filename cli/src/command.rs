@@ -58,7 +58,7 @@ impl From<foxbase_tables::Error> for Failure {
                 | E::TierNotAmong { .. }
                 | E::TooManyPieces { .. }
                 | E::BelowSheepFloor { .. }
-                | E::NotFoxGame { .. }
+                | E::NotGame { .. }
                 | E::NotPublishable { .. }
                 | E::OutputExists(_)
                 | E::AlreadyPublished(_)

@@ -12,8 +12,8 @@ use foxbase_core::Outcome;
 use foxbase_tables::engine::preference;
 use foxbase_tables::manifest::Manifest;
 use foxbase_tables::reader::PositionOf;
-use foxbase_tables::tiered::TierTables;
 use foxbase_tables::Tablebase;
+use foxbase_tables::TierTables;
 use serde_json::json;
 use std::collections::{HashSet, VecDeque};
 use std::io::Write;
@@ -26,7 +26,7 @@ pub fn game_of(dir: &Path) -> Result<GameKind, Failure> {
 
 /// The tic-tac-toe tablebase in `dir`.
 pub fn open_ttt(dir: &Path) -> Result<TierTables<TicTacToe>, Failure> {
-    TierTables::open(TicTacToe, dir).map_err(Failure::bad_input)
+    TierTables::<TicTacToe>::open(dir).map_err(Failure::bad_input)
 }
 
 #[derive(Args)]

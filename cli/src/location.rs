@@ -7,13 +7,13 @@ use crate::command::{CommandResult, Failure};
 use foxbase_core::game::GameKind;
 use foxbase_objstore::{Bucket, StoreUrl};
 use foxbase_tables::checksums::SUMS_FILE;
-use foxbase_tables::dir::TableDir;
 use foxbase_tables::index::{TierIndex, INDEX_FILE};
 use foxbase_tables::manifest::{Manifest, MANIFEST_FILE};
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::Location;
-use foxbase_tables::tiered::TierTables;
+use foxbase_tables::FoxTables;
 use foxbase_tables::Tablebase;
+use foxbase_tables::TierTables;
 use foxbase_worker::games::{with_game, GameVisitor};
 use foxbase_worker::kernel::SolveTier;
 use foxbase_worker::retry::{RetryPolicy, RetryingStore};
@@ -47,13 +47,13 @@ pub fn retrying(bucket: &Bucket) -> RetryingStore {
 }
 
 /// Opens the tablebase at `arg` for probing.
-pub fn open_tables(flag: &str, arg: &str) -> Result<TableDir, Failure> {
+pub fn open_tables(flag: &str, arg: &str) -> Result<FoxTables, Failure> {
     let location: Box<dyn Location> = match parse(flag, arg)? {
-        StoreUrl::Dir(dir) => return TableDir::open(&dir).map_err(Failure::bad_input),
+        StoreUrl::Dir(dir) => return FoxTables::open(&dir).map_err(Failure::bad_input),
         StoreUrl::Bucket { bucket: b, prefix } => Box::new(bucket(flag, &b, &prefix)?),
     };
     require_manifest(flag, location.as_ref())?;
-    TableDir::open_at(location).map_err(Failure::bad_input)
+    FoxTables::open_at(location).map_err(Failure::bad_input)
 }
 
 /// Code generic over the tablebase a command reads, run by [`with_tables`].
@@ -61,17 +61,16 @@ pub trait TablesVisitor {
     fn visit<T: Tablebase + 'static>(self, tables: T) -> CommandResult;
 }
 
-/// Opens the tablebase at `arg` (a directory or a bucket) with the reader
-/// of its game (the game from its tier index, [`game_in`]) and runs
-/// `visitor` on it: the Fox Game's [`TableDir`], any other game's
-/// [`TierTables`] built by the registry ([`with_game`]).
+/// Opens the tablebase at `arg` (a directory or a bucket) with the one
+/// reader, [`TierTables`], of its game (the game from its tier index,
+/// [`game_in`], built by the registry, [`with_game`]) and runs `visitor`
+/// on it.
 pub fn with_tables(flag: &str, arg: &str, visitor: impl TablesVisitor) -> CommandResult {
     with_tables_keeping(flag, arg, None, visitor)
 }
 
 /// [`with_tables`] keeping about `read_cache_bytes` of decompressed tables
-/// for single values (the Fox Game's [`TableDir`]; the default when
-/// `None`); other games' readers keep no such cache.
+/// for single values (the default when `None`).
 pub fn with_tables_keeping(
     flag: &str,
     arg: &str,
@@ -80,32 +79,27 @@ pub fn with_tables_keeping(
 ) -> CommandResult {
     let location = open_location(flag, arg)?;
     let kind = game_in(flag, location.as_ref())?;
-    if kind == GameKind::Fox {
-        let tables = TableDir::open_at(location).map_err(Failure::bad_input)?;
-        let tables = match read_cache_bytes {
-            Some(bytes) => tables.with_read_cache_bytes(bytes),
-            None => tables,
-        };
-        return visitor.visit(tables);
-    }
-    let manifest = Manifest::read_from(location.as_ref()).map_err(Failure::bad_input)?;
-    struct Open<V>(Box<dyn Location>, V);
+    let summary = TierIndex::open(location.as_ref()).map_err(Failure::bad_input)?.summary;
+    struct Open<V>(Box<dyn Location>, Option<u64>, V);
     impl<V: TablesVisitor> GameVisitor for Open<V> {
         type Output = CommandResult;
         fn visit<G: SolveTier + SealRun + foxbase_tables::publish::Publishable + 'static>(
             self,
             game: G,
         ) -> CommandResult {
-            let Open(location, visitor) = self;
-            visitor.visit(TierTables::open_at(game, location).map_err(Failure::bad_input)?)
+            let Open(location, read_cache_bytes, visitor) = self;
+            let tables = TierTables::open_game_at(game, location).map_err(Failure::bad_input)?;
+            visitor.visit(match read_cache_bytes {
+                Some(bytes) => tables.with_read_cache_bytes(bytes),
+                None => tables,
+            })
         }
     }
-    with_game(kind, &manifest.variant, Open(location, visitor)).map_err(Failure::bad_input)?
+    with_game(kind, &summary.variant, Open(location, read_cache_bytes, visitor)).map_err(Failure::bad_input)?
 }
 
 /// The tablebase at `arg` as a [`Location`] to read by byte ranges (a
-/// bucket's checked for its `manifest.json` first), for the readers of
-/// other games than the Fox Game ([`foxbase_tables::tiered::TierTables`]).
+/// bucket's checked for its `manifest.json` first).
 pub fn open_location(flag: &str, arg: &str) -> Result<Box<dyn Location>, Failure> {
     match parse(flag, arg)? {
         StoreUrl::Dir(dir) => Ok(Box::new(foxbase_tables::source::DirLocation::new(&dir))),

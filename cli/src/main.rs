@@ -119,7 +119,8 @@ fn return_large_buffers() {
 fn main() -> ExitCode {
     return_large_buffers();
     // Whole published tables get their fox-to-move values from the plane kernel.
-    foxbase_tables::dir::install_fox_side_deriver(&foxbase_worker::plane_kernel::PlaneFoxSide);
+    foxbase_tables::fox_tables::install_fox_side_deriver(&foxbase_worker::plane_kernel::PlaneFoxSide);
+    foxbase_tables::fox_tables::install_fox_tier_check(&foxbase_worker::plane_kernel::PlaneCheck);
     // The matches too, so a command can tell a flag given from a default.
     let parsed = Cli::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
     let (cli, matches) = match parsed {

@@ -38,9 +38,9 @@ pub struct VersusArgs {
     /// Stop after this many plies (the rules have no draw by repetition).
     #[arg(long, default_value_t = 400)]
     max_plies: u32,
-    /// MiB of decompressed Fox Game tables kept for single values: three quarters whole blocks
+    /// MiB of decompressed tables kept for single values: three quarters whole blocks
     /// (2^18 values each, for positions near a recent one), a quarter pieces of 2,048 values around
-    /// each value read (for scattered positions read again). Other games' readers keep no such cache.
+    /// each value read (for scattered positions read again).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     read_cache_mib: u64,
 }

@@ -24,7 +24,7 @@ use foxbase_tables::plies::Distance;
 use foxbase_tables::publish::Publishable;
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::Location;
-use foxbase_tables::tiered::TierTables;
+use foxbase_tables::TierTables;
 use foxbase_worker::kernel::{choose_kernel, Kernel, Output, SolveTier};
 use foxbase_worker::store::Store;
 use serde_json::json;
@@ -552,7 +552,8 @@ fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult
     let s = run(&game, &plan, &args, settings, "tictactoe-tables", &progress)?;
     let start = game.initial_position();
     let start_text = format_ttt(&start);
-    let value = TierTables::open_at(TicTacToe, s.location).and_then(|t| t.outcome(&start)).map_err(Failure::failed)?;
+    let value =
+        TierTables::open_game_at(TicTacToe, s.location).and_then(|t| t.outcome(&start)).map_err(Failure::failed)?;
     let manifest = &s.manifest;
     if args.json {
         return json(&json!({"game": game.game_name(), "start": start_text, "value": value.value.name(),

@@ -17,9 +17,9 @@ use foxbase_objstore::StoreUrl;
 use foxbase_tables::plies::Distance;
 use foxbase_tables::probe::probe_at;
 use foxbase_tables::seal::SealRun;
-use foxbase_tables::tiered::TierTables;
 use foxbase_tables::verify::{OnTier, Problem, Verified};
-use foxbase_tables::{TableDir, Tablebase};
+use foxbase_tables::Tablebase;
+use foxbase_tables::TierTables;
 use foxbase_worker::games::{with_game, GameVisitor};
 use foxbase_worker::kernel::SolveTier;
 use serde_json::json;
@@ -203,8 +203,6 @@ pub fn to_zeroing(distance: Option<Distance>) -> &'static str {
 
 pub fn verify(args: VerifyArgs) -> CommandResult {
     let bar = TierBar::new("checking tiers", args.json);
-    let planes = foxbase_worker::plane_kernel::PlaneCheck;
-    let check: Option<&dyn foxbase_tables::verify::TierCheck> = if args.one_step { None } else { Some(&planes) };
     let (dir, _scratch) = location::local_copy("DIR", &args.dir, "verify")?;
     let on_tier = |p| bar.set(p);
     let problem_out = |p: foxbase_tables::verify::Problem| -> CommandResult {
@@ -223,32 +221,29 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     } else {
         None
     };
-    // Other games than the Fox Game are checked one position at a time through the tier contract
-    // (a missing or unreadable manifest is reported by the Fox Game's check, as a problem).
-    let manifest = foxbase_tables::manifest::Manifest::read(&dir).ok();
-    let game = manifest.as_ref().and_then(|m| m.game.parse::<GameKind>().ok());
-    // Fox Game tables solved under a sheep floor say so.
-    let variant = manifest
-        .as_ref()
-        .filter(|_| game == Some(GameKind::Fox))
-        .and_then(|m| foxbase_core::Variant::from_json(&m.variant).ok());
-    let result = match (game, &manifest) {
-        (Some(kind), Some(manifest)) if kind != GameKind::Fox => {
-            struct Verify<'a>(&'a std::path::Path, OnTier<'a>);
-            impl GameVisitor for Verify<'_> {
-                type Output = Result<Verified, Problem>;
-                fn visit<G: SolveTier + SealRun + foxbase_tables::publish::Publishable + 'static>(
-                    self,
-                    game: G,
-                ) -> Self::Output {
-                    foxbase_tables::verify::verify_game(game, self.0, self.1)
-                }
-            }
-            with_game(kind, &manifest.variant, Verify(&dir, &on_tier)).unwrap_or_else(|e| {
-                Err(Problem { file: Some("manifest.json".into()), block: None, position: None, message: e.to_string() })
-            })
+    // Every game's tables through one check ([`foxbase_tables::verify::verify_game`]); a missing or
+    // unreadable manifest, or one of no known game, is a problem found.
+    let manifest_problem =
+        |message: String| Problem { file: Some("manifest.json".into()), block: None, position: None, message };
+    struct Verify<'a>(&'a std::path::Path, OnTier<'a>, bool);
+    impl GameVisitor for Verify<'_> {
+        type Output = (Result<Verified, Problem>, Option<Bound>);
+        fn visit<G: SolveTier + SealRun + foxbase_tables::publish::Publishable + 'static>(
+            self,
+            game: G,
+        ) -> Self::Output {
+            // Tables solved under a sheep floor say so.
+            let bound = game.bound();
+            (foxbase_tables::verify::verify_game(game, self.0, self.1, self.2), bound)
         }
-        _ => foxbase_tables::verify::verify_with(&dir, &on_tier, check),
+    }
+    let (result, bound) = match foxbase_tables::manifest::Manifest::read(&dir) {
+        Err(e) => (Err(Problem { file: None, block: None, position: None, message: e.to_string() }), None),
+        Ok(manifest) => match manifest.game.parse::<GameKind>() {
+            Err(e) => (Err(manifest_problem(e.to_string())), None),
+            Ok(kind) => with_game(kind, &manifest.variant, Verify(&dir, &on_tier, args.one_step))
+                .unwrap_or_else(|e| (Err(manifest_problem(e.to_string())), None)),
+        },
     };
     let v = match result {
         Ok(v) => v,
@@ -287,7 +282,7 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
         if let Some(n) = against {
             view["against"] = json!(n);
         }
-        return json(&with_bound(view, variant.as_ref().and_then(|v| v.bound())));
+        return json(&with_bound(view, bound));
     }
     if let Some(n) = checksums {
         line(format_args!("ok: {n} files match their SHA-256 in SHA256SUMS"))?;
@@ -296,7 +291,7 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     if let (Some(n), Some(solved)) = (against, &args.against) {
         line(format_args!("ok: {n} tiers give back the values and plies of the solve in {solved}"))?;
     }
-    bound_line(variant.as_ref().and_then(|v| v.bound()))
+    bound_line(bound)
 }
 
 pub fn publish(args: PublishArgs) -> CommandResult {
@@ -400,88 +395,26 @@ pub struct StatsArgs {
     /// Directory written by `foxbase solve` or `foxbase publish`.
     #[arg(long)]
     tables: PathBuf,
-    /// Print one JSON object: {"by_material": [{"foxes", "sheep", "side", "wins", "draws", "losses"}],
-    /// "longest_win": {"plies", "position"} | null, "by_fox_square": [{"square", "side", "wins", "draws", "losses"}]}.
+    /// Print one JSON object: {"game", the variant's fields, "positions", "start": {"position", "value",
+    /// "plies"} | null, "tiers": [{"tier", "positions", "wins", "draws", "losses", "longest_win"}],
+    /// "longest_win": {"plies", "position"} | null, "distance"}; for the Fox Game also "by_material":
+    /// [{"foxes", "sheep", "side", "wins", "draws", "losses"}] and "by_fox_square": [{"square", "side",
+    /// "wins", "draws", "losses"}], and "bound" for tables solved under a sheep floor.
     #[arg(long)]
     json: bool,
 }
 
-/// `foxbase stats`: counts of the whole tablebase (see `foxbase_tables::stats`).
+/// `foxbase stats`: counts of the whole tablebase, for every game
+/// ([`crate::tier_stats::print_stats`]).
 pub fn stats(args: StatsArgs) -> CommandResult {
     let kind = crate::games::game_of(&args.tables)?;
-    if kind != GameKind::Fox {
-        // The games read through the tier contract: one stats for all of them.
-        let manifest = foxbase_tables::manifest::Manifest::read(&args.tables).map_err(Failure::bad_input)?;
-        struct Stats<'a>(&'a std::path::Path, bool);
-        impl GameVisitor for Stats<'_> {
-            type Output = CommandResult;
-            fn visit<G: SolveTier + SealRun + foxbase_tables::publish::Publishable + 'static>(
-                self,
-                game: G,
-            ) -> CommandResult {
-                let tables = TierTables::open(game, self.0).map_err(Failure::bad_input)?;
-                crate::tier_stats::tier_stats(&tables, self.1)
-            }
-        }
-        return with_game(kind, &manifest.variant, Stats(&args.tables, args.json)).map_err(Failure::bad_input)?;
-    }
-    let tables = TableDir::open(&args.tables).map_err(Failure::bad_input)?;
-    let location = foxbase_tables::source::DirLocation::new(&args.tables);
-    let s = foxbase_tables::stats::stats(&tables, &location).map_err(Failure::failed)?;
-    let square_name = |i: u8| Point::new(i).to_string();
-    if args.json {
-        let material: Vec<_> = s
-            .by_material
-            .iter()
-            .map(|((f, n, side), w)| {
-                json!({"foxes": f, "sheep": n, "side": side.name(),
-                "wins": w.wins, "draws": w.draws, "losses": w.losses})
-            })
-            .collect();
-        let squares: Vec<_> = s
-            .by_fox_square
-            .iter()
-            .map(|((sq, side), w)| {
-                json!({"square": square_name(*sq), "side": side.name(),
-                "wins": w.wins, "draws": w.draws, "losses": w.losses})
-            })
-            .collect();
-        let longest = s.longest_win.map(|(p, pos)| json!({"plies": p, "position": format_position(&pos)}));
-        let view = json!({"by_material": material, "longest_win": longest, "by_fox_square": squares,
-            "distance": tables.distance().map(|d| d.name())});
-        return json(&with_bound(view, tables.game.variant.bound()));
-    }
-    bound_line(tables.game.variant.bound())?;
-    line(format_args!("table slots by material and side to move (a slot is a position and its mirror image; unused slots left out); values for the side to move:"))?;
-    line(format_args!("{:>5} {:>5} {:>5} {:>14} {:>14} {:>14}", "foxes", "sheep", "side", "wins", "draws", "losses"))?;
-    for ((f, n, side), w) in &s.by_material {
-        line(format_args!("{f:>5} {n:>5} {:>5} {:>14} {:>14} {:>14}", side.name(), w.wins, w.draws, w.losses))?;
-    }
-    match s.longest_win {
-        Some((p, pos)) => line(format_args!(
-            "longest win: {}{}, e.g. {}",
-            count(p, "ply", "plies"),
-            to_zeroing(tables.distance()),
-            format_position(&pos)
-        ))?,
-        None => line(format_args!("longest win: no plies in these tables (solved with --no-distance)"))?,
-    }
-    line(format_args!(
-        "positions with a fox on each square (mirror images counted apart), share won/drawn/lost for the side to move:"
-    ))?;
-    for ((sq, side), w) in &s.by_fox_square {
-        let t = w.total().max(1) as f64;
-        line(format_args!(
-            "  {:>3} {:>5} to move: {:5.1}% won {:5.1}% drawn {:5.1}% lost ({} positions)",
-            square_name(*sq),
-            side.name(),
-            100.0 * w.wins as f64 / t,
-            100.0 * w.draws as f64 / t,
-            100.0 * w.losses as f64 / t,
-            w.total()
-        ))?;
-    }
-    Ok(())
+    let location = || Box::new(foxbase_tables::source::DirLocation::new(&args.tables));
+    let summary = foxbase_tables::index::TierIndex::open(location().as_ref()).map_err(Failure::bad_input)?.summary;
+    foxbase_core::with_game_kind!(kind, &summary.variant, |game| {
+        let tables = TierTables::open_game_at(game, location()).map_err(Failure::bad_input)?;
+        crate::tier_stats::print_stats(&tables, args.json)
+    })
+    .map_err(Failure::bad_input)?
 }
 
 #[derive(Args)]
@@ -493,9 +426,9 @@ pub struct ServeArgs {
     /// Address to serve on (loopback unless told otherwise; port 0 picks a free port, which is printed).
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: std::net::SocketAddr,
-    /// MiB of decompressed Fox Game tables kept for single values: three quarters whole blocks
+    /// MiB of decompressed tables kept for single values: three quarters whole blocks
     /// (2^18 values each, for positions near a recent one), a quarter pieces of 2,048 values around
-    /// each value read (for scattered positions read again). Other games' readers keep no such cache.
+    /// each value read (for scattered positions read again).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
     read_cache_mib: u64,
 }

@@ -1,64 +1,41 @@
-//! `foxbase stats` for the games read through the tier contract
-//! (Bagh-Chal, tic-tac-toe), written once: per tier (in the manifest's
-//! order, children first) its positions up to symmetry and their values
-//! for the side to move, its longest win; the start's value and the
-//! longest win of all. (The Fox Game's stats, by material and fox square,
-//! are `foxbase_tables::stats`.)
+//! `foxbase stats`, written once for every game: the counts of
+//! [`foxbase_tables::stats::stats`] (per tier in the manifest's order, the
+//! longest win, and what the game counts besides), the start's value, as
+//! text or one JSON object.
 
 use crate::command::{CommandResult, Failure};
 use crate::output::{json, line};
 use foxbase_core::notation::count;
-use foxbase_core::play::{Playable, WithRules};
-use foxbase_tables::tiered::{LocateChild, TierTables};
-use foxbase_tables::Tablebase;
+use foxbase_core::play::Playable;
+use foxbase_tables::stats::CountsMore;
+use foxbase_tables::{Tablebase, TierTables};
 use serde_json::{json, Value as Json};
-
-/// One tier's counts.
-struct TierRow<P> {
-    name: String,
-    wins: u64,
-    draws: u64,
-    losses: u64,
-    /// The longest win of the tier and a position with it (tables with plies).
-    longest_win: Option<(u32, P)>,
-}
-
-impl<P> TierRow<P> {
-    fn positions(&self) -> u64 {
-        self.wins + self.draws + self.losses
-    }
-}
 
 /// Prints the stats of `tables`, as text or (`json_out`) one JSON object:
 /// `{"game", ...the variant's fields, "positions", "start", "tiers": [{"tier",
-/// "positions", "wins", "draws", "losses", "longest_win"}], "longest_win"}`.
-pub fn tier_stats<G: LocateChild + WithRules>(tables: &TierTables<G>, json_out: bool) -> CommandResult {
+/// "positions", "wins", "draws", "losses", "longest_win"}], "longest_win",
+/// "distance", ...what the game counts besides, "bound" where the values are bounds}`.
+pub fn print_stats<G: CountsMore>(tables: &TierTables<G>, json_out: bool) -> CommandResult {
     let (game, rules) = (&tables.game, tables.game.rules());
-    let mut rows = Vec::new();
-    for tier in tables.tiers() {
-        let whole = tables.load(tier).map_err(Failure::failed)?;
-        let n = whole.counts(game);
-        let longest_win = n.longest_win.and_then(|(p, i)| Some((p, game.unrank(&whole.index, i)?)));
-        rows.push(TierRow { name: game.tier_name(tier), wins: n.wins, draws: n.draws, losses: n.losses, longest_win });
-    }
-    let longest = rows.iter().filter_map(|r| r.longest_win).max_by_key(|(p, _)| *p);
+    let s = foxbase_tables::stats::stats(tables).map_err(Failure::failed)?;
     let start = game.initial_position();
-    let start_outcome = match tables.check_position(&start) {
+    let start_outcome = match Tablebase::check_position(tables, &start) {
         Ok(()) => Some(Tablebase::outcome(tables, &start).map_err(Failure::failed)?),
         Err(_) => None,
     };
-    let positions: u64 = rows.iter().map(TierRow::positions).sum();
+    let positions = s.positions();
     if json_out {
-        let tiers: Vec<_> = rows
+        let tiers: Vec<_> = s
+            .tiers
             .iter()
             .map(|r| {
-                json!({"tier": r.name, "positions": r.positions(), "wins": r.wins, "draws": r.draws,
-                    "losses": r.losses, "longest_win": r.longest_win.map(|(p, _)| p)})
+                json!({"tier": r.name, "positions": r.counts.total(), "wins": r.counts.wins, "draws": r.counts.draws,
+                    "losses": r.counts.losses, "longest_win": r.longest_win.map(|(p, _)| p)})
             })
             .collect();
         let start_json = start_outcome
             .map(|o| json!({"position": rules.format_position(&start), "value": o.value.name(), "plies": o.plies}));
-        let longest = longest.map(|(p, pos)| json!({"plies": p, "position": rules.format_position(&pos)}));
+        let longest = s.longest_win.map(|(p, pos)| json!({"plies": p, "position": rules.format_position(&pos)}));
         // The variant's own fields ({"goats", "capture_target"} for Bagh-Chal) beside the counts.
         let mut out = match serde_json::from_str::<Json>(&game.variant_json()) {
             Ok(Json::Object(fields)) => Json::Object(fields),
@@ -69,13 +46,18 @@ pub fn tier_stats<G: LocateChild + WithRules>(tables: &TierTables<G>, json_out: 
         out["start"] = start_json.unwrap_or(Json::Null);
         out["tiers"] = json!(tiers);
         out["longest_win"] = longest.unwrap_or(Json::Null);
-        return json(&out);
+        out["distance"] = json!(tables.distance().map(|d| d.name()));
+        for (key, value) in game.more_json(&s.more) {
+            out[key] = value;
+        }
+        return json(&crate::views::with_bound(out, game.bound()));
     }
     line(format_args!(
         "{}: {}, {positions} positions up to symmetry",
         game.about(),
-        count(rows.len() as u64, "tier", "tiers")
+        count(s.tiers.len() as u64, "tier", "tiers")
     ))?;
+    crate::tables::bound_line(game.bound())?;
     match start_outcome {
         Some(o) => line(format_args!(
             "start {}: {} for {} to move{}",
@@ -90,23 +72,28 @@ pub fn tier_stats<G: LocateChild + WithRules>(tables: &TierTables<G>, json_out: 
             tables.held_names()
         ))?,
     }
-    line(format_args!("positions by tier (one per symmetry class), values for the side to move:"))?;
-    line(format_args!(
-        "{:>7} {:>12} {:>12} {:>12} {:>12} {:>12}",
-        "tier", "positions", "wins", "draws", "losses", "longest win"
-    ))?;
-    for r in &rows {
+    if game.tier_rows() {
+        line(format_args!("positions by tier (one per symmetry class), values for the side to move:"))?;
         line(format_args!(
             "{:>7} {:>12} {:>12} {:>12} {:>12} {:>12}",
-            r.name,
-            r.positions(),
-            r.wins,
-            r.draws,
-            r.losses,
-            r.longest_win.map_or("-".to_string(), |(p, _)| p.to_string())
+            "tier", "positions", "wins", "draws", "losses", "longest win"
         ))?;
+        for r in &s.tiers {
+            line(format_args!(
+                "{:>7} {:>12} {:>12} {:>12} {:>12} {:>12}",
+                r.name,
+                r.counts.total(),
+                r.counts.wins,
+                r.counts.draws,
+                r.counts.losses,
+                r.longest_win.map_or("-".to_string(), |(p, _)| p.to_string())
+            ))?;
+        }
     }
-    match longest {
+    for l in game.more_lines(&s.more) {
+        line(format_args!("{l}"))?;
+    }
+    match s.longest_win {
         Some((p, pos)) => line(format_args!(
             "longest win: {}{}, e.g. {}",
             count(p, "ply", "plies"),

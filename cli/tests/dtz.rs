@@ -24,7 +24,7 @@ use foxbase_core::reference::ReferenceSolution;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Position, Side, Value, Variant};
 use foxbase_tables::engine::engine_move;
-use foxbase_tables::TableDir;
+use foxbase_tables::FoxTables;
 use foxbase_worker::kernel::{Kernel, Output};
 use std::collections::HashMap;
 use std::path::Path;
@@ -198,7 +198,7 @@ fn values_and_dtz_equal_an_oracle_written_from_the_rules() {
     for variant in variants() {
         let dir = TempDir::new("dtz-oracle");
         solve(&variant, &dir.0, Kernel::Planes, Output::Dtz);
-        let tables = TableDir::open(&dir.0).unwrap();
+        let tables = FoxTables::open(&dir.0).unwrap();
         assert_eq!(tables.distance(), Some(foxbase_tables::plies::Distance::Dtz));
         let reference = ReferenceSolution::solve(&variant, 5_000_000).unwrap();
         let dtz = oracle_dtz(&reference);
@@ -251,7 +251,7 @@ fn the_engine_plays_won_positions_out_to_a_win_with_dtz_tables() {
     let variant = variants()[0];
     let dir = TempDir::new("dtz-engine");
     solve(&variant, &dir.0, Kernel::Planes, Output::Dtz);
-    let tables = TableDir::open(&dir.0).unwrap();
+    let tables = FoxTables::open(&dir.0).unwrap();
     let game = &tables.game;
     let rules = game.rules;
     let reference = ReferenceSolution::solve(&variant, 5_000_000).unwrap();
@@ -300,7 +300,7 @@ fn dtz_files_store_the_sheep_to_move_counts_and_files_with_every_count_still_rea
     let (new, old) = (TempDir::new("dtz-odd"), TempDir::new("dtz-every"));
     solve(&variant, &new.0, Kernel::Planes, Output::Dtz);
     solve(&variant, &old.0, Kernel::Planes, Output::Dtz);
-    let tables = TableDir::open(&new.0).unwrap();
+    let tables = FoxTables::open(&new.0).unwrap();
     let mut manifest = foxbase_tables::manifest::Manifest::read(&old.0).unwrap();
     let (mut odd_bytes, mut every_bytes) = (0, 0);
     for t in &mut manifest.tiers {
@@ -323,7 +323,7 @@ fn dtz_files_store_the_sheep_to_move_counts_and_files_with_every_count_still_rea
     assert!(odd_bytes * 10 < every_bytes * 6, "{odd_bytes} bytes of sheep-to-move counts, {every_bytes} of all");
     let out = common::foxbase().args(["verify", old.0.to_str().unwrap(), "--one-step"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let every = TableDir::open(&old.0).unwrap();
+    let every = FoxTables::open(&old.0).unwrap();
     let reference = ReferenceSolution::solve(&variant, 5_000_000).unwrap();
     let mut fox_counts = 0;
     for (n, (pos, _)) in reference.iter().enumerate() {
@@ -367,9 +367,9 @@ fn published_dtz_files_pack_bytes_by_fox_placement_and_give_back_every_count() {
             .map(|t| t.plies.as_ref().unwrap().bytes)
             .sum();
         assert!(p.plies_bytes < solved_bytes, "published {} bytes of DTZ, solved {solved_bytes}", p.plies_bytes);
-        let (tables, published) = (TableDir::open(&solved.0).unwrap(), TableDir::open(&out).unwrap());
+        let (tables, published) = (FoxTables::open(&solved.0).unwrap(), FoxTables::open(&out).unwrap());
         // Keeping one block and one piece: most reads decompress again.
-        let forgetful = TableDir::open(&out).unwrap().with_read_caches(1, 1);
+        let forgetful = FoxTables::open(&out).unwrap().with_read_caches(1, 1);
         let reference = ReferenceSolution::solve(&variant, 5_000_000).unwrap();
         let mut counts = 0;
         for (n, (pos, _)) in reference.iter().enumerate() {

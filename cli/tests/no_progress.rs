@@ -17,7 +17,7 @@ use foxbase_core::reference::ReferenceSolution;
 use foxbase_core::rules::{Rules, Status};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Position, Value, Variant};
-use foxbase_tables::{TableDir, Tablebase};
+use foxbase_tables::{FoxTables, Tablebase};
 use foxbase_worker::kernel::{Kernel, Output};
 use std::collections::HashMap;
 use std::path::Path;
@@ -118,7 +118,7 @@ fn values_at_every_counter_equal_a_search_over_positions_and_counters() {
         let v = variant(n);
         let dir = TempDir::new("no-progress");
         solve(&v, &dir.0);
-        let tables = TableDir::open(&dir.0).unwrap();
+        let tables = FoxTables::open(&dir.0).unwrap();
         assert_eq!(tables.no_progress(), n);
         let expected = oracle(&v.rules(), v.start, n);
         let (mut counted, mut by_value) = (0, [0usize; 3]);
@@ -143,7 +143,7 @@ fn values_at_every_counter_equal_a_search_over_positions_and_counters() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let p = TableDir::open(&published.0).unwrap();
+        let p = FoxTables::open(&published.0).unwrap();
         for (&(pos, c), &value) in expected.iter().step_by(41) {
             let at = format!("published, N = {n}: {} at {c}", format_position(&pos));
             assert_eq!(p.outcome_at(&pos, c).unwrap().value, value, "{at}");
@@ -222,7 +222,7 @@ fn with_n_large_enough_the_values_are_the_unlimited_games() {
     let (limited, plain) = (TempDir::new("no-progress-255"), TempDir::new("no-progress-0"));
     solve(&variant(255), &limited.0);
     solve(&variant(0), &plain.0);
-    let (a, b) = (TableDir::open(&limited.0).unwrap(), TableDir::open(&plain.0).unwrap());
+    let (a, b) = (FoxTables::open(&limited.0).unwrap(), FoxTables::open(&plain.0).unwrap());
     let reference = ReferenceSolution::solve(&variant(0), 5_000_000).unwrap();
     for (pos, value) in reference.iter() {
         assert_eq!(b.outcome_in_memory(&pos).unwrap().value, value);

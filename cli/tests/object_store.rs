@@ -17,7 +17,7 @@ mod s3_server;
 use common::{coordinator, foxbase, token_file, worker, TempDir, DIST_K as K, DIST_START as START};
 use foxbase_objstore::Bucket;
 use foxbase_tables::manifest::Manifest;
-use foxbase_tables::TableDir;
+use foxbase_tables::FoxTables;
 use foxbase_worker::store::Store;
 use s3_server::{assert_same_files, S3Server, BUCKET};
 use serde_json::Value as Json;
@@ -110,7 +110,7 @@ fn a_published_tablebase_in_a_bucket_probes_by_ranges_and_verifies() {
     // its binary search), and one table's header, block index and block,
     // read through 64 KiB windows.
     let probe = Bucket::open(BUCKET, url.rsplit('/').next().unwrap()).unwrap();
-    let tables = TableDir::open_at(Box::new(probe.clone())).unwrap();
+    let tables = FoxTables::open_at(Box::new(probe.clone())).unwrap();
     let position = foxbase_core::notation::parse_position("F.F/.../......./..S..../S.S..../.../... s").unwrap();
     let started = Instant::now();
     tables.value(&position).unwrap();

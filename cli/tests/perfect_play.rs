@@ -16,8 +16,7 @@ use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Side, Value, Variant};
 use foxbase_tables::engine::engine_move;
 use foxbase_tables::puzzles::{find_puzzles, PuzzleKind, PuzzleOptions};
-use foxbase_tables::source::DirLocation;
-use foxbase_tables::{TableDir, Tablebase};
+use foxbase_tables::{FoxTables, Tablebase};
 use foxbase_worker::kernel::{Kernel, Output};
 use serde_json::Value as Json;
 use std::collections::HashSet;
@@ -67,7 +66,7 @@ fn foxbase(args: &[&str], stdin: &str) -> std::process::Output {
 fn engine_games_from_won_positions_end_in_exactly_the_stated_plies() {
     let dir = TempDir::new("engine");
     solve(&dir);
-    let tables = TableDir::open(&dir.0).unwrap();
+    let tables = FoxTables::open(&dir.0).unwrap();
     let rules = tables.game.rules;
     let reference = ReferenceSolution::solve_with_plies(&variant(), 5_000_000).unwrap();
     let mut played = [0usize; 2];
@@ -99,7 +98,7 @@ fn engine_games_from_won_positions_end_in_exactly_the_stated_plies() {
 fn versus_plays_the_engine_against_itself_and_you_from_standard_input() {
     let dir = TempDir::new("versus");
     solve(&dir);
-    let tables = TableDir::open(&dir.0).unwrap();
+    let tables = FoxTables::open(&dir.0).unwrap();
     let d = dir.0.to_str().unwrap();
     // A won position for the foxes: the engine ends the game in the stated plies.
     let reference = ReferenceSolution::solve_with_plies(&variant(), 5_000_000).unwrap();
@@ -136,7 +135,7 @@ fn versus_plays_the_engine_against_itself_and_you_from_standard_input() {
 fn puzzles_have_one_good_move_and_solutions_as_long_as_stated() {
     let dir = TempDir::new("puzzles");
     solve(&dir);
-    let tables = TableDir::open(&dir.0).unwrap();
+    let tables = FoxTables::open(&dir.0).unwrap();
     let rules = tables.game.rules;
     let options = PuzzleOptions { count: 12, max_plies: 15, side: None, seed: 3 };
     let found = find_puzzles(&tables, &options).unwrap();
@@ -179,7 +178,7 @@ fn puzzles_have_one_good_move_and_solutions_as_long_as_stated() {
 fn dtz_puzzles_count_plies_to_the_first_zeroing_move_of_their_solution() {
     let dir = TempDir::new("puzzles-dtz");
     solve_for(&dir, Output::Dtz);
-    let tables = TableDir::open(&dir.0).unwrap();
+    let tables = FoxTables::open(&dir.0).unwrap();
     let (game, rules) = (&tables.game, tables.game.rules);
     let found = find_puzzles(&tables, &PuzzleOptions { count: 12, max_plies: 15, side: None, seed: 3 }).unwrap();
     assert_eq!(found.len(), 12);
@@ -213,9 +212,9 @@ fn dtz_puzzles_count_plies_to_the_first_zeroing_move_of_their_solution() {
 fn stats_add_up_to_the_manifest_and_find_the_longest_win() {
     let dir = TempDir::new("stats");
     let manifest = solve(&dir);
-    let tables = TableDir::open(&dir.0).unwrap();
-    let s = foxbase_tables::stats::stats(&tables, &DirLocation::new(&dir.0)).unwrap();
-    let (w, d, l) = s.by_material.values().fold((0, 0, 0), |a, x| (a.0 + x.wins, a.1 + x.draws, a.2 + x.losses));
+    let tables = FoxTables::open(&dir.0).unwrap();
+    let s = foxbase_tables::stats::stats(&tables).unwrap();
+    let (w, d, l) = s.more.by_material.values().fold((0, 0, 0), |a, x| (a.0 + x.wins, a.1 + x.draws, a.2 + x.losses));
     let m = |f: fn(&foxbase_tables::manifest::TierEntry) -> u64| manifest.tiers.iter().map(f).sum::<u64>();
     assert_eq!((w, d, l), (m(|t| t.wins), m(|t| t.draws), m(|t| t.losses)));
     let (plies, pos) = s.longest_win.expect("the variant has wins");
@@ -223,7 +222,7 @@ fn stats_add_up_to_the_manifest_and_find_the_longest_win() {
     let longest_any = manifest.tiers.iter().map(|t| t.plies.as_ref().unwrap().longest).max().unwrap();
     assert!(plies == longest_any || plies + 1 == longest_any, "{plies} vs {longest_any}");
     // Each square counts every position with a fox on it: two foxes, so twice the positions in all.
-    let squares: u64 = s.by_fox_square.values().map(|w| w.total()).sum();
+    let squares: u64 = s.more.by_fox_square.iter().flatten().map(|w| w.total()).sum();
     let positions: u64 = {
         let game = &tables.game;
         manifest

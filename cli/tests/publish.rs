@@ -15,7 +15,7 @@ use foxbase_tables::manifest::{Layout, Manifest};
 use foxbase_tables::publish::{compare_with_solve, publish, Levels};
 use foxbase_tables::table::{read_table, write_table_layout, TableFile, DEFAULT_BLOCK_SLOTS};
 use foxbase_tables::tier_files::{table_header, table_path};
-use foxbase_tables::TableDir;
+use foxbase_tables::FoxTables;
 use std::path::Path;
 use std::process::Command;
 
@@ -79,8 +79,8 @@ fn published_tables_give_back_every_solved_value() {
     // Every position of every tier: the published tables' probe (which
     // derives fox-to-move values) equals the solved table.
     let game = game();
-    let full = TableDir::open(&src).unwrap();
-    let thin = TableDir::open(&out).unwrap();
+    let full = FoxTables::open(&src).unwrap();
+    let thin = FoxTables::open(&out).unwrap();
     let (mut fox, mut counts) = (0, [0u64; 3]);
     for entry in &manifest.tiers {
         let tier = game.parse_tier_name(&entry.name).unwrap();
@@ -92,7 +92,7 @@ fn published_tables_give_back_every_solved_value() {
             let Some(pos) = game.unrank(&index, i) else { continue };
             let want = solved.value(i).unwrap();
             // Probing every position through the CLI path is slow; sample the
-            // fox-to-move ones through TableDir and check all through tables.
+            // fox-to-move ones through FoxTables and check all through tables.
             if i % 199 == 0 {
                 assert_eq!(thin.value(&pos).unwrap(), want, "{}", format_position(&pos));
                 assert_eq!(full.value(&pos).unwrap(), want, "{}", format_position(&pos));
@@ -124,8 +124,8 @@ fn published_tables_give_back_every_solved_value() {
 fn whole_published_tables_derive_the_solved_fox_values_with_the_kernel_as_one_move_at_a_time() {
     let (_root, src, out, manifest) = solved_and_published("publish-derive", 3);
     let game = game();
-    let kernel = TableDir::open(&out).unwrap().with_fox_side(Some(&foxbase_worker::plane_kernel::PlaneFoxSide));
-    let one_move = TableDir::open(&out).unwrap().with_fox_side(None);
+    let kernel = FoxTables::open(&out).unwrap().with_deriver(Some(&foxbase_worker::plane_kernel::PlaneFoxSide));
+    let one_move = FoxTables::open(&out).unwrap().with_deriver(None);
     let (mut fox, mut one_fox_tiers) = (0u64, 0);
     for entry in &manifest.tiers {
         let tier = game.parse_tier_name(&entry.name).unwrap();

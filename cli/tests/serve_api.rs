@@ -12,9 +12,10 @@ use foxbase_core::baghchal::{BaghChal, BaghChalVariant};
 use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tictactoe::TicTacToe;
+use foxbase_core::tier::TierGame;
 use foxbase_tables::engine::{engine_move, engine_move_at};
-use foxbase_tables::tiered::TierTables;
-use foxbase_tables::{TableDir, Tablebase};
+use foxbase_tables::TierTables;
+use foxbase_tables::{FoxTables, Tablebase};
 use serde_json::Value as Json;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Stdio};
@@ -200,7 +201,7 @@ fn probe_and_moves_answer_what_the_command_line_prints() {
 
 #[test]
 fn the_engine_answers_what_engine_move_chooses() {
-    let tables = TableDir::open(&served().tables).unwrap();
+    let tables = FoxTables::open(&served().tables).unwrap();
     for (n, p) in positions().iter().enumerate() {
         let seed = n as u64 * 7919;
         let api = get_json(&format!("/api/engine?position={}&seed={seed}", q(p)));
@@ -374,8 +375,9 @@ fn baghchal_probe_moves_and_engine_answer_as_the_command_line() {
     let capture = moves["moves"].as_array().unwrap().iter().find(|m| m["move"] == "a1xc3").unwrap();
     assert_eq!(capture["position"], ".T..T/...../..T../...../....T g 0 2");
     assert_eq!(capture["status"]["winner"], "tiger");
-    let game = BaghChal::new(BaghChalVariant::new(2, 2).unwrap());
-    let tables = TierTables::open(game, &server.tables).unwrap();
+    let tables = TierTables::<BaghChal>::open(&server.tables).unwrap();
+    let expected = BaghChal::new(BaghChalVariant::new(2, 2).unwrap());
+    assert_eq!(TierGame::variant_json(&tables.game), TierGame::variant_json(&expected));
     engine_as_the_library(server, &tables, &positions, ".T..T/...../..T../...../....T g 0 2");
     // Bad input names the problem; the example is the start.
     for (path, says) in [
@@ -394,7 +396,7 @@ fn baghchal_probe_moves_and_engine_answer_as_the_command_line() {
 fn tictactoe_probe_moves_and_engine_answer_as_the_command_line() {
     let server = served_tictactoe();
     let positions = answers_as_the_command_line(server, TTT_START, &TTT_RULES);
-    let tables = TierTables::open(TicTacToe, &server.tables).unwrap();
+    let tables = TierTables::<TicTacToe>::open(&server.tables).unwrap();
     // O to move after X's line: lost, no move.
     engine_as_the_library(server, &tables, &positions, "XXX/OO./... o");
     let full = json_at(server, &format!("/api/moves?position={}", q("XOX/XOO/OXX o")));
@@ -450,7 +452,7 @@ fn under_the_no_progress_rule_positions_carry_their_counters() {
 
     // The engine chooses as engine_move_at at the counter, and its next
     // position carries the counter its move leads to.
-    let tables = TableDir::open(&server.tables).unwrap();
+    let tables = FoxTables::open(&server.tables).unwrap();
     let rules = tables.game.variant.rules();
     for (n, p) in positions.iter().enumerate() {
         let seed = n as u64 * 7919;

@@ -11,7 +11,7 @@ use foxbase_core::reference::ReferenceSolution;
 use foxbase_core::rules::Status;
 use foxbase_core::{Geometry, Side, Value as GameValue, Variant};
 use foxbase_tables::engine::engine_move;
-use foxbase_tables::TableDir;
+use foxbase_tables::FoxTables;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::process::{Command, Output};
@@ -223,7 +223,7 @@ fn the_engines_sheep_from_floored_tables_win_the_exact_game_against_every_fox_re
     let dir = TempDir::new("floor-strategy");
     let d = dir.0.to_str().unwrap();
     ok(&["solve", "--start", ONE_FOX, "--pen-target", "2", "--sheep-floor", "3", "--distance", "dtm", "--out", d]);
-    let tables = TableDir::open(&dir.0).unwrap();
+    let tables = FoxTables::open(&dir.0).unwrap();
     let start = parse_position(ONE_FOX).unwrap();
     let exact_variant = Variant::new(Geometry::Classic, 2, start).unwrap();
     let exact = ReferenceSolution::solve_with_plies(&exact_variant, 5_000_000).unwrap();

@@ -22,8 +22,9 @@ use foxbase_tables::publish::{publish_as, Levels, Publishable};
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::DirLocation;
 use foxbase_tables::table::Layout;
-use foxbase_tables::tiered::{locate_by_tier, LocateChild, TierTables, WholeTier};
+use foxbase_tables::tiered::{locate_by_tier, LocateChild, WholeTier};
 use foxbase_tables::verify::verify_game;
+use foxbase_tables::TierTables;
 use foxbase_worker::job::TierReport;
 use foxbase_worker::kernel::{Kernel, Output, SolveTier};
 use std::collections::HashMap;
@@ -119,6 +120,13 @@ impl TierGame for Race {
 
     fn variant_json(&self) -> String {
         format!("{{\"goal\":{GOAL},\"ring\":{RING}}}")
+    }
+
+    fn from_variant_json(variant: &str) -> Result<Race, String> {
+        match variant == Race.variant_json() {
+            true => Ok(Race),
+            false => Err(format!("the race has one variant, {}", Race.variant_json())),
+        }
     }
 
     fn initial_position(&self) -> RacePos {
@@ -375,7 +383,7 @@ impl Progress for Quiet {
 
 /// Every position's value read from the tables in `dir`, against the plain solve.
 fn probe_all(dir: &Path, plain: &HashMap<RacePos, Value>) {
-    let tables = TierTables::open(Race, dir).unwrap();
+    let tables = TierTables::<Race>::open(dir).unwrap();
     for (pos, value) in plain {
         assert_eq!(tables.outcome(pos).unwrap().value, *value, "{}", RaceRules.format_position(pos));
     }
@@ -405,16 +413,16 @@ fn a_game_outside_the_registry_is_solved_probed_verified_and_published() {
     assert_eq!(counts, (12, 20, 8), "wins, draws and losses for the side to move");
     probe_all(&solved, &plain);
     let start = RaceRules.parse_position("001 a").unwrap();
-    assert_eq!(TierTables::open(Race, &solved).unwrap().outcome(&start).unwrap().value, Value::Draw);
+    assert_eq!(TierTables::<Race>::open(&solved).unwrap().outcome(&start).unwrap().value, Value::Draw);
 
-    let verified = verify_game(Race, &solved, &|_| {}).unwrap();
+    let verified = verify_game(Race, &solved, &|_| {}, false).unwrap();
     assert_eq!((verified.tiers, verified.slots, verified.positions_checked), (4, 40, 40));
 
     let published = tmp.0.join("published");
     let figures = publish_as(&Race, &solved, &published, Levels::default(), &|_| {}).unwrap();
     assert_eq!((figures.tiers, figures.slots), (4, 40));
     probe_all(&published, &plain);
-    let verified = verify_game(Race, &published, &|_| {}).unwrap();
+    let verified = verify_game(Race, &published, &|_| {}, false).unwrap();
     assert_eq!((verified.tiers, verified.slots), (4, 40));
     // A published tablebase is not published again.
     let again = publish_as(&Race, &published, &tmp.0.join("again"), Levels::default(), &|_| {});

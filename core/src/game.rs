@@ -119,36 +119,24 @@ macro_rules! with_game_kind {
     ($kind:expr, $variant:expr, |$game:ident| $body:expr) => {{
         let (kind, variant): ($crate::game::GameKind, &str) = ($kind, $variant);
         match kind {
-            $crate::game::GameKind::Fox => $crate::game::fox_game(variant).map(|$game| $body),
-            $crate::game::GameKind::BaghChal => $crate::game::bagh_chal(variant).map(|$game| $body),
-            $crate::game::GameKind::TicTacToe => $crate::game::tic_tac_toe(variant).map(|$game| $body),
+            $crate::game::GameKind::Fox => {
+                $crate::game::game_of::<$crate::foxgame::FoxGame>(kind, variant).map(|$game| $body)
+            }
+            $crate::game::GameKind::BaghChal => {
+                $crate::game::game_of::<$crate::baghchal::BaghChal>(kind, variant).map(|$game| $body)
+            }
+            $crate::game::GameKind::TicTacToe => {
+                $crate::game::game_of::<$crate::tictactoe::TicTacToe>(kind, variant).map(|$game| $body)
+            }
         }
     }};
 }
 
-/// The Fox Game under `variant` ([`with_game_kind`]'s arm).
+/// `G` under `variant` ([`TierGame::from_variant_json`]), or the
+/// [`BadVariant`] naming `kind`: [`with_game_kind`]'s arms.
 #[doc(hidden)]
-pub fn fox_game(variant: &str) -> Result<crate::foxgame::FoxGame, BadVariant> {
-    let bad = |e: crate::error::VariantError| bad_variant(GameKind::Fox, variant, e.to_string());
-    crate::variant::Variant::from_json(variant).map(crate::foxgame::FoxGame::new).map_err(bad)
-}
-
-/// Bagh-Chal under `variant` ([`with_game_kind`]'s arm).
-#[doc(hidden)]
-pub fn bagh_chal(variant: &str) -> Result<crate::baghchal::BaghChal, BadVariant> {
-    let bad = |e: crate::baghchal::VariantError| bad_variant(GameKind::BaghChal, variant, e.to_string());
-    crate::baghchal::BaghChalVariant::from_json(variant).map(crate::baghchal::BaghChal::new).map_err(bad)
-}
-
-/// Tic-tac-toe, whose one variant `variant` must be ([`with_game_kind`]'s arm).
-#[doc(hidden)]
-pub fn tic_tac_toe(variant: &str) -> Result<crate::tictactoe::TicTacToe, BadVariant> {
-    use crate::tier::TierGame;
-    let only = crate::tictactoe::TicTacToe.variant_json();
-    if variant != only {
-        return Err(bad_variant(GameKind::TicTacToe, variant, format!("tic-tac-toe has one variant, {only}")));
-    }
-    Ok(crate::tictactoe::TicTacToe)
+pub fn game_of<G: crate::tier::TierGame>(kind: GameKind, variant: &str) -> Result<G, BadVariant> {
+    G::from_variant_json(variant).map_err(|problem| bad_variant(kind, variant, problem))
 }
 
 fn bad_variant(kind: GameKind, variant: &str, problem: String) -> BadVariant {

@@ -393,6 +393,14 @@ impl TierGame for TicTacToe {
         "{\"game\":\"tictactoe\"}".into()
     }
 
+    /// Its one variant.
+    fn from_variant_json(variant: &str) -> Result<TicTacToe, String> {
+        match variant == TicTacToe.variant_json() {
+            true => Ok(TicTacToe),
+            false => Err(format!("tic-tac-toe has one variant, {}", TicTacToe.variant_json())),
+        }
+    }
+
     fn initial_position(&self) -> TttPosition {
         TttPosition { x: 0, o: 0 }
     }

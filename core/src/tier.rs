@@ -56,6 +56,13 @@ pub trait TierGame: Sync + Send {
     /// The variant as JSON text, recorded in every table; equal text means equal rules.
     fn variant_json(&self) -> String;
 
+    /// The game under the variant a table records ([`TierGame::variant_json`]
+    /// read back), so that a reader opens a tablebase from what it says;
+    /// why not, in words, for text that is no variant of this game.
+    fn from_variant_json(variant: &str) -> Result<Self, String>
+    where
+        Self: Sized;
+
     /// The keys of [`TierGame::variant_json`] (a JSON object) that choose
     /// where play starts but change no tier's table: a tier solved under a
     /// variant that differs from this one only in these keys has the same
@@ -67,6 +74,13 @@ pub trait TierGame: Sync + Send {
 
     /// The position play starts from.
     fn initial_position(&self) -> Self::Position;
+
+    /// What the values of this variant's tables are when they are not the
+    /// game's own (the Fox Game under a sheep floor: bounds), which every
+    /// view of a value shows; `None`, the default, for exact values.
+    fn bound(&self) -> Option<crate::variant::Bound> {
+        None
+    }
 
     /// N of a no-progress rule (a draw after N plies in a row without a
     /// move out of the tier), 0 for none, the default. Under it a tier's

@@ -162,8 +162,9 @@ pub enum Error {
          their tiers are not solved (with the sheep to move the game is over)"
     )]
     BelowSheepFloor { position: String, sheep: u32, floor: u32 },
-    #[error("{dir}: tables of game '{game}', not the Fox Game")]
-    NotFoxGame { dir: String, game: String },
+    /// Tables of another game than the reader's (`expected`: its title).
+    #[error("{dir}: tables of game '{game}', not {expected}")]
+    NotGame { dir: String, game: String, expected: &'static str },
     #[error("{dir}: the manifest's variant: {message}")]
     Variant { dir: String, message: String },
     /// A published value disagrees with the solved one it was made from.
@@ -195,7 +196,7 @@ pub enum Error {
         source: crate::tiered::DeriveError,
     },
     /// A whole published table's fox-to-move values could not be derived
-    /// ([`crate::dir::DeriveFoxSide`]).
+    /// ([`crate::tier_tables::DeriveWhole`]).
     #[error("{file}: cannot derive the fox-to-move values: {message}")]
     DeriveWhole { file: String, message: String },
     /// Bad arguments of a query (a survey's counts, squares).

@@ -6,18 +6,19 @@
 //! file format), [`uring`] (positioned I/O on io_uring or `pread`),
 //! [`source`] (byte-range sources and tablebase locations), [`durable`]
 //! (write-temp/fsync/rename), [`tier_files`] (where a tier's table lives),
-//! [`manifest`] and [`index`] (what a tablebase holds), [`reader`] (the
-//! one reading API, [`Tablebase`], over its two readers: [`dir`], the Fox
-//! Game's [`TableDir`], and [`tiered`], any [`TierGame`](foxbase_core::tier::TierGame)'s
-//! tables through the tier contract), [`probe`], [`engine`] (perfect play), [`verify`], [`publish`], [`survey`],
+//! [`manifest`] and [`index`] (what a tablebase holds), [`tier_tables`]
+//! (the one reader, [`TierTables`], of every game; [`read_cache`] its
+//! caches of single reads; [`fox_tables`] what the Fox Game adds to it),
+//! [`tiered`] (a tier in memory and the one-step valuation), [`reader`]
+//! (the reading API, [`Tablebase`]), [`probe`], [`engine`] (perfect play), [`verify`], [`publish`], [`survey`],
 //! [`seal`] (finishing a run), [`retire`] (publishing a solve's tiers in
 //! place under a disk budget) and [`error`].
 
 pub mod checksums;
-pub mod dir;
 pub mod durable;
 pub mod engine;
 pub mod error;
+pub mod fox_tables;
 pub mod index;
 pub mod manifest;
 pub mod packed;
@@ -35,12 +36,14 @@ pub mod stats;
 pub mod survey;
 pub mod table;
 pub mod tier_files;
+pub mod tier_tables;
 pub mod tiered;
 pub mod uring;
 pub mod value_columns;
 pub mod verify;
 
-pub use dir::TableDir;
 pub use error::{Error, ErrorKind, TableError};
+pub use fox_tables::FoxTables;
 pub use reader::Tablebase;
 pub use table::Layout;
+pub use tier_tables::TierTables;

@@ -8,8 +8,8 @@
 //! one move when read: docs/format.md); tic-tac-toe keeps every slot.
 //! Everything else is one code path for every game.
 
-use crate::dir::{derive_left_out, fox_side_deriver, TableDir};
 use crate::error::{io_error, Error};
+use crate::fox_tables::{fox_side_deriver, FoxTables};
 use crate::manifest::{Manifest, PliesEntry, TierEntry};
 use crate::packed::PackedValues;
 use crate::plies::{Distance, Plies};
@@ -18,6 +18,7 @@ use crate::table::{
     write_plies_with, write_published_table, write_table_layout, Layout, TableFile, DEFAULT_BLOCK_SLOTS,
 };
 use crate::tier_files::table_header;
+use crate::tier_tables::derive_left_out;
 use crate::tiered::{fill_derived, locate_by_tier, LocateChild, WholeTier};
 use crate::verify::{check_index, check_tier, check_tier_files, CheckedTier, OnTier, TierCounter};
 use foxbase_core::baghchal::BaghChal;
@@ -251,7 +252,7 @@ impl Publishable for FoxGame {
         self.tier_index(tier).fox_slots * 2
     }
 
-    /// The fox-to-move values (and plies) derived as [`TableDir`] derives them.
+    /// The fox-to-move values (and plies) derived as [`FoxTables`] derives them.
     fn read_whole(
         &self,
         own: &TierFiles<FoxTier>,
@@ -269,9 +270,9 @@ impl Publishable for FoxGame {
         Ok((whole.values, whole.plies))
     }
 
-    /// [`TableDir`], which derives the fox-to-move values.
+    /// [`FoxTables`], which derives the fox-to-move values.
     fn reader<'d>(&'d self, dir: &'d Path) -> Result<Reader<'d, Self::Tier>, Error> {
-        let thin = TableDir::open(dir)?;
+        let thin = FoxTables::open(dir)?;
         Ok(Box::new(move |tier, _, check| {
             let complete = thin.complete(tier)?;
             check(&complete.values, complete.plies.as_ref())

@@ -1,4 +1,4 @@
-//! What [`crate::TableDir`] keeps of single reads: whole decompressed
+//! What [`crate::TierTables`] keeps of single reads: whole decompressed
 //! blocks, and small pieces of them in slot order.
 //!
 //! A single value reads one 2-bit code, but a block is decompressed whole
@@ -17,7 +17,6 @@
 //! Both are bounded in bytes and drop their oldest entry first.
 
 use crate::table::RawBlock;
-use foxbase_core::foxgame::FoxTier;
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
 use std::sync::Arc;
@@ -79,22 +78,23 @@ impl<K: Hash + Eq + Copy, V> Bounded<K, V> {
     }
 }
 
-/// Which block: tier, whether of its plies file (else its table), block number.
-pub type BlockKey = (FoxTier, bool, usize);
+/// Which block: tier (`T`, a game's tier key), whether of its plies file
+/// (else its table), block number.
+pub type BlockKey<T> = (T, bool, usize);
 
 /// Decompressed blocks of single reads.
-pub struct BlockCache(Bounded<BlockKey, Arc<RawBlock>>);
+pub struct BlockCache<T>(Bounded<BlockKey<T>, Arc<RawBlock>>);
 
-impl BlockCache {
-    pub fn new(budget: u64) -> BlockCache {
+impl<T: Hash + Eq + Copy> BlockCache<T> {
+    pub fn new(budget: u64) -> BlockCache<T> {
         BlockCache(Bounded::new(budget))
     }
 
-    pub fn get(&self, key: &BlockKey) -> Option<Arc<RawBlock>> {
+    pub fn get(&self, key: &BlockKey<T>) -> Option<Arc<RawBlock>> {
         self.0.get(key).cloned()
     }
 
-    pub fn insert(&mut self, key: BlockKey, block: Arc<RawBlock>) {
+    pub fn insert(&mut self, key: BlockKey<T>, block: Arc<RawBlock>) {
         let bytes = block.bytes.len() as u64;
         self.0.insert(key, block, bytes);
     }
@@ -102,15 +102,15 @@ impl BlockCache {
 
 /// Pieces of table blocks in slot order, keyed by tier and piece number
 /// (tier slot / [`PIECE_SLOTS`]).
-pub struct PieceCache(Bounded<(FoxTier, u64), Arc<[u8]>>);
+pub struct PieceCache<T>(Bounded<(T, u64), Arc<[u8]>>);
 
-impl PieceCache {
-    pub fn new(budget: u64) -> PieceCache {
+impl<T: Hash + Eq + Copy> PieceCache<T> {
+    pub fn new(budget: u64) -> PieceCache<T> {
         PieceCache(Bounded::new(budget))
     }
 
     /// The code of slot `i` of `tier`'s table, if its piece is kept.
-    pub fn code(&self, tier: FoxTier, i: u64) -> Option<u8> {
+    pub fn code(&self, tier: T, i: u64) -> Option<u8> {
         let piece = self.0.get(&(tier, i / PIECE_SLOTS))?;
         let j = i % PIECE_SLOTS;
         Some((piece[(j / 4) as usize] >> ((j % 4) * 2)) & 3)
@@ -119,7 +119,7 @@ impl PieceCache {
     /// Keeps the piece of `block` (of `tier`'s table) that holds slot `i`
     /// (nothing where blocks do not split into whole pieces: a table
     /// written with blocks of another size reads through the block cache).
-    pub fn remember(&mut self, tier: FoxTier, block: &RawBlock, i: u64) {
+    pub fn remember(&mut self, tier: T, block: &RawBlock, i: u64) {
         if !u64::from(block.block_slots).is_multiple_of(PIECE_SLOTS) {
             return;
         }

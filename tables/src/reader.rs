@@ -2,19 +2,16 @@
 //! `probe`, the engine (`versus`, the board in the browser) and `export`
 //! are written against once.
 //!
-//! Two readers implement it: [`TableDir`] (the Fox Game's, with its
-//! published layout, tier index and table cache) and [`TierTables`] (any
-//! [`TierGame`] through its contract alone: Bagh-Chal, tic-tac-toe).
+//! The one reader, [`TierTables`], implements it for every game.
 //! Positions are given as played (not canonicalised); a position that is
 //! over gets its game-over value; moves come from the game's rules of play
 //! ([`foxbase_core::play::Playable`]).
 
-use crate::dir::TableDir;
 use crate::error::Error;
 use crate::plies::Distance;
 use crate::table::Layout;
-use crate::tiered::{LocateChild, TierTables};
-use foxbase_core::foxgame::FoxGame;
+use crate::tiered::LocateChild;
+use crate::TierTables;
 use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tier::TierGame;
 use foxbase_core::variant::Bound;
@@ -103,42 +100,6 @@ pub trait Tablebase: Send + Sync {
     }
 }
 
-impl Tablebase for TableDir {
-    type Game = FoxGame;
-
-    fn game(&self) -> &FoxGame {
-        &self.game
-    }
-
-    fn describe(&self) -> String {
-        TableDir::describe(self)
-    }
-
-    fn distance(&self) -> Option<Distance> {
-        TableDir::distance(self)
-    }
-
-    fn layout(&self) -> Layout {
-        TableDir::layout(self)
-    }
-
-    fn bound(&self) -> Option<Bound> {
-        self.game.variant.bound()
-    }
-
-    fn check_position(&self, pos: &foxbase_core::Position) -> Result<(), Error> {
-        TableDir::check_position(self, pos)
-    }
-
-    fn outcome(&self, pos: &foxbase_core::Position) -> Result<Outcome, Error> {
-        TableDir::outcome(self, pos)
-    }
-
-    fn outcome_in_bulk(&self, pos: &foxbase_core::Position) -> Result<Outcome, Error> {
-        self.outcome_in_memory(pos)
-    }
-}
-
 impl<G: LocateChild + WithRules> Tablebase for TierTables<G> {
     type Game = G;
 
@@ -154,17 +115,16 @@ impl<G: LocateChild + WithRules> Tablebase for TierTables<G> {
         TierTables::distance(self)
     }
 
-    /// A position that is not over must be in a tier the tables hold.
+    fn layout(&self) -> Layout {
+        TierTables::layout(self)
+    }
+
+    fn bound(&self) -> Option<Bound> {
+        self.game.bound()
+    }
+
     fn check_position(&self, pos: &G::Position) -> Result<(), Error> {
-        let tier = self.game.tier_of(pos);
-        if self.game_over(pos).is_some() || self.holds(tier) {
-            return Ok(());
-        }
-        Err(Error::TierNotAmong {
-            position: self.game.rules().format_position(pos),
-            tier: self.game.tier_name(tier),
-            held: self.held_names(),
-        })
+        TierTables::check_position(self, pos)
     }
 
     fn outcome(&self, pos: &G::Position) -> Result<Outcome, Error> {

@@ -14,8 +14,8 @@
 //! start is not valued here (Bagh-Chal, whose plan may hold only the
 //! moving tiers) gets the manifest and tier index without a start value.
 
-use crate::dir::TableDir;
 use crate::error::Error;
+use crate::fox_tables::FoxTables;
 use crate::manifest::{Manifest, StartValue};
 use crate::source::{DirLocation, Location};
 use foxbase_core::notation::format_position;
@@ -49,7 +49,7 @@ pub fn seal_at(
     for (name, bytes) in manifest.files()? {
         put(name, &bytes)?;
     }
-    let tables = TableDir::open_at(location)?;
+    let tables = FoxTables::open_at(location)?;
     let start = tables.game.variant.start;
     let value = tables.value(&start)?;
     manifest.start = Some(StartValue { position: format_position(&start), value: value.name().into() });
@@ -95,7 +95,7 @@ impl SealRun for foxbase_core::tictactoe::TicTacToe {
             put(name, &bytes)?;
         }
         let start = TicTacToe.initial_position();
-        let value = crate::tiered::TierTables::open_at(TicTacToe, location)?.outcome(&start)?.value;
+        let value = crate::TierTables::open_game_at(TicTacToe, location)?.outcome(&start)?.value;
         manifest.start = Some(StartValue { position: format_ttt(&start), value: value.name().into() });
         for (name, bytes) in manifest.files()? {
             put(name, &bytes)?;

@@ -1,8 +1,8 @@
 //! Surveys of start positions: the value of every arrangement of N sheep on
 //! ranks 1..4 against fixed foxes, read from a tablebase of either layout.
 
-use crate::dir::TableDir;
 use crate::error::Error;
+use crate::fox_tables::FoxTables;
 use crate::tiered::WholeTier;
 use foxbase_core::board::{rank_mask, BitIter, Bits};
 use foxbase_core::foxgame::{FoxGame, FoxTier};
@@ -19,7 +19,7 @@ pub struct Survey {
 
 /// Every way to put `sheep` sheep on the 20 points of ranks 1..4, with
 /// `foxes` and `side` to move, valued from `tables`.
-pub fn survey(tables: &TableDir, sheep: u32, foxes: Bits, side: Side) -> Result<Survey, Error> {
+pub fn survey(tables: &FoxTables, sheep: u32, foxes: Bits, side: Side) -> Result<Survey, Error> {
     let area: Bits = (1..=4).map(rank_mask).fold(0, |a, m| a | m) & !foxes;
     let points: Vec<u8> = BitIter(area).collect();
     if sheep as usize > points.len() {

@@ -1,64 +1,18 @@
-//! [`TierTables`]: a solved tablebase of any [`TierGame`] (Bagh-Chal,
-//! tic-tac-toe), read through the tier contract alone.
-//!
-//! [`TableDir`](crate::TableDir) is the Fox Game's reader (published
-//! layouts, the Fox Game's fast child ranks); this one knows nothing of a
-//! game but its [`TierGame`] methods. Single values read one block of a
-//! table and one of its plies file ([`TierTables::outcome`]); whole tiers
-//! are loaded for work over every position ([`TierTables::load`], for
-//! stats and [`crate::verify::verify_game`]). Positions are canonicalised
-//! before lookup; a position that is over gets its game-over value from
-//! [`TierGame::primitive`] (tiers whose positions are all over, such as
-//! Bagh-Chal's at the capture target, have no table).
-//!
-//! A published tablebase ([`Layout::Published`], Bagh-Chal's) stores only
-//! the odd slots; an even slot's position (the goats to move, in
-//! Bagh-Chal) is valued by one move, from its children's stored odd slots.
-//! The layout's precondition, which the game's `Publishable` states and
-//! `publish` checks value by value: every child of an even slot's position
-//! is over or sits in an odd slot.
+//! A tier in memory ([`WholeTier`], of any game) and the one-step
+//! valuation: a position's outcome from its children's
+//! ([`outcome_by_one_step`]), with which a reader fills in what a
+//! published layout leaves out ([`fill_derived`]) and verify checks a
+//! table. [`crate::tier_tables::TierTables`] reads tablebases into them.
 
-use crate::error::{Error, ErrorKind, TableError};
-use crate::manifest::Manifest;
+use crate::error::Error;
 use crate::packed::PackedValues;
 use crate::plies::Distance;
 use crate::plies::Plies;
-use crate::source::{DirLocation, Location};
-use crate::table::{Layout, TableFile};
-use crate::tier_files::{plies_key, table_header, table_key};
+use crate::table::Layout;
 use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Outcome, Value};
 use rayon::prelude::*;
-use std::collections::{HashMap, VecDeque};
-use std::path::Path;
-use std::sync::{Arc, Mutex};
-
-/// A tablebase of `G`, solved or published (see the module documentation).
-pub struct TierTables<G: TierGame> {
-    pub game: G,
-    pub manifest: Manifest,
-    /// The manifest's layout: with [`Layout::Published`] even slots are derived.
-    layout: Layout,
-    location: Box<dyn Location>,
-    /// The manifest's tiers, by tier.
-    held: HashMap<G::Tier, usize>,
-    /// Table (and plies) files opened so far, for single values.
-    open: Mutex<HashMap<G::Tier, Arc<OpenTier<G>>>>,
-    /// Whole tiers read for work over many positions ([`TierTables::outcome_in_memory`]),
-    /// oldest first, at most [`WHOLE_TIER_BYTES`] of them.
-    whole: Mutex<VecDeque<Arc<WholeTier<G>>>>,
-}
-
-/// The memory [`TierTables::outcome_in_memory`] keeps whole tiers in (at least one tier).
-pub const WHOLE_TIER_BYTES: u64 = 1 << 30;
-
-/// A tier's files, opened (header and block index read).
-struct OpenTier<G: TierGame> {
-    index: G::Index,
-    table: TableFile,
-    plies: Option<TableFile>,
-}
 
 /// A whole tier in memory, of any game: its values and, in a tablebase
 /// with plies, its plies, as its files store them or with what their
@@ -103,250 +57,13 @@ pub fn game_over<G: TierGame>(game: &G, pos: &G::Position, plies: bool) -> Optio
     Some(Outcome { value: v, plies: (v != Value::Draw && plies).then_some(0) })
 }
 
-impl<G: TierGame> TierTables<G> {
-    /// Opens the tablebase in a directory.
-    pub fn open(game: G, dir: &Path) -> Result<TierTables<G>, Error> {
-        TierTables::open_at(game, Box::new(DirLocation::new(dir)))
-    }
-
-    /// Opens a tablebase anywhere: reads its manifest and checks that it is
-    /// `game`'s (name and variant), solved, with known tiers. Opens no table.
-    pub fn open_at(game: G, location: Box<dyn Location>) -> Result<TierTables<G>, Error> {
-        let manifest = Manifest::read_from(location.as_ref())?;
-        if manifest.game != game.game_name() {
-            return Err(Error::Query(format!(
-                "{}: tables of game '{}', not {}",
-                location.describe(),
-                manifest.game,
-                game.game_name()
-            )));
-        }
-        if manifest.variant != game.variant_json() {
-            return Err(Error::Variant {
-                dir: location.describe(),
-                message: format!("'{}', expected '{}'", manifest.variant, game.variant_json()),
-            });
-        }
-        let mut held = HashMap::new();
-        for (k, entry) in manifest.tiers.iter().enumerate() {
-            let tier = game
-                .parse_tier_name(&entry.name)
-                .ok_or_else(|| Error::Query(format!("the manifest names an unknown tier '{}'", entry.name)))?;
-            held.insert(tier, k);
-        }
-        Ok(TierTables {
-            game,
-            layout: manifest.layout,
-            manifest,
-            location,
-            held,
-            open: Mutex::new(HashMap::new()),
-            whole: Mutex::new(VecDeque::new()),
-        })
-    }
-
-    /// Where the tablebase is, for messages.
-    pub fn describe(&self) -> String {
-        self.location.describe()
-    }
-
-    /// Whether the tablebase holds a table of `tier`.
-    pub fn holds(&self, tier: G::Tier) -> bool {
-        self.held.contains_key(&tier)
-    }
-
-    /// The held tiers, for messages: "tiers p0-c0, p0-c1" (the first ten, then how many more).
-    pub fn held_names(&self) -> String {
-        let names: Vec<&str> = self.manifest.tiers.iter().map(|t| t.name.as_str()).collect();
-        match names.len() {
-            0 => "no tier".to_string(),
-            n if n <= 10 => format!("tiers {}", names.join(", ")),
-            n => format!("tiers {} and {} more", names[..10].join(", "), n - 10),
-        }
-    }
-
-    /// The tiers held, in the manifest's order (children first).
-    pub fn tiers(&self) -> Vec<G::Tier> {
-        self.manifest.tiers.iter().filter_map(|t| self.game.parse_tier_name(&t.name)).collect()
-    }
-
-    /// Whether every tier has a plies file (solved without `--no-distance`).
-    pub fn has_plies(&self) -> bool {
-        self.manifest.has_plies()
-    }
-
-    /// What its plies files count ([`crate::plies::Distance`]); `None` without plies.
-    pub fn distance(&self) -> Option<crate::plies::Distance> {
-        self.manifest.distance()
-    }
-
-    /// The outcome of a position that is over (0 plies, in a tablebase with plies).
-    pub fn game_over(&self, pos: &G::Position) -> Option<Outcome> {
-        game_over(&self.game, pos, self.has_plies())
-    }
-
-    /// Opens `tier`'s table (and plies file), once; [`Error::NoTable`] when it is not held.
-    fn opened(&self, tier: G::Tier) -> Result<Arc<OpenTier<G>>, Error> {
-        if let Some(t) = self.open.lock().unwrap().get(&tier) {
-            return Ok(t.clone());
-        }
-        let k = *self.held.get(&tier).ok_or_else(|| Error::NoTable { tier: self.game.tier_name(tier) })?;
-        let entry = &self.manifest.tiers[k];
-        let index = self.game.tier_index(tier);
-        let header = table_header(&self.game, tier, self.game.tier_size(&index));
-        let open = |key: &str| -> Result<TableFile, TableError> {
-            let source =
-                self.location.open(key).map_err(|e| TableError::new(self.location.name_of(key), ErrorKind::Io(e)))?;
-            let t = TableFile::from_source(source)?;
-            t.expect(&header)?;
-            if t.layout != self.layout {
-                return Err(TableError::new(
-                    t.name(),
-                    ErrorKind::LayoutMismatch { found: t.layout, expected: self.layout },
-                ));
-            }
-            Ok(t)
-        };
-        let table = open(&table_key(&self.game, tier))?;
-        let plies = match &entry.plies {
-            Some(_) if self.has_plies() => Some(open(&plies_key(&self.game, tier))?),
-            _ => None,
-        };
-        let t = Arc::new(OpenTier { index, table, plies });
-        self.open.lock().unwrap().insert(tier, t.clone());
-        Ok(t)
-    }
-
-    /// The outcome of `pos` for the side to move: its game-over value, or
-    /// the stored one (plies `None` for a draw, or without plies). Reads one
-    /// block of the table and one of the plies file; a derived slot of a
-    /// published tablebase reads those of its children. [`Error::NoTable`]
-    /// for a position that is not over in a tier the tablebase does not hold.
-    pub fn outcome(&self, pos: &G::Position) -> Result<Outcome, Error> {
-        if let Some(o) = self.game_over(pos) {
-            return Ok(o);
-        }
-        let (t, i) = self.slot_of(pos)?;
-        if self.layout == Layout::Published && i % 2 == 0 {
-            let mut children = Vec::new();
-            self.game.for_each_child(pos, |c| children.push(c));
-            let mut outcomes = Vec::with_capacity(children.len());
-            for child in &children {
-                let o = match self.game_over(child) {
-                    Some(o) => o,
-                    None => {
-                        let (ct, ci) = self.slot_of(child)?;
-                        if ci % 2 == 0 {
-                            // The published layout's precondition broken: never a wrong value.
-                            let kind = ErrorKind::DerivedChild { slot: ci };
-                            return Err(Error::Table(TableError::new(ct.table.name(), kind)));
-                        }
-                        self.stored_at(&ct, ci)?
-                    }
-                };
-                outcomes.push(crate::reader::as_child(&self.game, self.distance(), pos, child, o));
-            }
-            return Ok(crate::plies::capped(Outcome::from_children(&outcomes), self.game.no_progress()));
-        }
-        self.stored_at(&t, i)
-    }
-
-    /// The opened tier of a position that is not over, and its slot.
-    fn slot_of(&self, pos: &G::Position) -> Result<(Arc<OpenTier<G>>, u64), Error> {
-        let t = self.opened(self.game.tier_of(pos))?;
-        let i = self.game.canonical_rank(&t.index, pos);
-        Ok((t, i))
-    }
-
-    /// The outcome stored in slot `i` of an opened tier.
-    fn stored_at(&self, t: &OpenTier<G>, i: u64) -> Result<Outcome, Error> {
-        let block = t.table.block_of(i)?;
-        let value = Value::from_code(block.code(i))
-            .ok_or_else(|| Error::Table(TableError::new(t.table.name(), ErrorKind::UnusedSlot { slot: i })))?;
-        let plies = match &t.plies {
-            Some(p) if value != Value::Draw => Some(p.plies_at(i, &block)?),
-            _ => None,
-        };
-        Ok(Outcome { value, plies })
-    }
-
-    /// The outcome for the mover of playing into `after` from a position
-    /// (plies counted from that position).
-    pub fn move_outcome(&self, after: &G::Position) -> Result<Outcome, Error> {
-        let o = self.outcome(after)?;
-        Ok(Outcome { value: o.value.for_mover(), plies: o.plies.map(|p| p + 1) })
-    }
-
-    /// A whole tier as its files store it.
-    fn load_stored(&self, tier: G::Tier) -> Result<WholeTier<G>, Error> {
-        let t = self.opened(tier)?;
-        let values = t.table.read_all()?;
-        let plies = match &t.plies {
-            Some(p) => Some(p.read_all_plies(&values)?),
-            None => None,
-        };
-        let plies_layout = t.plies.as_ref().map_or(t.table.layout, |p| p.layout);
-        let (index, layout) = (self.game.tier_index(tier), t.table.layout);
-        Ok(WholeTier { tier, index, values, layout, plies, plies_layout })
-    }
-}
-
-/// What needs the one-step valuation ([`outcome_by_one_step`]).
-impl<G: LocateChild + WithRules> TierTables<G> {
-    /// [`TierTables::outcome`] from whole tiers in memory (read once, kept
-    /// up to [`WHOLE_TIER_BYTES`]): for work over many positions of a few tiers.
-    pub fn outcome_in_memory(&self, pos: &G::Position) -> Result<Outcome, Error> {
-        if let Some(o) = self.game_over(pos) {
-            return Ok(o);
-        }
-        let tier = self.game.tier_of(pos);
-        let kept = self.whole.lock().unwrap().iter().find(|w| w.tier == tier).cloned();
-        let whole = match kept {
-            Some(w) => w,
-            None => {
-                let w = Arc::new(self.load(tier)?);
-                let mut whole = self.whole.lock().unwrap();
-                whole.push_back(w.clone());
-                while whole.len() > 1 && whole.iter().map(|w| w.bytes()).sum::<u64>() > WHOLE_TIER_BYTES {
-                    whole.pop_front();
-                }
-                w
-            }
-        };
-        let i = self.game.canonical_rank(&whole.index, pos);
-        whole
-            .outcome(i)
-            .ok_or_else(|| Error::Table(TableError::new(self.game.tier_name(tier), ErrorKind::UnusedSlot { slot: i })))
-    }
-
-    /// Reads a whole tier (values, and plies in a tablebase with plies),
-    /// checking every block; [`Error::NoTable`] when it is not held. A
-    /// published tier (or a plies file storing the odd slots' counts alone)
-    /// comes with its derived slots filled in, from its own stored slots and
-    /// its held child tiers' ([`fill_derived`]).
-    pub fn load(&self, tier: G::Tier) -> Result<WholeTier<G>, Error> {
-        let mut own = self.load_stored(tier)?;
-        if !own.is_complete() {
-            let mut children = Vec::new();
-            for child in self.game.child_tiers(tier) {
-                if self.holds(child) {
-                    children.push(self.load_stored(child)?);
-                }
-            }
-            let children: Vec<&WholeTier<G>> = children.iter().collect();
-            fill_derived(&self.game, self.distance(), &mut own, &children)?;
-        }
-        Ok(own)
-    }
-}
-
 /// Fills in what the files of `own` leave out (read as stored: a
 /// published table's even slots, a plies file's even counts where it
 /// stores the odd ones alone) by one move from the odd slots of `own` and
 /// `children` (every child tier of `own.tier` the tablebase holds, as
 /// stored), for plies to `distance`; an even slot that holds no position
 /// gets the unused code. Values stored in every slot stay as stored. Then
-/// `own` is complete. [`TierTables::load`]'s derivation, and that of a
+/// `own` is complete. [`crate::tier_tables::TierTables::complete`]'s derivation, and that of a
 /// solve checking a tier it publishes ([`crate::retire`]).
 ///
 /// Precondition (the published layout's, which `publish` checks value by
@@ -414,7 +131,7 @@ type DerivedSlot = (u64, u8, u16);
 /// valuation ([`outcome_by_one_step`]). A game without a faster search
 /// than its tier and canonical rank implements it with [`locate_by_tier`]
 /// and a `Memo` of `()`.
-pub trait LocateChild: TierGame + Sized {
+pub trait LocateChild: TierGame + Sized + 'static {
     /// What the search remembers from one child to the next (a loop over
     /// a tier keeps one, in its [`StepScratch`]).
     type Memo: Default + Send;
@@ -427,6 +144,29 @@ pub trait LocateChild: TierGame + Sized {
         loaded: &[&WholeTier<Self>],
         child: &Self::Position,
     ) -> Option<(usize, u64)>;
+
+    /// Checks that `pos` belongs to this game's variant before a reader
+    /// reads anything for it (the Fox Game: no more pieces than its start,
+    /// not below its sheep floor), with the error that says why not;
+    /// nothing by default. The reader checks the tier is held after it.
+    fn check_position(&self, _pos: &Self::Position) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// The faster whole-tier derivation of published tiers that a program
+    /// installed for this game ([`crate::tier_tables::DeriveWhole`]), which
+    /// readers opened from then on use; `None` by default (one move per
+    /// slot, [`fill_derived`]).
+    fn installed_deriver() -> Option<&'static dyn crate::tier_tables::DeriveWhole<Self>> {
+        None
+    }
+
+    /// The check of whole tiers' values that a program installed for
+    /// this game ([`crate::verify::TierCheck`]), which `verify` uses in
+    /// place of one move per slot; `None` by default.
+    fn installed_check() -> Option<&'static dyn crate::verify::TierCheck<Self>> {
+        None
+    }
 }
 
 /// [`LocateChild::locate`] by the child's tier and canonical rank.

@@ -15,12 +15,11 @@
 //!    among the children lost for the opponent, a loss 1 + the most among
 //!    all children ([`foxbase_core::Outcome::from_children`]).
 //!
-//! [`verify_with`] checks the Fox Game's tables (both layouts, with the
-//! plane kernel's check of whole tiers where given); [`verify_game`] any
-//! [`TierGame`]'s solved tables (Bagh-Chal, tic-tac-toe), one position at a
-//! time through the tier contract.
+//! [`verify_game`] checks the tables of any game, in both layouts: step 3
+//! with the check a program installed for the game where it takes the tier
+//! ([`TierCheck`]: the plane kernel's, for the Fox Game), else one
+//! position at a time through the tier contract ([`outcome_by_one_step`]).
 
-use crate::dir::TableDir;
 use crate::error::{Error, TableError};
 use crate::index::{IndexEntry, TierIndex};
 use crate::manifest::Manifest;
@@ -29,14 +28,11 @@ use crate::plies::Plies;
 use crate::source::DirLocation;
 use crate::table::TableFile;
 use crate::tier_files::table_header;
-use crate::tiered::WholeTier;
-use crate::tiered::{outcome_by_one_step, LocateChild, StepError, StepScratch};
-use foxbase_core::foxgame::{FoxGame, FoxTier};
-use foxbase_core::game::GameKind;
-use foxbase_core::notation::format_position;
+use crate::tiered::{outcome_by_one_step, LocateChild, StepScratch, WholeTier};
+use crate::TierTables;
 use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tier::TierGame;
-use foxbase_core::{Side, Value, Variant};
+use foxbase_core::Value;
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -120,14 +116,6 @@ impl<'a> TierCounter<'a> {
     }
 }
 
-/// What steps 1 and 2 found: the manifest, its game, and each tier with
-/// its file and its block size.
-pub struct CheckedFiles {
-    pub manifest: Manifest,
-    pub game: FoxGame,
-    pub tiers: Vec<(FoxTier, String, u64)>,
-}
-
 /// A problem in `file` from a table error: the file as the manifest names
 /// it, the block from the error's own field.
 fn table_problem(file: &str, e: TableError) -> Problem {
@@ -140,21 +128,6 @@ fn dir_problem(file: &str, e: Error) -> Problem {
         Error::Table(t) => table_problem(file, t),
         other => problem(Some(file), other.to_string()),
     }
-}
-
-/// Steps 1 and 2: the manifest and the tier index that goes with it,
-/// every file's length, checksum and header, every block's CRC. Values are
-/// not kept.
-pub fn check_files(dir: &Path) -> Result<CheckedFiles, Problem> {
-    let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
-    if manifest.game.parse::<GameKind>() != Ok(GameKind::Fox) {
-        return Err(problem(None, format!("{}: tables of game '{}', not the Fox Game", dir.display(), manifest.game)));
-    }
-    let variant = Variant::from_json(&manifest.variant)
-        .map_err(|e| problem(None, format!("{}: the manifest's variant: {e}", dir.display())))?;
-    let game = FoxGame::new(variant);
-    let tiers = check_tier_files(&game, dir, &manifest)?;
-    Ok(CheckedFiles { manifest, game, tiers })
 }
 
 /// Steps 1 and 2 for the tiers of `game` that `manifest` lists, and the
@@ -327,18 +300,21 @@ pub(crate) fn check_index(dir: &Path, manifest: &Manifest) -> Result<(), Problem
 /// place of step 3's one-step check, position by position, where it
 /// applies: the worker's plane kernel provides one that runs at the speed
 /// of a solve's initial pass. The tables crate itself has no kernel.
-pub trait TierCheck: Sync {
+/// A program that links a kernel installs it where the game's
+/// [`LocateChild::installed_check`] finds it (the Fox Game's:
+/// [`crate::fox_tables::install_fox_tier_check`]).
+pub trait TierCheck<G: TierGame>: Sync {
     /// `None` when this check does not handle `tier`. Otherwise the number
     /// of positions checked, or why the tier fails. `own` and `children`
-    /// are complete (fox-to-move values derived for published tables);
-    /// `fox_side`: the fox-to-move values are stored and must be checked.
+    /// are complete (even slots derived for published tables); `even`:
+    /// the even slots are stored and must be checked.
     fn check(
         &self,
-        game: &FoxGame,
-        tier: FoxTier,
-        own: &WholeTier<FoxGame>,
-        children: &[&WholeTier<FoxGame>],
-        fox_side: bool,
+        game: &G,
+        tier: G::Tier,
+        own: &WholeTier<G>,
+        children: &[&WholeTier<G>],
+        even: bool,
     ) -> Option<Result<u64, TierCheckError>>;
 }
 
@@ -351,33 +327,69 @@ pub enum TierCheckError {
     Other(String),
 }
 
-/// Verifies a table directory; the error is the first problem found.
-/// Step 3 checks one position at a time; [`verify_with`] takes a faster check.
-pub fn verify(dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
-    verify_with(dir, on_tier, None)
+/// Verifies the tablebase in `dir`, of the game `G` its manifest records
+/// ([`TierGame::from_variant_json`]): [`verify_game`].
+pub fn verify_dir<G: LocateChild + WithRules>(
+    dir: &Path,
+    on_tier: OnTier,
+    one_step: bool,
+) -> Result<Verified, Problem> {
+    let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
+    let game = G::from_variant_json(&manifest.variant).map_err(|e| {
+        problem(
+            None,
+            format!("{}: tables of game '{}' variant {}: {e}", dir.display(), manifest.game, manifest.variant),
+        )
+    })?;
+    verify_game(game, dir, on_tier, one_step)
 }
 
-/// [`verify`] with `check` doing step 3 for the tiers it handles.
-pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -> Result<Verified, Problem> {
-    let CheckedFiles { manifest, game: _, tiers } = check_files(dir)?;
-    // A check one position at a time derives published values one move at
-    // a time too, independent of the kernel.
-    let fox_side = if check.is_some() { crate::dir::fox_side_deriver() } else { None };
-    let tables = TableDir::open(dir)
+/// Verifies a tablebase of `game` in `dir`, solved or published; the error
+/// is the first problem found. Steps 1 and 2 for every file; then step 3
+/// tier by tier, each loaded whole with its children (as a solve does, so
+/// that memory stays that of a few tiers, [`CACHE_BYTES`] of them kept for
+/// their parents): the values by the game's installed [`TierCheck`] where
+/// it takes the tier (not with `one_step`), every used slot otherwise, and
+/// the plies one position at a time ([`outcome_by_one_step`]). A published
+/// tier's even slots are derived by this very step (by the game's
+/// installed derivation, or with `one_step` one move at a time, independent
+/// of any kernel): they agree with their children by construction, and are
+/// counted without a second derivation. Problems name positions in the
+/// game's notation ([`Playable::format_position`]).
+pub fn verify_game<G: LocateChild + WithRules>(
+    game: G,
+    dir: &Path,
+    on_tier: OnTier,
+    one_step: bool,
+) -> Result<Verified, Problem> {
+    let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
+    if manifest.game != game.game_name() || manifest.variant != game.variant_json() {
+        return Err(problem(
+            None,
+            format!(
+                "{}: tables of game '{}' variant {}, not {} {}",
+                dir.display(),
+                manifest.game,
+                manifest.variant,
+                game.game_name(),
+                game.variant_json()
+            ),
+        ));
+    }
+    let tiers = check_tier_files(&game, dir, &manifest)?;
+    let (check, deriver) = if one_step { (None, None) } else { (G::installed_check(), G::installed_deriver()) };
+    let tables = TierTables::open_game_at(game, Box::new(DirLocation::new(dir)))
         .map_err(|e| problem(None, e.to_string()))?
         .with_cache_budget(CACHE_BYTES)
-        .with_fox_side(fox_side);
+        .with_deriver(deriver);
     let game = &tables.game;
-    // Step 3 loads each tier with its children, as a solve does, so memory
-    // stays that of a few tiers however large the directory.
+    let format = |p: &G::Position| game.rules().format_position(p);
+    let (plies, distance) = (tables.has_plies(), tables.distance());
     let mut checked = 0;
     let counter = TierCounter::new(tiers.len(), manifest.total_slots(), on_tier);
     for (tier, file, block_slots) in tiers.iter() {
-        let load = |t: FoxTier| {
-            let f = crate::tier_files::table_key(game, t);
-            tables.complete(t).map_err(|e| dir_problem(&f, e))
-        };
-        let derived_fox_side =
+        let load = |t: G::Tier| tables.complete(t).map_err(|e| dir_problem(&crate::tier_files::table_key(game, t), e));
+        let derived_even =
             tables.stored(*tier).map_err(|e| dir_problem(file, e))?.layout != crate::table::Layout::Solved;
         let mut loaded = vec![load(*tier)?];
         for child in game.child_tiers(*tier) {
@@ -385,22 +397,19 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
                 loaded.push(load(child)?);
             }
         }
-        let refs: Vec<&WholeTier<FoxGame>> = loaded.iter().map(|l| l.as_ref()).collect();
-        let index = &loaded[0].index;
-        let size = game.tier_size(index);
-        let plies = tables.has_plies();
+        let refs: Vec<&WholeTier<G>> = loaded.iter().map(|l| l.as_ref()).collect();
+        let own = refs[0];
+        let size = game.tier_size(&own.index);
+        let name = game.tier_name(*tier);
         let mut values_checked = false;
-        if let Some(result) = check.and_then(|c| c.check(game, *tier, refs[0], &refs[1..], !derived_fox_side)) {
+        if let Some(result) = check.and_then(|c| c.check(game, *tier, own, &refs[1..], !derived_even)) {
             values_checked = true;
             checked += result.map_err(|e| match e {
                 TierCheckError::Contradiction { slot, stored, derived } => Problem {
                     file: Some(file.clone()),
                     block: Some(slot / block_slots),
-                    position: game.unrank(index, slot).map(|p| format_position(&p)),
-                    message: format!(
-                        "stored {stored}, but its children say {derived} (slot {slot} of tier {})",
-                        tier.name()
-                    ),
+                    position: game.unrank(&own.index, slot).map(|p| format(&p)),
+                    message: format!("stored {stored}, but its children say {derived} (slot {slot} of tier {name})"),
                 },
                 TierCheckError::Other(message) => problem(Some(file), message),
             })?;
@@ -416,45 +425,46 @@ pub fn verify_with(dir: &Path, on_tier: OnTier, check: Option<&dyn TierCheck>) -
             .map(|c| {
                 let mut found = ChunkCheck::default();
                 let mut scratch = StepScratch::default();
-                game.for_each_slot(index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
+                game.for_each_slot(&own.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
+                    // An unused slot holds a don't-care code (docs/format.md).
                     let Some(pos) = pos else { return };
-                    // A published table's fox-to-move values were just derived by this very step.
-                    if found.value.is_some() || (derived_fox_side && pos.side() == Side::Fox) {
+                    if found.value.is_some() {
                         return;
                     }
                     found.checked += 1;
+                    // A derived even slot was just derived by this very step: it
+                    // agrees with its children by construction.
+                    if derived_even && i.is_multiple_of(2) {
+                        return;
+                    }
                     let fail = |message: String| Problem {
                         file: Some(file.clone()),
                         block: Some(i / block_slots),
-                        position: Some(format_position(&pos)),
+                        position: Some(format(&pos)),
                         message,
                     };
-                    let Some(stored) = refs[0].outcome(i) else {
+                    let Some(stored) = own.outcome(i) else {
                         found.value =
                             Some(fail(format!("slot {i} holds the unused code 3, but a position belongs there")));
                         return;
                     };
-                    match outcome_by_one_step(game, &pos, &refs, tables.distance(), &mut scratch) {
-                        Err(e) => found.value = Some(fail(e.to_string())),
+                    match outcome_by_one_step(game, &pos, &refs, distance, &mut scratch) {
+                        Err(e) => found.value = Some(fail(format!("{e} (slot {i} of tier {name})"))),
                         Ok(d) if d.value != stored.value => {
                             found.value = Some(fail(format!(
-                                "stored {}, but its children say {} (slot {i} of tier {})",
-                                stored.value,
-                                d.value,
-                                tier.name()
+                                "stored {}, but its children say {} (slot {i} of tier {name})",
+                                stored.value, d.value
                             )))
                         }
                         Ok(d) if plies && d.plies != stored.plies && found.plies.is_none() => {
                             found.plies = Some(Problem {
                                 file: Some(crate::tier_files::plies_key(game, *tier)),
-                                message: format!(
-                                    "stored {} in {} plies, but its children say {} plies (slot {i} of tier {})",
+                                ..fail(format!(
+                                    "stored {} in {} plies, but its children say {} plies (slot {i} of tier {name})",
                                     stored.value,
                                     stored.plies.map_or("-".into(), |p| p.to_string()),
                                     d.plies.map_or("-".into(), |p| p.to_string()),
-                                    tier.name()
-                                ),
-                                ..fail(String::new())
+                                ))
                             })
                         }
                         Ok(_) => {}
@@ -499,145 +509,4 @@ impl ChunkCheck {
         }
         plies.map_or(Ok(checked), Err)
     }
-}
-
-/// Verifies a tablebase of any [`TierGame`] in `dir`, solved or published
-/// (a published tier is loaded with its derived slots filled in, which then
-/// agree with their children by construction): steps 1 and 2 as [`verify`],
-/// then step 3 one position at a time, every used slot's value and plies
-/// against its children's after one move. Problems name positions in the game's notation
-/// ([`Playable::format_position`]). Each tier is loaded whole with
-/// its children and dropped after its last use.
-pub fn verify_game<G: LocateChild + WithRules>(game: G, dir: &Path, on_tier: OnTier) -> Result<Verified, Problem> {
-    use crate::tiered::{TierTables, WholeTier};
-    use std::collections::HashMap;
-    use std::sync::Arc;
-    let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
-    if manifest.game != game.game_name() || manifest.variant != game.variant_json() {
-        return Err(problem(
-            None,
-            format!(
-                "{}: tables of game '{}' variant {}, not {} {}",
-                dir.display(),
-                manifest.game,
-                manifest.variant,
-                game.game_name(),
-                game.variant_json()
-            ),
-        ));
-    }
-    let tiers = check_tier_files(&game, dir, &manifest)?;
-    let tables = TierTables::open(game, dir).map_err(|e| problem(None, e.to_string()))?;
-    let game = &tables.game;
-    let format = |p: &G::Position| game.rules().format_position(p);
-    let format = &format;
-    let plies = tables.has_plies();
-    let distance = tables.distance();
-    // The last tier (by position in `tiers`) that reads each tier.
-    let mut last_use: HashMap<G::Tier, usize> = HashMap::new();
-    let counter = TierCounter::new(tiers.len(), manifest.total_slots(), on_tier);
-    for (n, (tier, _, _)) in tiers.iter().enumerate() {
-        last_use.insert(*tier, n);
-        for child in game.child_tiers(*tier) {
-            last_use.insert(child, n);
-        }
-    }
-    let mut cache: HashMap<G::Tier, Arc<WholeTier<G>>> = HashMap::new();
-    let mut checked = 0;
-    for (n, (tier, file, block_slots)) in tiers.iter().enumerate() {
-        let mut load = |t: G::Tier| -> Result<Arc<WholeTier<G>>, Problem> {
-            if let Some(l) = cache.get(&t) {
-                return Ok(l.clone());
-            }
-            let key = crate::tier_files::table_key(game, t);
-            let l = Arc::new(tables.load(t).map_err(|e| dir_problem(&key, e))?);
-            cache.insert(t, l.clone());
-            Ok(l)
-        };
-        let mut loaded = vec![load(*tier)?];
-        for child in game.child_tiers(*tier) {
-            if tables.holds(child) {
-                loaded.push(load(child)?);
-            }
-        }
-        let refs: Vec<&WholeTier<G>> = loaded.iter().map(|l| l.as_ref()).collect();
-        let own = refs[0];
-        let size = game.tier_size(&own.index);
-        let name = game.tier_name(*tier);
-        let chunk = 1u64 << 16;
-        let results: Vec<ChunkCheck> = (0..size.div_ceil(chunk))
-            .into_par_iter()
-            .map(|c| {
-                let mut found = ChunkCheck::default();
-                let mut scratch = StepScratch::default();
-                game.for_each_slot(&own.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
-                    if found.value.is_some() {
-                        return;
-                    }
-                    let fail = |position: Option<String>, message: String| Problem {
-                        file: Some(file.clone()),
-                        block: Some(i / block_slots),
-                        position,
-                        message,
-                    };
-                    // An unused slot holds a don't-care code (docs/format.md).
-                    let Some(pos) = pos else { return };
-                    found.checked += 1;
-                    let at = || Some(format(&pos));
-                    let Some(stored) = own.outcome(i) else {
-                        found.value =
-                            Some(fail(at(), format!("slot {i} holds the unused code 3, but a position belongs there")));
-                        return;
-                    };
-                    match outcome_by_one_step(game, &pos, &refs, distance, &mut scratch) {
-                        Err(StepError::MissingTier { tier: t }) => {
-                            found.value = Some(fail(
-                                at(),
-                                format!(
-                                    "a child is in tier {t}, which the directory does not hold (slot {i} of tier {name})"
-                                ),
-                            ))
-                        }
-                        Err(StepError::UnusedChild { child }) => {
-                            found.value = Some(fail(
-                                at(),
-                                format!("its child {child} holds the unused code 3 (slot {i} of tier {name})"),
-                            ))
-                        }
-                        Ok(d) if d.value != stored.value => {
-                            found.value = Some(fail(
-                                at(),
-                                format!(
-                                    "stored {}, but its children say {} (slot {i} of tier {name})",
-                                    stored.value, d.value
-                                ),
-                            ))
-                        }
-                        Ok(d) if plies && d.plies != stored.plies && found.plies.is_none() => {
-                            found.plies = Some(Problem {
-                                file: Some(crate::tier_files::plies_key(game, *tier)),
-                                ..fail(
-                                    at(),
-                                    format!(
-                                        "stored {} in {} plies, but its children say {} plies (slot {i} of tier {name})",
-                                        stored.value,
-                                        stored.plies.map_or("-".into(), |p| p.to_string()),
-                                        d.plies.map_or("-".into(), |p| p.to_string()),
-                                    ),
-                                )
-                            })
-                        }
-                        Ok(_) => {}
-                    }
-                });
-                found
-            })
-            .collect();
-        checked += ChunkCheck::first_problem(results)?;
-        drop(refs);
-        drop(loaded);
-        cache.retain(|t, _| last_use.get(t).is_some_and(|&last| last > n));
-        counter.done(size);
-    }
-    Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked })
 }

@@ -11,7 +11,7 @@ use foxbase_core::Value;
 use foxbase_tables::index::{self, IndexEntry, TierIndex, INDEX_FILE, RECORD};
 use foxbase_tables::manifest::{Manifest, TierEntry, MANIFEST_FILE};
 use foxbase_tables::source::{ByteSource, DirLocation, Location};
-use foxbase_tables::{ErrorKind, Layout, TableDir};
+use foxbase_tables::{ErrorKind, FoxTables, Layout};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -20,9 +20,10 @@ const FIXTURE: &str = "tests/data/tiny";
 
 #[test]
 fn the_fixture_verifies_and_answers_probes() {
-    let v = foxbase_tables::verify::verify(Path::new(FIXTURE), &|_| {}).unwrap();
+    let v = foxbase_tables::verify::verify_dir::<foxbase_core::foxgame::FoxGame>(Path::new(FIXTURE), &|_| {}, true)
+        .unwrap();
     assert_eq!((v.tiers, v.slots), (50, 101_232));
-    let tables = TableDir::open(Path::new(FIXTURE)).unwrap();
+    let tables = FoxTables::open(Path::new(FIXTURE)).unwrap();
     assert_eq!(tables.layout(), Layout::Published);
     let start = tables.summary.start.clone().unwrap();
     assert_eq!((start.position.as_str(), start.value.as_str()), (".F./.../......./......./SSS..../.../... f", "loss"));

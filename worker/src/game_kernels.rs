@@ -13,7 +13,7 @@ impl SolveTier for foxbase_core::foxgame::FoxGame {
         &[Kernel::Planes, Kernel::Counter]
     }
 
-    /// The sheep-to-move counts alone: [`foxbase_tables::TableDir`] derives
+    /// The sheep-to-move counts alone: [`foxbase_tables::FoxTables`] derives
     /// a fox-to-move count by one fox move (every fox move leaves the sheep
     /// to move), which halves the DTZ files (docs/results.md).
     fn packed_plies_layout(&self) -> Layout {

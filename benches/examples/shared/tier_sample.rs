@@ -2,12 +2,12 @@
 //! Fox Game tablebase (`implied_values`, `rule_values`): `DIR [EVERY_NTH_TIER]`.
 
 use foxbase_tables::manifest::Manifest;
-use foxbase_tables::TableDir;
+use foxbase_tables::FoxTables;
 
 /// A tablebase opened for sampling, and how many tiers apart its samples are.
 pub struct TierSample {
     pub manifest: Manifest,
-    pub tables: TableDir,
+    pub tables: FoxTables,
     pub every: usize,
 }
 
@@ -17,7 +17,7 @@ pub fn from_args(example: &str) -> TierSample {
     let usage = format!("usage: {example} DIR [EVERY_NTH_TIER]");
     let dir = std::path::Path::new(args.get(1).expect(&usage));
     let every = args.get(2).map_or(1, |n| n.parse().expect("EVERY_NTH_TIER is a number"));
-    TierSample { manifest: Manifest::read(dir).unwrap(), tables: TableDir::open(dir).unwrap(), every }
+    TierSample { manifest: Manifest::read(dir).unwrap(), tables: FoxTables::open(dir).unwrap(), every }
 }
 
 impl TierSample {

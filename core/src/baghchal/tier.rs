@@ -327,6 +327,10 @@ impl TierGame for BaghChal {
         format!("{{\"goats\":{},\"capture_target\":{}}}", self.variant.goats, self.variant.capture_target)
     }
 
+    fn from_variant_json(variant: &str) -> Result<BaghChal, String> {
+        BaghChalVariant::from_json(variant).map(BaghChal::new).map_err(|e| e.to_string())
+    }
+
     fn initial_position(&self) -> Position {
         self.variant.start()
     }

@@ -96,6 +96,14 @@ impl TierGame for FoxGame {
         self.variant.to_json()
     }
 
+    fn bound(&self) -> Option<crate::variant::Bound> {
+        self.variant.bound()
+    }
+
+    fn from_variant_json(variant: &str) -> Result<FoxGame, String> {
+        crate::variant::Variant::from_json(variant).map(FoxGame::new).map_err(|e| e.to_string())
+    }
+
     /// The start (its position and first mover) picks which tiers a solve
     /// plans, not what a tier holds: every tier is solved whole, both
     /// sides to move, under the rules of the other keys.

@@ -177,7 +177,7 @@ impl Ctx<'_> {
 /// [`check_tier`] as `foxbase verify`'s step 3 (see [`foxbase_tables::verify::TierCheck`]).
 pub struct PlaneCheck;
 
-impl foxbase_tables::verify::TierCheck for PlaneCheck {
+impl foxbase_tables::verify::TierCheck<FoxGame> for PlaneCheck {
     fn check(
         &self,
         game: &FoxGame,

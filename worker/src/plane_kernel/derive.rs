@@ -73,11 +73,11 @@ fn derive<const BMI2: bool>(
 }
 
 /// [`derive_fox_side`] as the tables' reader's derivation of whole
-/// published tables ([`foxbase_tables::dir::DeriveFoxSide`]; install it
-/// with [`foxbase_tables::dir::install_fox_side_deriver`]).
+/// published tables ([`foxbase_tables::tier_tables::DeriveWhole`]; install it
+/// with [`foxbase_tables::fox_tables::install_fox_side_deriver`]).
 pub struct PlaneFoxSide;
 
-impl foxbase_tables::dir::DeriveFoxSide for PlaneFoxSide {
+impl foxbase_tables::tier_tables::DeriveWhole<FoxGame> for PlaneFoxSide {
     fn derive(
         &self,
         game: &FoxGame,
