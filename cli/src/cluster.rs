@@ -2,18 +2,15 @@
 //! credentials and output around the distributed solve's libraries.
 
 use crate::command::{threads_or_all, CommandResult, Failure};
+use crate::game_commands::GameCommands;
 use crate::output::{json, line, phases_json};
-use crate::solve::{BaghChalArgs, SolveRuleArgs, DEFAULT_SOLVE_START};
+use crate::solve::VariantArgs;
 use clap::Args;
 use foxbase_coordinator::error::CoordinatorError;
 use foxbase_coordinator::grpc::client::{run_remote_worker, ClientTls, Credentials, GrpcLink};
 use foxbase_coordinator::grpc::server::{serve_coordinator, CoordinatorConfig, Finished};
 use foxbase_coordinator::metrics::{serve_metrics, MeteredLink, WorkerMetrics};
 use foxbase_coordinator::plan::TierPlan;
-use foxbase_core::foxgame::FoxGame;
-use foxbase_core::game::GameKind;
-use foxbase_core::tictactoe::TicTacToe;
-use foxbase_core::tier::TierGame;
 use foxbase_worker::lease_loop::WorkerOptions;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -51,17 +48,9 @@ pub struct ClientAuthArgs {
 
 #[derive(Args)]
 pub struct CoordinatorArgs {
-    /// The game: `fox` (the Fox Game: --start, --geometry, --pen-target), `baghchal` (tigers
-    /// and goats: --goats, --capture-target, --phase) or `tictactoe`, with the same flags as `solve`.
-    #[arg(long, default_value_t = GameKind::Fox, value_parser = crate::command::parse_game)]
-    game: GameKind,
-    /// Start position in RULES.md notation (as for `solve`).
-    #[arg(long, default_value = DEFAULT_SOLVE_START)]
-    start: String,
+    /// The game and its variant, with the same flags as `solve`.
     #[command(flatten)]
-    rules: SolveRuleArgs,
-    #[command(flatten)]
-    baghchal: BaghChalArgs,
+    variant: VariantArgs,
     /// Shared store for the tables and manifest.json, which every worker must reach: a directory
     /// (shared by NFS or the like) or s3://BUCKET/PREFIX (credentials, region and endpoint from
     /// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP).
@@ -218,38 +207,21 @@ fn log_line(role: &'static str) -> impl Fn(&str) + Sync {
 
 pub fn coordinator(args: CoordinatorArgs, matches: &clap::ArgMatches) -> CommandResult {
     init_logging(&args.ops.log_format);
-    crate::command::refuse_other_games_flags_in(matches, args.game)?;
-    match args.game {
-        GameKind::BaghChal => {
-            let (game, plan) = args.baghchal.game_and_plan()?;
-            let config = coordinator_config(&args)?;
-            let about = format!("{}, {} phase", game.about(), args.baghchal.phase());
-            let facts =
-                json!({"game": game.game_name(), "variant": game.variant_json(), "phase": args.baghchal.phase()});
-            let started = std::time::Instant::now();
-            let done = serve(game, plan, &config)?;
-            report(&args, &config, &about, facts, &done, started)
-        }
-        GameKind::TicTacToe => {
-            let config = coordinator_config(&args)?;
-            let (facts, about) =
-                (json!({"game": TicTacToe.game_name(), "variant": TicTacToe.variant_json()}), TicTacToe.about());
-            let started = std::time::Instant::now();
-            let done = serve(TicTacToe, TierPlan::new(&TicTacToe), &config)?;
-            report(&args, &config, &about, facts, &done, started)
-        }
-        GameKind::Fox => {
-            let variant = args.rules.variant(&args.start)?;
-            let config = coordinator_config(&args)?;
-            crate::solve::check_no_progress(variant.no_progress, config.distance)?;
-            let started = std::time::Instant::now();
-            let game = FoxGame::new(variant);
-            let facts = json!({"game": game.game_name(), "variant": variant.to_json_value()});
-            let plan = TierPlan::new(&game);
-            let done = serve(game, plan, &config)?;
-            report(&args, &config, &variant.to_string(), facts, &done, started)
-        }
-    }
+    crate::command::refuse_other_games_flags_in(matches, args.variant.game)?;
+    foxbase_core::with_game_type!(args.variant.game, G => coordinate::<G>(&args))
+}
+
+/// `coordinator` of the game `G`: its plan served to the workers until
+/// every tier is solved, then the run's report.
+fn coordinate<G: GameCommands>(args: &CoordinatorArgs) -> CommandResult {
+    let (game, plan) = G::from_flags(&args.variant)?;
+    let config = coordinator_config(args)?;
+    crate::solve::check_no_progress(game.no_progress(), config.distance)?;
+    let about = game.run_about(&args.variant);
+    let facts = game.run_facts(&args.variant);
+    let started = std::time::Instant::now();
+    let done = serve(game, plan, &config)?;
+    report(args, &config, &about, facts, &done, started)
 }
 
 /// Serves `game`'s tiers in `plan` until they are all solved.

@@ -130,7 +130,7 @@ impl TablesVisitor for Export<'_> {
     fn visit<T: Tablebase>(self, tables: T) -> CommandResult {
         let Export(args, out) = self;
         let (game, rules) = (tables.game(), tables.game().rules());
-        let tictactoe = game.game_kind() == Some(GameKind::TicTacToe);
+        let tictactoe = game.game_kind() == TierGame::game_kind(&TicTacToe);
         if args.skip_obvious && !tictactoe {
             return Err(Failure::bad_input(format!(
                 "--skip-obvious: obvious positions are defined for tic-tac-toe; these are tables of {}",

@@ -2,16 +2,18 @@
 //! to the command modules, one per group, each owning its commands'
 //! argument structs and running them: [`rules`] (show, moves, play, perft,
 //! probe-ref), [`solve`], [`tables`] (probe, verify, publish, survey,
-//! stats, serve), [`tier_stats`] (stats of the games read through the tier
-//! contract), [`perfect`] (versus, puzzles), [`games`] (export),
-//! [`strategy`] (check-strategy) and [`cluster`]
-//! (coordinator, worker, status). [`output`] is where text, JSON and
-//! progress reach the terminal; [`serve`] and [`views`] are the board in a
-//! browser and the JSON views it shares with the commands; [`command`] is
-//! what every command returns.
+//! stats, serve), [`tier_stats`] (how `stats` prints), [`perfect`]
+//! (versus, puzzles), [`games`] (export), [`strategy`] (check-strategy)
+//! and [`cluster`] (coordinator, worker, status). Each is written once for
+//! every game: [`game_commands`] is what the command line knows of each
+//! game (its flags, its reports), reached through the registry's dispatch.
+//! [`output`] is where text, JSON and progress reach the terminal;
+//! [`serve`] and [`views`] are the board in a browser and the JSON views
+//! it shares with the commands; [`command`] is what every command returns.
 
 mod cluster;
 mod command;
+mod game_commands;
 mod games;
 mod location;
 mod output;

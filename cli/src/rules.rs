@@ -4,6 +4,7 @@
 //! (`--game`); each game refuses the others' rule flags.
 
 use crate::command::{position_arg, CommandResult, Failure};
+use crate::game_commands::GameCommands;
 use crate::output::{json, line, text};
 use clap::Args;
 use foxbase_core::baghchal as bc;
@@ -12,10 +13,8 @@ use foxbase_core::notation::{count, format_position};
 use foxbase_core::perft::{divide, perft};
 use foxbase_core::play::Playable;
 use foxbase_core::reference::ReferenceSolution;
-use foxbase_core::tictactoe::TicTacToe;
-use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Rules, Side, Variant};
-use serde_json::{json, Value as Json};
+use serde_json::json;
 
 /// The Fox Game's rule switches, for every command that plays its moves.
 /// They have no clap default (the defaults are applied in [`RuleArgs::rules`]),
@@ -113,98 +112,39 @@ impl RuleArgs {
     }
 }
 
-/// `--game` and the rule switches of both games.
+/// `--game` and the rule switches of every game.
 #[derive(Args, Clone, Copy)]
 pub struct GameArgs {
     /// The game: `fox` (the Fox Game, positions as in RULES.md), `baghchal` (Bagh-Chal: 4 tigers against
     /// 20 goats, or --goats, on the 5x5 board; positions like 'T...T/...../...../...../T...T g 20 0': ranks 5
     /// down to 1, the side to move g or t, the goats still to place, the goats captured) or `tictactoe`
     /// (positions like 'X../.O./... x': rows top to bottom, then the side to move).
-    #[arg(long, default_value_t = GameKind::Fox, value_parser = crate::command::parse_game)]
-    game: GameKind,
+    #[arg(long, default_value_t = GameKind::DEFAULT, value_parser = crate::command::parse_game)]
+    pub game: GameKind,
     #[command(flatten)]
-    fox: RuleArgs,
+    pub fox: RuleArgs,
     /// Bagh-Chal: the goats in the game, 1..=20 (default: the position's goats on the board + to place
     /// + captured, or 20 without a position; fewer make the small variants `solve --game baghchal
     /// --goats N` solves). A position whose goats add up to another number is refused, naming both.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=20))]
-    goats: Option<u8>,
+    pub goats: Option<u8>,
     /// Bagh-Chal: the tigers win on capturing this many goats, 1..=5 and at most --goats (default 5,
     /// or --goats when fewer).
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
-    capture_target: Option<u8>,
+    pub capture_target: Option<u8>,
     /// Fox Game: the no-progress rule of N plies, 0..=255 (RULES.md, "Draws"; default 0: none). A position
     /// may then carry its counter, the plies since the last progress move, as a third field ('... f 12',
     /// 0 to N): `show` prints it, `moves` gives each move's, `play` counts it and stops at a draw.
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=foxbase_core::variant::MAX_NO_PROGRESS as i64))]
-    no_progress: Option<u32>,
-}
-
-/// The rules of the game a command plays, built from its flags: the one
-/// place a `--game` becomes a [`Playable`] ([`AnyRules::visit`]).
-pub enum AnyRules {
-    Fox(Rules),
-    BaghChal(bc::PlayRules),
-    TicTacToe(TicTacToe),
-}
-
-/// Code generic over the rules of play, run by [`AnyRules::visit`].
-pub trait RulesVisitor {
-    fn visit<P: Playable>(self, rules: &P) -> CommandResult;
-}
-
-impl AnyRules {
-    pub fn visit(&self, visitor: impl RulesVisitor) -> CommandResult {
-        match self {
-            AnyRules::Fox(r) => visitor.visit(r),
-            AnyRules::BaghChal(r) => visitor.visit(r),
-            AnyRules::TicTacToe(r) => visitor.visit(r),
-        }
-    }
-
-    /// The rule switches, for JSON views: `{"geometry", "pen_target", "sheep_floor", "floor_winner"}`,
-    /// `{"goats", "capture_target"}` or `{}`.
-    pub fn switches_json(&self) -> Json {
-        match self {
-            AnyRules::Fox(r) => r.rule_switches(),
-            AnyRules::BaghChal(r) => r.rule_switches(),
-            AnyRules::TicTacToe(r) => r.rule_switches(),
-        }
-    }
-
-    /// The rules of `kind`'s standard variant.
-    pub fn standard(kind: GameKind) -> AnyRules {
-        match kind {
-            GameKind::Fox => AnyRules::Fox(foxbase_core::Variant::default().rules()),
-            GameKind::BaghChal => AnyRules::BaghChal(bc::PlayRules::new(bc::BaghChalVariant::default())),
-            GameKind::TicTacToe => AnyRules::TicTacToe(TicTacToe),
-        }
-    }
-
-    /// Whether `text` is a position of this game.
-    fn reads_position(&self, text: &str) -> bool {
-        match self {
-            AnyRules::Fox(r) => r.parse_position(text).is_ok(),
-            AnyRules::BaghChal(r) => r.parse_position(text).is_ok(),
-            AnyRules::TicTacToe(r) => r.parse_position(text).is_ok(),
-        }
-    }
-
-    /// The start of the game's standard variant under these rules, in its notation.
-    fn default_start(&self) -> String {
-        match self {
-            AnyRules::Fox(_) => foxbase_core::variant::DEFAULT_START.to_string(),
-            AnyRules::BaghChal(r) => bc::format_position(&r.variant().start()),
-            AnyRules::TicTacToe(t) => t.format_position(&t.initial_position()),
-        }
-    }
+    pub no_progress: Option<u32>,
 }
 
 impl GameArgs {
-    /// The game's rules; a rule flag of another game is bad input naming
-    /// it. `position` (the command's, or the default start) bounds the
-    /// Fox Game's sheep floor by its sheep.
-    fn resolve(&self, position: Option<&str>) -> Result<AnyRules, Failure> {
+    /// The rules of play of `G`, the game `--game` names
+    /// ([`GameCommands::play_rules`]); a rule flag of another game is bad
+    /// input naming it. `position` (the command's, or the default start)
+    /// bounds the Fox Game's sheep floor by its sheep.
+    pub fn rules<G: GameCommands>(&self, position: Option<&str>) -> Result<G::Rules, Failure> {
         // This command's rule flags: the Fox Game's but --start, Bagh-Chal's but --phase.
         let given = |id: &str| match id {
             "geometry" => self.fox.geometry.is_some(),
@@ -218,29 +158,7 @@ impl GameArgs {
         };
         let has = |id: &str| !matches!(id, "start" | "phase");
         crate::command::refuse_other_games_flags(self.game, has, given)?;
-        match self.game {
-            GameKind::Fox => {
-                let rules = self.fox.rules().with_no_progress(self.no_progress.unwrap_or(0));
-                let text = position.unwrap_or(foxbase_core::variant::DEFAULT_START);
-                let sheep = match position_arg(text) {
-                    Ok(pos) => pos.sheep_count(),
-                    Err(_) => foxbase_core::variant::Variant::default().start.sheep_count(),
-                };
-                Ok(AnyRules::Fox(self.fox.floor.apply_to_rules(rules, sheep)?))
-            }
-            GameKind::BaghChal => {
-                // Without --goats a position gives its own total (on the board + to place +
-                // captured); --goats that disagrees with it is refused when the position is read.
-                let from_position =
-                    position.and_then(|text| bc::goat_total(text).ok()).filter(|n| (1..=bc::TOTAL_GOATS).contains(n));
-                let goats = self.goats.or(from_position).unwrap_or(bc::TOTAL_GOATS);
-                let target = self.capture_target.unwrap_or(bc::DEFAULT_CAPTURE_TARGET.min(goats));
-                let variant = bc::BaghChalVariant::new(goats, target)
-                    .map_err(|e| Failure::bad_input(format!("--goats {goats} --capture-target {target}: {e}")))?;
-                Ok(AnyRules::BaghChal(bc::PlayRules::new(variant)))
-            }
-            GameKind::TicTacToe => Ok(AnyRules::TicTacToe(TicTacToe)),
-        }
+        G::play_rules(self, position)
     }
 }
 
@@ -259,8 +177,8 @@ fn position_at_counter_of<P: Playable>(rules: &P, text: &str) -> Result<(P::Posi
 /// A bad position argument, with the hint of [`position_of`].
 fn bad_position<P: Playable>(rules: &P, text: &str, e: String) -> Failure {
     let mine = rules.game_kind();
-    let other =
-        GameKind::ALL.into_iter().filter(|k| Some(*k) != mine).find(|k| AnyRules::standard(*k).reads_position(text));
+    let reads = |kind: GameKind| foxbase_core::with_game_type!(kind, G => <G as GameCommands>::standard_rules().parse_position(text).is_ok());
+    let other = GameKind::ALL.into_iter().filter(|k| Some(*k) != mine).find(|k| reads(*k));
     match other {
         Some(k) => {
             Failure::bad_input(format!("bad position '{text}': {e} (a position of {}: add --game {k})", k.title()))
@@ -343,108 +261,91 @@ pub struct ProbeRefArgs {
 }
 
 pub fn show(args: ShowArgs) -> CommandResult {
-    struct Show<'a>(&'a str);
-    impl RulesVisitor for Show<'_> {
-        fn visit<P: Playable>(self, rules: &P) -> CommandResult {
-            let (pos, counter) = position_at_counter_of(rules, self.0)?;
-            text(&rules.board_picture(&pos))?;
-            if rules.no_progress() > 0 {
-                line(format_args!(
-                    "no-progress counter: {counter} of {} (plies since the last progress move)",
-                    count(rules.no_progress() as u64, "ply", "plies")
-                ))?;
-            }
-            line(rules.status_at(&pos, counter).describe())
-        }
+    foxbase_core::with_game_type!(args.game.game, G => show_in(&args.game.rules::<G>(Some(&args.position))?, &args))
+}
+
+fn show_in<P: Playable>(rules: &P, args: &ShowArgs) -> CommandResult {
+    let (pos, counter) = position_at_counter_of(rules, &args.position)?;
+    text(&rules.board_picture(&pos))?;
+    if rules.no_progress() > 0 {
+        line(format_args!(
+            "no-progress counter: {counter} of {} (plies since the last progress move)",
+            count(rules.no_progress() as u64, "ply", "plies")
+        ))?;
     }
-    args.game.resolve(Some(&args.position))?.visit(Show(&args.position))
+    line(rules.status_at(&pos, counter).describe())
 }
 
 pub fn moves(args: MovesArgs) -> CommandResult {
-    struct Moves<'a>(&'a MovesArgs, Json);
-    impl RulesVisitor for Moves<'_> {
-        fn visit<P: Playable>(self, rules: &P) -> CommandResult {
-            let Moves(args, switches) = self;
-            let (pos, counter) = position_at_counter_of(rules, &args.position)?;
-            if args.json {
-                let mut view = crate::views::moves_json(rules, &pos, counter);
-                view["rules"] = switches;
-                return json(&view);
-            }
-            // A game drawn by the no-progress rule has no moves left.
-            let moves = if rules.status_at(&pos, counter).is_over() { Vec::new() } else { rules.moves(&pos) };
-            line(format_args!(
-                "{} ({}; {})",
-                rules.format_position_at_counter(&pos, counter),
-                count(moves.len() as u64, "legal move", "legal moves"),
-                rules.status_at(&pos, counter).describe()
-            ))?;
-            for (m, child) in moves {
-                let after = rules.counter_after(&pos, &child, counter);
-                line(format_args!(
-                    "{:7} {}  {}",
-                    m.to_string(),
-                    rules.format_position_at_counter(&child, after),
-                    rules.status_at(&child, after).describe()
-                ))?;
-            }
-            Ok(())
-        }
+    foxbase_core::with_game_type!(args.game.game, G => moves_in(&args.game.rules::<G>(Some(&args.position))?, &args))
+}
+
+fn moves_in<P: Playable>(rules: &P, args: &MovesArgs) -> CommandResult {
+    let (pos, counter) = position_at_counter_of(rules, &args.position)?;
+    if args.json {
+        let mut view = crate::views::moves_json(rules, &pos, counter);
+        view["rules"] = rules.rule_switches();
+        return json(&view);
     }
-    let rules = args.game.resolve(Some(&args.position))?;
-    let switches = rules.switches_json();
-    rules.visit(Moves(&args, switches))
+    // A game drawn by the no-progress rule has no moves left.
+    let moves = if rules.status_at(&pos, counter).is_over() { Vec::new() } else { rules.moves(&pos) };
+    line(format_args!(
+        "{} ({}; {})",
+        rules.format_position_at_counter(&pos, counter),
+        count(moves.len() as u64, "legal move", "legal moves"),
+        rules.status_at(&pos, counter).describe()
+    ))?;
+    for (m, child) in moves {
+        let after = rules.counter_after(&pos, &child, counter);
+        line(format_args!(
+            "{:7} {}  {}",
+            m.to_string(),
+            rules.format_position_at_counter(&child, after),
+            rules.status_at(&child, after).describe()
+        ))?;
+    }
+    Ok(())
 }
 
 pub fn play(args: PlayArgs) -> CommandResult {
-    struct Play<'a>(&'a PlayArgs);
-    impl RulesVisitor for Play<'_> {
-        fn visit<P: Playable>(self, rules: &P) -> CommandResult {
-            let (mut pos, mut counter) = position_at_counter_of(rules, &self.0.position)?;
-            for text in &self.0.moves {
-                if rules.no_progress() > 0 && rules.status_at(&pos, counter).is_over() && !rules.status(&pos).is_over()
-                {
-                    return Err(Failure::bad_input(format!(
-                        "bad move: {text}: the game is drawn, {} without progress",
-                        count(counter as u64, "ply", "plies")
-                    )));
-                }
-                let m = rules.parse_move(&pos, text).map_err(|e| Failure::bad_input(format!("bad move: {e}")))?;
-                let child = rules.play(&pos, m);
-                counter = rules.counter_after(&pos, &child, counter);
-                pos = child;
-            }
-            line(rules.format_position_at_counter(&pos, counter))?;
-            line(rules.status_at(&pos, counter).describe())
+    foxbase_core::with_game_type!(args.game.game, G => play_in(&args.game.rules::<G>(Some(&args.position))?, &args))
+}
+
+fn play_in<P: Playable>(rules: &P, args: &PlayArgs) -> CommandResult {
+    let (mut pos, mut counter) = position_at_counter_of(rules, &args.position)?;
+    for text in &args.moves {
+        if rules.no_progress() > 0 && rules.status_at(&pos, counter).is_over() && !rules.status(&pos).is_over() {
+            return Err(Failure::bad_input(format!(
+                "bad move: {text}: the game is drawn, {} without progress",
+                count(counter as u64, "ply", "plies")
+            )));
         }
+        let m = rules.parse_move(&pos, text).map_err(|e| Failure::bad_input(format!("bad move: {e}")))?;
+        let child = rules.play(&pos, m);
+        counter = rules.counter_after(&pos, &child, counter);
+        pos = child;
     }
-    args.game.resolve(Some(&args.position))?.visit(Play(&args))
+    line(rules.format_position_at_counter(&pos, counter))?;
+    line(rules.status_at(&pos, counter).describe())
 }
 
 pub fn perft_command(args: PerftArgs) -> CommandResult {
-    let rules = args.game.resolve(args.position.as_deref())?;
-    if args.distinct {
-        let AnyRules::BaghChal(bc_rules) = &rules else {
-            return Err(Failure::bad_input(format!(
-                "--distinct counts Bagh-Chal's positions; not a flag of --game {}",
-                args.game.game
-            )));
-        };
-        let start = args.position.clone().unwrap_or_else(|| rules.default_start());
-        let pos = position_of(bc_rules, &start)?;
-        let layer = *bc::distinct_positions(bc_rules.rules(), &pos, args.depth).last().expect("layer 0 at least");
-        return perft_report(&args, bc_rules, &pos, &rules.switches_json(), Some(layer));
+    foxbase_core::with_game_type!(args.game.game, G => perft_of::<G>(&args))
+}
+
+/// `perft` of the game `G`, with its distinct positions where it counts them.
+fn perft_of<G: GameCommands>(args: &PerftArgs) -> CommandResult {
+    let rules = args.game.rules::<G>(args.position.as_deref())?;
+    if args.distinct && !G::COUNTS_DISTINCT_POSITIONS {
+        return Err(Failure::bad_input(format!(
+            "--distinct counts Bagh-Chal's positions; not a flag of --game {}",
+            args.game.game
+        )));
     }
-    struct Perft<'a>(&'a PerftArgs, String, Json);
-    impl RulesVisitor for Perft<'_> {
-        fn visit<P: Playable>(self, rules: &P) -> CommandResult {
-            let Perft(args, start, switches) = self;
-            let pos = position_of(rules, &start)?;
-            perft_report(args, rules, &pos, &switches, None)
-        }
-    }
-    let start = args.position.clone().unwrap_or_else(|| rules.default_start());
-    rules.visit(Perft(&args, start, rules.switches_json()))
+    let start = args.position.clone().unwrap_or_else(|| G::default_start(&rules));
+    let pos = position_of(&rules, &start)?;
+    let layer = if args.distinct { G::distinct_positions(&rules, &pos, args.depth) } else { None };
+    perft_report(args, &rules, &pos, layer)
 }
 
 /// Counts and prints `perft` from `pos` (with Bagh-Chal's `--distinct` layer, when counted).
@@ -452,7 +353,6 @@ fn perft_report<P: Playable>(
     args: &PerftArgs,
     rules: &P,
     pos: &P::Position,
-    switches: &Json,
     layer: Option<bc::Layer>,
 ) -> CommandResult {
     let depth = args.depth;
@@ -464,7 +364,7 @@ fn perft_report<P: Playable>(
     };
     if args.json {
         let mut out = json!({"game": rules.game_name(), "depth": depth, "nodes": nodes,
-            "position": rules.format_position(pos), "rules": switches});
+            "position": rules.format_position(pos), "rules": rules.rule_switches()});
         if args.divide {
             out["divide"] = parts.iter().map(|(m, n)| json!({"move": m.to_string(), "nodes": n})).collect();
         }
@@ -517,6 +417,7 @@ pub fn probe_ref(args: ProbeRefArgs) -> CommandResult {
 mod tests {
     use super::*;
     use clap::Parser;
+    use foxbase_core::foxgame::FoxGame;
 
     /// `perft`'s flags alone, as the command line gives them.
     #[derive(Parser)]
@@ -525,26 +426,32 @@ mod tests {
         args: PerftArgs,
     }
 
-    fn resolve(flags: &[&str]) -> Result<AnyRules, String> {
+    /// The rules `perft`'s flags give, as `G`'s (the game `--game` names).
+    fn resolve_as<G: GameCommands>(flags: &[&str]) -> Result<G::Rules, String> {
         let parsed = Perft::try_parse_from([&["perft", "--depth", "1"], flags].concat()).map_err(|e| e.to_string())?;
-        parsed.args.game.resolve(None).map_err(|e| match e {
+        parsed.args.game.rules::<G>(None).map_err(|e| match e {
             Failure::BadInput(m) => m,
             other => panic!("{other:?}"),
         })
     }
 
+    /// The rules `perft`'s flags give, for messages: the game `--game` names.
+    fn resolve(flags: &[&str]) -> Result<String, String> {
+        let parsed = Perft::try_parse_from([&["perft", "--depth", "1"], flags].concat()).map_err(|e| e.to_string())?;
+        foxbase_core::with_game_type!(parsed.args.game.game, G => resolve_as::<G>(flags).map(|r| r.game_name().to_string()))
+    }
+
     fn bc_rules(flags: &[&str]) -> (u8, u8) {
-        match resolve(flags) {
-            Ok(AnyRules::BaghChal(r)) => (r.variant().goats(), r.variant().capture_target()),
-            _ => panic!("{flags:?}"),
-        }
+        let r = resolve_as::<bc::BaghChal>(flags).unwrap_or_else(|e| panic!("{flags:?}: {e}"));
+        (r.variant().goats(), r.variant().capture_target())
     }
 
     #[test]
     fn each_game_takes_its_own_rule_flags() {
-        assert!(matches!(resolve(&[]), Ok(AnyRules::Fox(r)) if r.pen_target == 9));
-        assert!(matches!(resolve(&["--pen-target", "7"]), Ok(AnyRules::Fox(r)) if r.pen_target == 7));
-        assert!(matches!(resolve(&["--game", "tictactoe"]), Ok(AnyRules::TicTacToe(_))));
+        assert_eq!(resolve_as::<FoxGame>(&[]).map(|r| r.pen_target), Ok(9));
+        assert_eq!(resolve_as::<FoxGame>(&["--pen-target", "7"]).map(|r| r.pen_target), Ok(7));
+        assert_eq!(resolve(&[]).as_deref(), Ok("fox"));
+        assert_eq!(resolve(&["--game", "tictactoe"]).as_deref(), Ok("tictactoe"));
         assert_eq!(bc_rules(&["--game", "baghchal"]), (20, 5));
         assert_eq!(bc_rules(&["--game", "baghchal", "--capture-target", "4"]), (20, 4));
         assert_eq!(bc_rules(&["--game", "baghchal", "--goats", "2"]), (2, 2), "at most the goats");
@@ -583,10 +490,7 @@ mod tests {
         let at = |flags: &[&str], position: &str| {
             let parsed = Perft::try_parse_from([&["perft", "--depth", "1", "--game", "baghchal"], flags].concat())
                 .unwrap_or_else(|e| panic!("{e}"));
-            match parsed.args.game.resolve(Some(position)) {
-                Ok(AnyRules::BaghChal(r)) => r,
-                _ => panic!("{flags:?} {position}"),
-            }
+            parsed.args.game.rules::<bc::BaghChal>(Some(position)).unwrap_or_else(|_| panic!("{flags:?} {position}"))
         };
         let rules = at(&[], two);
         assert_eq!((rules.variant().goats(), rules.variant().capture_target()), (2, 2));

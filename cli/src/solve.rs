@@ -3,7 +3,8 @@
 //! size of the work without doing it.
 
 use crate::command::{position_arg, refuse_other_games_flags_in, threads_or_all, CommandResult, Failure};
-use crate::output::{json, line, phases_json, SolveProgress};
+use crate::game_commands::GameCommands;
+use crate::output::SolveProgress;
 use clap::Args;
 use foxbase_coordinator::error::CoordinatorError;
 use foxbase_coordinator::local::{
@@ -12,22 +13,15 @@ use foxbase_coordinator::local::{
 };
 use foxbase_coordinator::plan::TierPlan;
 use foxbase_coordinator::reuse::TableSource;
-use foxbase_core::baghchal::{BaghChal, BaghChalVariant, BaghTier};
-use foxbase_core::foxgame::FoxGame;
 use foxbase_core::game::GameKind;
-use foxbase_core::notation::{count, format_position};
-use foxbase_core::tictactoe::{format_ttt, TicTacToe};
-use foxbase_core::tier::TierGame;
-use foxbase_core::{Geometry, Side, Value, Variant};
+use foxbase_core::{Geometry, Variant};
 use foxbase_objstore::StoreUrl;
 use foxbase_tables::plies::Distance;
 use foxbase_tables::publish::Publishable;
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::Location;
-use foxbase_tables::TierTables;
 use foxbase_worker::kernel::{choose_kernel, Kernel, Output, SolveTier};
 use foxbase_worker::store::Store;
-use serde_json::json;
 use std::time::Instant;
 
 /// The default `solve` variant (docs/results.md says why it was chosen).
@@ -64,18 +58,28 @@ impl SolveRuleArgs {
     }
 }
 
-#[derive(Args)]
-pub struct SolveArgs {
-    /// The game: `fox` (the Fox Game), `tictactoe` (the second game of the tier engine, tiny) or
-    /// `baghchal` (tigers and goats; see --goats, --capture-target, --phase).
-    #[arg(long, default_value_t = GameKind::Fox, value_parser = crate::command::parse_game)]
-    game: GameKind,
+/// The game and variant a solve or a coordinator's run solves: `--game`,
+/// and each game's flags ([`GameCommands::from_flags`]).
+#[derive(Args, Clone)]
+pub struct VariantArgs {
+    /// The game: `fox` (the Fox Game: --start and its rule switches), `tictactoe` (the second game of the
+    /// tier engine, tiny) or `baghchal` (tigers and goats: --goats, --capture-target, --phase).
+    #[arg(long, default_value_t = GameKind::DEFAULT, value_parser = crate::command::parse_game)]
+    pub game: GameKind,
     /// Start position in RULES.md notation; its side to move moves first. The default (with
     /// --pen-target 7) is the README's main job: one fox on d7 against 8 sheep on rank 3 and d2.
     #[arg(long, default_value = DEFAULT_SOLVE_START)]
-    start: String,
+    pub start: String,
     #[command(flatten)]
-    rules: SolveRuleArgs,
+    pub rules: SolveRuleArgs,
+    #[command(flatten)]
+    pub baghchal: BaghChalArgs,
+}
+
+#[derive(Args)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    variant: VariantArgs,
     /// Where the tables and manifest.json go: a directory (created if missing), or, for the Fox
     /// Game, s3://BUCKET/PREFIX (tables uploaded as they are solved, manifest.json last; credentials
     /// from AWS_* variables; no journal, no --resume). A directory gets the solve's journal,
@@ -132,8 +136,6 @@ pub struct SolveArgs {
     plan_only: bool,
     #[command(flatten)]
     output: OutputArgs,
-    #[command(flatten)]
-    baghchal: BaghChalArgs,
 }
 
 /// The Bagh-Chal variant and which part of it to solve, for `solve` and `coordinator`.
@@ -141,35 +143,14 @@ pub struct SolveArgs {
 pub struct BaghChalArgs {
     /// With --game baghchal: goats in the game, 1..20 (20 is the real game; fewer make small variants).
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u8).range(1..=20))]
-    goats: u8,
+    pub goats: u8,
     /// With --game baghchal: goats the tigers must capture to win, 1..5 (at most --goats).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=5))]
-    capture_target: u8,
+    pub capture_target: u8,
     /// With --game baghchal: `all` (the placing and the moving phase) or `moving` (only the
     /// positions after the placing: the moving tiers).
     #[arg(long, default_value = "all", value_parser = ["all", "moving"])]
-    phase: String,
-}
-
-impl BaghChalArgs {
-    /// The game and the plan these flags ask for: every tier of the
-    /// variant, or with `--phase moving` the moving tiers alone.
-    pub fn game_and_plan(&self) -> Result<(BaghChal, TierPlan<BaghChal>), Failure> {
-        let variant = BaghChalVariant::new(self.goats, self.capture_target).map_err(|e| {
-            Failure::bad_input(format!("--goats {} --capture-target {}: {e}", self.goats, self.capture_target))
-        })?;
-        let game = BaghChal::new(variant);
-        let plan = match self.phase.as_str() {
-            "moving" => TierPlan::from_root(&game, BaghTier { to_place: 0, captured: 0 }),
-            _ => TierPlan::new(&game),
-        };
-        Ok((game, plan))
-    }
-
-    /// `all` or `moving`.
-    pub fn phase(&self) -> &str {
-        &self.phase
-    }
+    pub phase: String,
 }
 
 /// What `--distance` names: a [`Distance`], or none (values only).
@@ -256,11 +237,21 @@ pub fn parse_kernel(s: &str) -> Result<Kernel, foxbase_worker::kernel::UnknownKe
 }
 
 pub fn solve(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
-    match args.game {
-        GameKind::Fox => solve_fox(args, matches),
-        GameKind::BaghChal => solve_baghchal(args, matches),
-        GameKind::TicTacToe => solve_tictactoe(args, matches),
+    foxbase_core::with_game_type!(args.variant.game, G => solve_game::<G>(args, matches))
+}
+
+/// `solve` of the game `G`: its flags (another game's are refused), its
+/// plan, the solve ([`run`]), and its report.
+fn solve_game<G: GameCommands>(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
+    refuse_other_games_flags_in(matches, args.variant.game)?;
+    let (game, plan) = G::from_flags(&args.variant)?;
+    let settings = settings(&game, &args)?;
+    if args.plan_only {
+        return game.print_plan(&plan, args.json);
     }
+    let progress = SolveProgress::new(args.json);
+    let solved = run(&game, &plan, &args, settings, G::DEFAULT_OUT, &progress)?;
+    game.report_solve(&args.variant, &plan, solved, &progress, args.json)
 }
 
 /// The checked settings of a solve of `game`: its kernel (`--kernel` or the
@@ -287,30 +278,57 @@ fn workers(args: &SolveArgs, threads: usize) -> usize {
     args.workers.unwrap_or(threads.min(2))
 }
 
-/// A finished solve, for its game's report.
-struct Solved {
+/// A finished solve, for its game's report ([`GameCommands::report_solve`]).
+pub struct Solved {
     /// The manifest as sealed (with the start's value where the game values it).
-    manifest: foxbase_tables::manifest::Manifest,
+    pub manifest: foxbase_tables::manifest::Manifest,
     /// Under --disk-budget (the tables published in place): the most bytes of tables held at once.
-    disk_high_water: Option<u64>,
+    pub disk_high_water: Option<u64>,
     /// Where the tables are: `--out`, and a reader of it.
-    out: StoreUrl,
-    location: Box<dyn Location>,
+    pub out: StoreUrl,
+    pub location: Box<dyn Location>,
     /// Tiers this run did not solve: finished before it, taken from `--tables-from`; and their slots.
-    resumed: usize,
-    imported: usize,
-    not_solved_slots: u64,
-    seconds: f64,
-    threads: usize,
-    workers: usize,
-    kernel: Kernel,
-    output: Output,
+    pub resumed: usize,
+    pub imported: usize,
+    pub not_solved_slots: u64,
+    pub seconds: f64,
+    pub threads: usize,
+    pub workers: usize,
+    pub kernel: Kernel,
+    pub output: Output,
 }
 
 impl Solved {
     /// Slots per second of the tiers this run solved.
-    fn rate(&self) -> f64 {
+    pub fn rate(&self) -> f64 {
         (self.manifest.total_slots() - self.not_solved_slots) as f64 / self.seconds
+    }
+
+    /// ` (N finished before this run, M taken from --tables-from)` after a
+    /// tier count, for what of it this run did not solve.
+    pub fn resumed_note(&self) -> String {
+        let mut parts = Vec::new();
+        if self.resumed > 0 {
+            parts.push(format!("{} finished before this run", self.resumed));
+        }
+        if self.imported > 0 {
+            parts.push(format!("{} taken from --tables-from", self.imported));
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join(", "))
+        }
+    }
+
+    /// Bytes of the plies files.
+    pub fn plies_bytes(&self) -> u64 {
+        self.manifest.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum()
+    }
+
+    /// The largest plies count of the tiers.
+    pub fn longest_plies(&self) -> u32 {
+        self.manifest.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.longest).max().unwrap_or(0)
     }
 }
 
@@ -410,169 +428,6 @@ fn run<G: SolveTier + SealRun + Publishable>(
     })
 }
 
-/// `solve` (`--game fox`, the default): the variant's tiers, the start valued.
-fn solve_fox(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
-    refuse_other_games_flags_in(matches, GameKind::Fox)?;
-    let variant = args.rules.variant(&args.start)?;
-    let game = FoxGame::new(variant);
-    let settings = settings(&game, &args)?;
-    if args.plan_only {
-        return print_plan(variant, args.json);
-    }
-    let plan = TierPlan::new(&game);
-    let progress = SolveProgress::new(args.json);
-    let s = run(&game, &plan, &args, settings, "foxbase-tables", &progress)?;
-    let manifest = &s.manifest;
-    let value = manifest.start.as_ref().and_then(|start| value_named(&start.value));
-    let value = value.ok_or_else(|| Failure::failed(format!("{}: a bad start value", s.out)))?;
-    let start = variant.start;
-    let slots = manifest.total_slots();
-    let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
-    if args.json {
-        return json(&crate::views::with_bound(
-            json!({
-                "variant": variant.to_json_value(), "start": format_position(&start), "value": value.name(),
-                "side_to_move": start.side().name(), "tiers": manifest.tiers.len(), "positions": slots,
-                "largest_tier": {"name": largest.name(), "positions": largest_slots},
-                "seconds": s.seconds, "threads": s.threads, "workers": s.workers, "table_bytes": manifest.total_bytes(),
-                "out": s.out.to_string(), "phases": phases_json(&progress.phases()), "kernel": s.kernel.name(),
-                "plies": s.output.plies(), "distance": s.output.distance().map(|d| d.name()),
-                "plies_bytes": plies_bytes(manifest), "longest_plies": longest(manifest),
-                "tiers_resumed": s.resumed, "tiers_imported": s.imported,
-                "published": s.disk_high_water.is_some(), "disk_high_water_bytes": s.disk_high_water,
-            }),
-            variant.bound(),
-        ));
-    }
-    line(format_args!("variant: {variant}"))?;
-    if let Some(note) = variant.floor_note() {
-        line(format_args!("bound: {note}"))?;
-    }
-    line(format_args!(
-        "solved {} tiers{}, {slots} positions (largest tier {largest}: {largest_slots}) in {:.1}s ({:.2}M positions/s)",
-        manifest.tiers.len(),
-        resumed_note(s.resumed, s.imported),
-        s.seconds,
-        s.rate() / 1e6
-    ))?;
-    line(format_args!("tables: {} ({} bytes)", s.out, manifest.total_bytes()))?;
-    if let Some(high_water) = s.disk_high_water {
-        line(format_args!("published in place (--disk-budget): at most {high_water} bytes of tables held at once"))?;
-    }
-    if s.output.plies() {
-        line(format_args!(
-            "plies files ({}): {} bytes; longest win or loss: {}{}",
-            s.output.distance().map_or("", |d| d.counts()),
-            plies_bytes(manifest),
-            count(longest(manifest), "ply", "plies"),
-            crate::tables::to_zeroing(s.output.distance())
-        ))?;
-    }
-    let winner = match value {
-        Value::Win => format!("the {} win", plural(start.side())),
-        Value::Loss => format!("the {} win", plural(start.side().other())),
-        Value::Draw => "neither side can force a win: a draw".to_string(),
-    };
-    line(format_args!("start {}: {value} for the {} to move, so {winner}", format_position(&start), start.side()))
-}
-
-/// `solve --game baghchal`: the tiers of a Bagh-Chal variant (all, or the
-/// moving phase), into `baghchal-tables/` by default: the placing tiers
-/// with the forward kernel (or `--kernel counter`), the moving tiers with
-/// the counter kernel. The Fox Game's rule flags are refused.
-fn solve_baghchal(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
-    refuse_other_games_flags_in(matches, GameKind::BaghChal)?;
-    let b = args.baghchal.clone();
-    let (game, plan) = b.game_and_plan()?;
-    let settings = settings(&game, &args)?;
-    if args.plan_only {
-        let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
-        return line(format_args!(
-            "{} tiers, {} positions; largest tier {}: {largest_slots} positions",
-            plan.order.len(),
-            plan.total_slots(),
-            game.tier_name(largest)
-        ));
-    }
-    let progress = SolveProgress::new(args.json);
-    let s = run(&game, &plan, &args, settings, "baghchal-tables", &progress)?;
-    let manifest = &s.manifest;
-    let used = |t: &foxbase_tables::manifest::TierEntry| t.slots - t.unused;
-    let tiers: Vec<_> = manifest
-        .tiers
-        .iter()
-        .map(|t| {
-            json!({"tier": t.name, "positions": used(t), "slots": t.slots, "wins": t.wins, "draws": t.draws,
-                "losses": t.losses})
-        })
-        .collect();
-    if args.json {
-        return json(&json!({"game": game.game_name(), "variant": game.variant_json(), "phase": b.phase,
-            "tiers": tiers, "positions": manifest.tiers.iter().map(used).sum::<u64>(),
-            "slots": manifest.total_slots(), "seconds": s.seconds, "out": s.out.to_string(),
-            "plies_files": s.output.plies(), "tiers_resumed": s.resumed, "tiers_imported": s.imported,
-            "threads": s.threads, "workers": s.workers, "disk_high_water_bytes": s.disk_high_water}));
-    }
-    line(format_args!(
-        "solved {}, {} phase: {} tiers{}, {} positions up to symmetry ({} slots) in {:.1}s; tables: {}",
-        game.about(),
-        b.phase,
-        manifest.tiers.len(),
-        resumed_note(s.resumed, s.imported),
-        manifest.tiers.iter().map(used).sum::<u64>(),
-        manifest.total_slots(),
-        s.seconds,
-        s.out
-    ))?;
-    for t in &manifest.tiers {
-        line(format_args!(
-            "  {:8} {:>12} positions: {} won, {} drawn, {} lost for the side to move",
-            t.name,
-            used(t),
-            t.wins,
-            t.draws,
-            t.losses
-        ))?;
-    }
-    Ok(())
-}
-
-/// `solve --game tictactoe`: every tier of tic-tac-toe, into
-/// `tictactoe-tables/` by default, the start valued. The Fox Game's and
-/// Bagh-Chal's flags are refused.
-fn solve_tictactoe(args: SolveArgs, matches: &clap::ArgMatches) -> CommandResult {
-    refuse_other_games_flags_in(matches, GameKind::TicTacToe)?;
-    let game = TicTacToe;
-    let settings = settings(&game, &args)?;
-    let plan = TierPlan::new(&game);
-    if args.plan_only {
-        return line(format_args!("{} tiers, {} positions", plan.order.len(), plan.total_slots()));
-    }
-    let progress = SolveProgress::new(args.json);
-    let s = run(&game, &plan, &args, settings, "tictactoe-tables", &progress)?;
-    let start = game.initial_position();
-    let start_text = format_ttt(&start);
-    let value =
-        TierTables::open_game_at(TicTacToe, s.location).and_then(|t| t.outcome(&start)).map_err(Failure::failed)?;
-    let manifest = &s.manifest;
-    if args.json {
-        return json(&json!({"game": game.game_name(), "start": start_text, "value": value.value.name(),
-            "plies": value.plies, "tiers": manifest.tiers.len(), "positions": manifest.total_slots(),
-            "seconds": s.seconds, "out": s.out.to_string(), "plies_files": s.output.plies(),
-            "tiers_resumed": s.resumed, "tiers_imported": s.imported, "threads": s.threads, "workers": s.workers,
-            "disk_high_water_bytes": s.disk_high_water}));
-    }
-    line(format_args!(
-        "solved tic-tac-toe: {} tiers{}, {} positions in {:.2}s; tables: {}",
-        manifest.tiers.len(),
-        resumed_note(s.resumed, s.imported),
-        manifest.total_slots(),
-        s.seconds,
-        s.out
-    ))?;
-    line(format_args!("start {start_text}: {} for x to move", value.value))
-}
-
 /// A journaled local solve into the directory `dir` (`solve_local_journaled`):
 /// a new one, or with `resume` the one journaled there. A refusal of what
 /// `dir` holds is bad input.
@@ -607,60 +462,4 @@ fn solve_dir<G: SolveTier + Publishable>(
         ));
     }
     Ok(solved)
-}
-
-/// ` (N finished before this run, M taken from --tables-from)` after a
-/// tier count, for what of it this run did not solve.
-fn resumed_note(resumed: usize, imported: usize) -> String {
-    let mut parts = Vec::new();
-    if resumed > 0 {
-        parts.push(format!("{resumed} finished before this run"));
-    }
-    if imported > 0 {
-        parts.push(format!("{imported} taken from --tables-from"));
-    }
-    if parts.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", parts.join(", "))
-    }
-}
-
-/// The value a manifest names (`win`, `draw`, `loss`).
-fn value_named(name: &str) -> Option<Value> {
-    [Value::Win, Value::Draw, Value::Loss].into_iter().find(|v| v.name() == name)
-}
-
-/// Bytes of the plies files of a manifest.
-fn plies_bytes(manifest: &foxbase_tables::manifest::Manifest) -> u64 {
-    manifest.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.bytes).sum()
-}
-
-/// The largest plies count of a manifest's tiers.
-fn longest(manifest: &foxbase_tables::manifest::Manifest) -> u32 {
-    manifest.tiers.iter().filter_map(|t| t.plies.as_ref()).map(|p| p.longest).max().unwrap_or(0)
-}
-
-fn plural(side: Side) -> &'static str {
-    match side {
-        Side::Fox => "foxes",
-        Side::Sheep => "sheep",
-    }
-}
-
-/// `solve --plan-only`: the size of the work without doing it.
-fn print_plan(variant: Variant, json_out: bool) -> CommandResult {
-    let game = FoxGame::new(variant);
-    let plan = TierPlan::new(&game);
-    let (largest, largest_slots) = plan.largest_tier().expect("every variant has a tier");
-    let slots = plan.total_slots();
-    if json_out {
-        return json(&json!({"variant": variant.to_json_value(), "tiers": plan.order.len(), "positions": slots,
-            "largest_tier": {"name": largest.name(), "positions": largest_slots}}));
-    }
-    line(format_args!("variant: {variant}"))?;
-    line(format_args!(
-        "{} tiers, {slots} positions; largest tier {largest}: {largest_slots} positions",
-        plan.order.len()
-    ))
 }

@@ -10,7 +10,6 @@ use crate::command::{CommandResult, Failure};
 use crate::games::{open_ttt, ttt_positions_to_play};
 use crate::output::{json, line};
 use clap::Args;
-use foxbase_core::game::GameKind;
 use foxbase_core::play::Playable;
 use foxbase_core::tictactoe::{format_ttt, parse_ttt, TicTacToe, TttPosition};
 use foxbase_core::{Outcome, Value};
@@ -57,7 +56,7 @@ struct Mistake {
 
 pub fn check_strategy(args: CheckStrategyArgs) -> CommandResult {
     let game = crate::games::game_of(&args.tables)?;
-    if game != GameKind::TicTacToe {
+    if Some(game) != foxbase_core::tier::TierGame::game_kind(&TicTacToe) {
         return Err(Failure::bad_input(format!(
             "--tables {}: tables of {}; check-strategy takes tic-tac-toe's",
             args.tables.display(),

@@ -28,6 +28,9 @@ impl GameKind {
     /// Every game, in the order `--help` lists them.
     pub const ALL: [GameKind; 3] = [GameKind::Fox, GameKind::BaghChal, GameKind::TicTacToe];
 
+    /// The game a command plays without `--game`: the first game.
+    pub const DEFAULT: GameKind = GameKind::Fox;
+
     /// The name recorded in tables and manifests and taken by `--game`.
     pub const fn name(self) -> &'static str {
         match self {
@@ -98,13 +101,49 @@ pub struct BadVariant {
     pub problem: String,
 }
 
+/// Evaluates `$body` with `$G` a local alias of the type of the game that
+/// `$kind` (a [`GameKind`]) names: the one place a game's name becomes a
+/// game's type. A macro, so that `$body` is checked against each game's
+/// concrete type where it is written, with whatever traits that crate adds
+/// (solving, publishing, the command line's flags). A new game is one arm
+/// here; the match has no catch-all, so the compiler asks for it.
+///
+/// ```
+/// use foxbase_core::game::GameKind;
+/// use foxbase_core::tier::TierGame;
+/// let size = foxbase_core::with_game_type!(GameKind::TicTacToe, G => std::mem::size_of::<G>());
+/// assert_eq!(size, 0, "tic-tac-toe has one variant: its game is a unit struct");
+/// // The body is checked against every game's type: here each one's `from_variant_json`.
+/// let problem = foxbase_core::with_game_type!(GameKind::TicTacToe, G => G::from_variant_json("{}").err());
+/// assert!(problem.unwrap().contains("one variant"));
+/// ```
+#[macro_export]
+macro_rules! with_game_type {
+    ($kind:expr, $G:ident => $body:expr) => {{
+        let kind: $crate::game::GameKind = $kind;
+        match kind {
+            $crate::game::GameKind::Fox => {
+                type $G = $crate::foxgame::FoxGame;
+                $body
+            }
+            $crate::game::GameKind::BaghChal => {
+                type $G = $crate::baghchal::BaghChal;
+                $body
+            }
+            $crate::game::GameKind::TicTacToe => {
+                type $G = $crate::tictactoe::TicTacToe;
+                $body
+            }
+        }
+    }};
+}
+
 /// Builds the game that `$kind` (a [`GameKind`]) names under `$variant`
 /// (its `TierGame::variant_json` text) and evaluates `$body` with it
 /// bound to `$game`, by value: `Ok(body)`, or the [`BadVariant`] the text
-/// is. The one place a game's name becomes a game's type: a macro, so that
-/// `$body` is checked against each game's concrete type where it is
-/// written, with whatever traits that crate adds (solving, publishing).
-/// A new game is one arm here.
+/// is ([`with_game_type`]'s game, [`TierGame::from_variant_json`]).
+///
+/// [`TierGame::from_variant_json`]: crate::tier::TierGame::from_variant_json
 ///
 /// ```
 /// use foxbase_core::game::GameKind;
@@ -118,17 +157,7 @@ pub struct BadVariant {
 macro_rules! with_game_kind {
     ($kind:expr, $variant:expr, |$game:ident| $body:expr) => {{
         let (kind, variant): ($crate::game::GameKind, &str) = ($kind, $variant);
-        match kind {
-            $crate::game::GameKind::Fox => {
-                $crate::game::game_of::<$crate::foxgame::FoxGame>(kind, variant).map(|$game| $body)
-            }
-            $crate::game::GameKind::BaghChal => {
-                $crate::game::game_of::<$crate::baghchal::BaghChal>(kind, variant).map(|$game| $body)
-            }
-            $crate::game::GameKind::TicTacToe => {
-                $crate::game::game_of::<$crate::tictactoe::TicTacToe>(kind, variant).map(|$game| $body)
-            }
-        }
+        $crate::with_game_type!(kind, Game => $crate::game::game_of::<Game>(kind, variant).map(|$game| $body))
     }};
 }
 
