@@ -51,8 +51,10 @@
 //!
 //! One idea a file: [`bits`] (pdep/pext, transposes, row and column maps),
 //! [`decode`] (a child block into planes), [`children`] (where a move
-//! leads, traps, captures, values read from children), [`two_foxes`] and
-//! [`one_fox`] (the passes over a block), [`plies`] (distances), [`solve`]
+//! leads, traps, captures, values read from children), [`init`] (the
+//! initial pass over a block, written once over [`init::Placements`]),
+//! [`two_foxes`] and [`one_fox`] (what each shape of placements does in
+//! the passes over a block), [`plies`] (distances), [`solve`]
 //! (a tier: initial pass, phases, packing), [`pack`] (planes to 2-bit
 //! values), [`exact`] (exact distances to zeroing, for a no-progress
 //! rule: a ply of each side at a time), [`check`] (`foxbase verify`'s
@@ -111,6 +113,7 @@ mod children;
 mod decode;
 mod derive;
 mod exact;
+mod init;
 mod one_fox;
 mod pack;
 mod plies;
@@ -123,6 +126,7 @@ pub use check::{check_tier, CheckError, Contradiction, PlaneCheck};
 use decode::*;
 pub use derive::{derive_fox_side, PlaneFoxSide};
 use exact::*;
+use init::*;
 use pack::*;
 use plies::*;
 use solve::*;

@@ -295,9 +295,9 @@ impl<'a> Ctx<'a> {
         sideways: &mut Sideways,
     ) -> Result<(), KernelError> {
         if self.one_fox {
-            self.init_block_one::<BMI2>(view, f, s, scratch, sideways, false)?;
+            self.init_block::<OneFox, BMI2>(view, f, s, scratch, sideways, false)?;
         } else {
-            self.init_block::<BMI2>(view, f, s, scratch, sideways, false)?;
+            self.init_block::<TwoFoxes, BMI2>(view, f, s, scratch, sideways, false)?;
         }
         sideways.end_block();
         Ok(())
@@ -315,9 +315,9 @@ impl<'a> Ctx<'a> {
     ) -> Result<(), KernelError> {
         let mut no_steps = Sideways::default();
         if self.one_fox {
-            self.init_block_one::<BMI2>(view, f, s, scratch, &mut no_steps, true)
+            self.init_block::<OneFox, BMI2>(view, f, s, scratch, &mut no_steps, true)
         } else {
-            self.init_block::<BMI2>(view, f, s, scratch, &mut no_steps, true)
+            self.init_block::<TwoFoxes, BMI2>(view, f, s, scratch, &mut no_steps, true)
         }
     }
 

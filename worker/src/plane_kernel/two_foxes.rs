@@ -1,279 +1,269 @@
-//! The passes over a block of a two-fox tier: the initial pass
-//! (`init_block`), the fox phase, the sideways steps it records and the
-//! sheep phase.
+//! The passes over a block of a two-fox tier: its part of the initial
+//! pass ([`TwoFoxes`]), the fox phase, the sideways steps the initial pass
+//! records and the sheep phase.
 
 use super::*;
 
-impl<'a> Ctx<'a> {
-    /// The initial pass over one block: children outside the tier, game
-    /// over, and the placements that need a scalar look. Writes both sides'
-    /// planes (fox: `f`, sheep: `s`); with plies, what the children say
-    /// about plies into `scratch.plies`, and wins from outside the tier
-    /// only as "cannot lose" (they wait for their ply). `fox_only`: the fox
-    /// side alone (the sheep planes are left clear).
-    #[inline(never)]
-    pub(super) fn init_block<const BMI2: bool>(
-        &self,
+impl Placements for TwoFoxes {
+    const FOXES: u32 = 2;
+    type Marks = Rows;
+    const NONE: Rows = [0; 32];
+
+    #[inline]
+    fn clear(planes: &mut [u32]) {
+        planes.fill(0);
+    }
+
+    #[inline]
+    fn all_lost(planes: &mut [u32], n: usize) {
+        let full = row_mask(n);
+        for i in 0..n {
+            planes[LOST * n + i] = full & !(1 << i);
+        }
+    }
+
+    /// The other fox must not stand on the jumping fox's only landing
+    /// point, as the general path ([`TwoFoxes::captures`]) would find one
+    /// jump at a time.
+    #[inline]
+    fn captures_win_at_once<const BMI2: bool>(ctx: &Ctx, view: &SetView, f: &mut [u32]) {
+        let n = ctx.n;
+        let full = row_mask(n);
+        let mut x_won = [0u32; 32];
+        for (ia, &a) in view.points[..n].iter().enumerate() {
+            let landings = ctx.jump_masks.landings::<BMI2>(a, view.sheep, view.free);
+            if landings != 0 {
+                let mut row = full & !(1 << ia);
+                if landings.count_ones() == 1 {
+                    row &= !(1 << view.index_of(landings.trailing_zeros() as u8));
+                }
+                x_won[ia] = row;
+            }
+        }
+        let mut won_t = x_won;
+        transpose32(&mut won_t);
+        for i in 0..n {
+            let won = x_won[i] | won_t[i];
+            f[WON * n + i] = won;
+            f[CANNOT_LOSE * n + i] = won;
+        }
+    }
+
+    #[inline]
+    fn captures<const BMI2: bool>(
+        ctx: &Ctx,
         view: &SetView,
         f: &mut [u32],
-        s: &mut [u32],
         scratch: &mut Scratch,
-        sideways: &mut Sideways,
-        fox_only: bool,
+        _win_plane: usize,
     ) -> Result<(), KernelError> {
-        let n = self.n;
-        let sheep = view.sheep;
-        let rules = &self.game.rules;
-        let k = rules.pen_target;
+        let n = ctx.n;
         let full = row_mask(n);
-        f.fill(0);
-        s.fill(0);
-        let plies = self.plies;
-        if plies {
-            scratch.plies.clear(self.rows, n);
-        }
-        // With plies a win from outside waits for its ply: "cannot lose" for now.
-        let win_plane = if plies { CANNOT_LOSE } else { WON };
-
-        // Fox to move: over when the pen holds K sheep; else captures.
-        if (sheep & PEN).count_ones() >= k {
-            for i in 0..n {
-                f[LOST * n + i] = full & !(1 << i);
+        let plies = ctx.plies;
+        let (mut x_won, mut x_open) = ([0u32; 32], [0u32; 32]);
+        let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
+        for o in BitIter(view.sheep) {
+            let Some((jumps, target)) = ctx.captures_over(view, o, 2)? else { continue };
+            if let Target::Child(c, rank) = target {
+                let child = &ctx.children[c];
+                decode_child::<BMI2>(child.values, rank.base, n + 1, 1, rank.symmetric, rank.free, &mut won, &mut lost);
             }
-        } else if self.captures_win_at_once && !plies {
-            // A fox with a jump has won (the other fox must not stand on
-            // its only landing point), as the general path below would find
-            // one jump at a time.
-            let mut x_won = [0u32; 32];
-            for (ia, &a) in view.points[..n].iter().enumerate() {
-                let landings = self.jump_masks.landings::<BMI2>(a, sheep, view.free);
-                if landings != 0 {
-                    let mut row = full & !(1 << ia);
-                    if landings.count_ones() == 1 {
-                        row &= !(1 << view.index_of(landings.trailing_zeros() as u8));
+            let map = match target {
+                Target::Child(_, rank) => {
+                    if rank.mirrored {
+                        scratch.mirror.set_free(view.free);
                     }
-                    x_won[ia] = row;
+                    Some(ColumnMap::new(rank.free, rank.mirrored, view.free))
                 }
-            }
-            let mut won_t = x_won;
-            transpose32(&mut won_t);
-            for i in 0..n {
-                let won = x_won[i] | won_t[i];
-                f[WON * n + i] = won;
-                f[CANNOT_LOSE * n + i] = won;
-            }
-        } else {
-            let (mut x_won, mut x_open) = ([0u32; 32], [0u32; 32]);
-            let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
-            for o in BitIter(sheep) {
-                let Some((jumps, target)) = self.captures_over(view, o, 2)? else { continue };
-                if let Target::Child(c, rank) = target {
-                    let child = &self.children[c];
-                    decode_child::<BMI2>(
-                        child.values,
-                        rank.base,
-                        n + 1,
-                        1,
-                        rank.symmetric,
-                        rank.free,
-                        &mut won,
-                        &mut lost,
-                    );
-                }
-                let map = match target {
-                    Target::Child(_, rank) => {
-                        if rank.mirrored {
-                            scratch.mirror.set_free(view.free);
-                        }
-                        Some(ColumnMap::new(rank.free, rank.mirrored, view.free))
-                    }
-                    _ => None,
-                };
-                for &(a, t) in jumps {
-                    if !view.both_free(a, t) {
-                        continue;
-                    }
-                    let (ia, it) = (view.index_of(a), view.index_of(t));
-                    let ok = full & !(1 << ia) & !(1 << it);
-                    match target {
-                        Target::Child(c, rank) => {
-                            let map = map.as_ref().expect("a child's map");
-                            let row_won = map.row(&won, t, &scratch.mirror);
-                            let row_lost = map.row(&lost, t, &scratch.mirror);
-                            x_won[ia] |= row_lost & ok;
-                            x_open[ia] |= !row_won & ok;
-                            if plies && self.to_zeroing {
-                                scratch.plies.zeroing_children(FOX, ia, row_lost & ok, row_won & ok);
-                            } else if plies {
-                                for j in BitIter((ok & (row_won | row_lost)) as u64) {
-                                    let foxes = (1u64 << t) | (1u64 << view.points[j as usize]);
-                                    let p = self.child_plies(c, &rank, foxes, Side::Sheep);
-                                    scratch.plies.child(FOX, ia, j as usize, row_lost & (1 << j) != 0, p);
-                                }
-                            }
-                        }
-                        // The sheep to move there have lost (`captures_over`).
-                        Target::NoTable if self.capture_out_wins => {
-                            x_won[ia] |= ok;
-                            x_open[ia] |= ok;
-                            if plies {
-                                for j in BitIter(ok as u64) {
-                                    scratch.plies.child(FOX, ia, j as usize, true, 0);
-                                }
-                            }
-                        }
-                        // The sheep to move there have won: a child lost for the fox.
-                        Target::NoTable => {
-                            if plies {
-                                for j in BitIter(ok as u64) {
-                                    scratch.plies.child(FOX, ia, j as usize, false, 0);
-                                }
-                            }
-                        }
-                        Target::InTier(_) => unreachable!("a capture leaves the tier"),
-                    }
-                }
-            }
-            // The other fox's captures: the transpose.
-            let (mut won_t, mut open_t) = (x_won, x_open);
-            transpose_pair(&mut won_t, &mut open_t, n);
-            for (plane, x, t) in [(WON, x_won, won_t), (CANNOT_LOSE, x_open, open_t)] {
-                if plies && plane == WON {
+                _ => None,
+            };
+            for &(a, t) in jumps {
+                if !view.both_free(a, t) {
                     continue;
                 }
-                for i in 0..n {
-                    f[plane * n + i] = x[i] | t[i];
-                }
-            }
-            if plies {
-                // Likewise: a capture by the other fox was recorded the other way round.
-                let ply = &mut scratch.plies;
-                ply.symmetric_zeroing(FOX, n);
-                for i in (0..n).filter(|_| !self.to_zeroing) {
-                    for j in 0..i {
-                        let (a, b) = (ply.win_at[FOX][i][j], ply.win_at[FOX][j][i]);
-                        let w = if a == 0 || (b != 0 && b < a) { b } else { a };
-                        let fl = ply.floor[FOX][i][j].max(ply.floor[FOX][j][i]);
-                        (ply.win_at[FOX][i][j], ply.win_at[FOX][j][i]) = (w, w);
-                        (ply.floor[FOX][i][j], ply.floor[FOX][j][i]) = (fl, fl);
-                    }
-                }
-            }
-        }
-
-        if fox_only {
-            return Ok(());
-        }
-        // Sheep to move: over with fewer than K sheep; else forward steps
-        // (and steps that trap a fox) lead out of the tier.
-        if sheep.count_ones() < k {
-            for i in 0..n {
-                s[LOST * n + i] = full & !(1 << i);
-            }
-            return Ok(());
-        }
-        let board = rules.board;
-        let cramped = Cramped::new(self.game, view);
-        let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
-        // Placements with a legal sheep move (a fox on `to` blocks a step).
-        let mut has_move = [0u32; 32];
-        for from in BitIter(sheep) {
-            for to in BitIter(board.sheep_steps[from as usize] & view.free) {
-                let moved = sheep ^ (1 << from) ^ (1 << to);
-                let removes = (moved & PEN).count_ones() < k;
-                // The placements the step traps a fox in (whole: a constant-length fill).
-                let mut trap_rows = [0u32; 32];
-                if plies {
-                    let kt_move = view.index_of(to);
-                    for (i, m) in has_move.iter_mut().enumerate().take(n) {
-                        if i != kt_move {
-                            *m |= full & !(1 << i) & !(1 << kt_move);
-                        }
-                    }
-                }
-                let keep = self.target(moved, 2, from, Some(to));
-                let traps = removes && self.trapped_rows::<BMI2>(view, cramped, moved, (from, to), &mut scratch.traps);
-                if traps {
-                    self.trapped_children::<BMI2>(view, (from, to), &keep, &mut trap_rows, s, scratch)?;
-                }
-                let kt = view.index_of(to);
-                match keep {
-                    // A sideways step: the sheep phases take it from here.
-                    Target::InTier(rank) => {
-                        self.record_sideways(view, to, &rank, traps.then_some(&scratch.traps), sideways)
-                    }
+                let (ia, it) = (view.index_of(a), view.index_of(t));
+                let ok = full & !(1 << ia) & !(1 << it);
+                match target {
                     Target::Child(c, rank) => {
-                        let child = &self.children[c];
-                        let cn = 33 - moved.count_ones() as usize;
-                        decode_child::<BMI2>(
-                            child.values,
-                            rank.base,
-                            cn,
-                            0,
-                            rank.symmetric,
-                            rank.free,
-                            &mut won,
-                            &mut lost,
-                        );
-                        if rank.mirrored {
-                            scratch.mirror.set_free(view.free);
-                        }
-                        let map = ColumnMap::new(rank.free, rank.mirrored, view.free);
-                        for i in 0..n {
-                            if i == kt {
-                                continue;
-                            }
-                            let p = view.points[i];
-                            let ok = full & !(1 << i) & !(1 << kt) & !trap_rows[i];
-                            let row_won = map.row(&won, p, &scratch.mirror);
-                            let row_lost = map.row(&lost, p, &scratch.mirror);
-                            s[win_plane * n + i] |= row_lost & ok;
-                            s[CANNOT_LOSE * n + i] |= !row_won & ok;
-                            if plies && self.to_zeroing {
-                                scratch.plies.zeroing_children(SHEEP, i, row_lost & ok, row_won & ok);
-                            } else if plies {
-                                for j in BitIter((ok & (row_won | row_lost)) as u64) {
-                                    let foxes = (1u64 << p) | (1u64 << view.points[j as usize]);
-                                    let q = self.child_plies(c, &rank, foxes, Side::Fox);
-                                    scratch.plies.child(SHEEP, i, j as usize, row_lost & (1 << j) != 0, q);
-                                }
+                        let map = map.as_ref().expect("a child's map");
+                        let row_won = map.row(&won, t, &scratch.mirror);
+                        let row_lost = map.row(&lost, t, &scratch.mirror);
+                        x_won[ia] |= row_lost & ok;
+                        x_open[ia] |= !row_won & ok;
+                        if plies && ctx.to_zeroing {
+                            scratch.plies.zeroing_children(FOX, ia, row_lost & ok, row_won & ok);
+                        } else if plies {
+                            for j in BitIter((ok & (row_won | row_lost)) as u64) {
+                                let foxes = (1u64 << t) | (1u64 << view.points[j as usize]);
+                                let p = ctx.child_plies(c, &rank, foxes, Side::Sheep);
+                                scratch.plies.child(FOX, ia, j as usize, row_lost & (1 << j) != 0, p);
                             }
                         }
                     }
+                    // The sheep to move there have lost (`captures_over`).
+                    Target::NoTable if ctx.capture_out_wins => {
+                        x_won[ia] |= ok;
+                        x_open[ia] |= ok;
+                        if plies {
+                            for j in BitIter(ok as u64) {
+                                scratch.plies.child(FOX, ia, j as usize, true, 0);
+                            }
+                        }
+                    }
+                    // The sheep to move there have won: a child lost for the fox.
                     Target::NoTable => {
-                        for i in 0..n {
-                            for j in 0..i {
-                                if i == kt || j == kt || trap_rows[i] & (1 << j) != 0 {
-                                    continue;
-                                }
-                                let foxes = (1u64 << view.points[i]) | (1u64 << view.points[j]);
-                                let value = self.outside_value(&keep, moved, foxes, Side::Fox)?;
-                                if plies && value != Value::Draw {
-                                    scratch.plies.child(SHEEP, i, j, value == Value::Loss, 0);
-                                    scratch.plies.child(SHEEP, j, i, value == Value::Loss, 0);
-                                }
-                                let plane = match value {
-                                    Value::Loss => win_plane,
-                                    Value::Draw => CANNOT_LOSE,
-                                    Value::Win => continue,
-                                };
-                                s[plane * n + i] |= 1 << j;
-                                s[plane * n + j] |= 1 << i;
+                        if plies {
+                            for j in BitIter(ok as u64) {
+                                scratch.plies.child(FOX, ia, j as usize, false, 0);
                             }
                         }
                     }
+                    Target::InTier(_) => unreachable!("a capture leaves the tier"),
                 }
+            }
+        }
+        // The other fox's captures: the transpose.
+        let (mut won_t, mut open_t) = (x_won, x_open);
+        transpose_pair(&mut won_t, &mut open_t, n);
+        for (plane, x, t) in [(WON, x_won, won_t), (CANNOT_LOSE, x_open, open_t)] {
+            if plies && plane == WON {
+                continue;
+            }
+            for i in 0..n {
+                f[plane * n + i] = x[i] | t[i];
             }
         }
         if plies {
-            // No legal sheep move: lost now, 0 plies (the phases would find it at ply 2).
-            for (i, m) in has_move.iter().enumerate().take(n) {
-                s[LOST * n + i] |= full & !(1 << i) & !m;
+            // Likewise: a capture by the other fox was recorded the other way round.
+            let ply = &mut scratch.plies;
+            ply.symmetric_zeroing(FOX, n);
+            for i in (0..n).filter(|_| !ctx.to_zeroing) {
+                for j in 0..i {
+                    let (a, b) = (ply.win_at[FOX][i][j], ply.win_at[FOX][j][i]);
+                    let w = if a == 0 || (b != 0 && b < a) { b } else { a };
+                    let fl = ply.floor[FOX][i][j].max(ply.floor[FOX][j][i]);
+                    (ply.win_at[FOX][i][j], ply.win_at[FOX][j][i]) = (w, w);
+                    (ply.floor[FOX][i][j], ply.floor[FOX][j][i]) = (fl, fl);
+                }
             }
         }
         Ok(())
     }
 
+    #[inline]
+    fn step_is_legal(has_move: &mut Rows, kt: usize, n: usize) {
+        let full = row_mask(n);
+        for (i, m) in has_move.iter_mut().enumerate().take(n) {
+            if i != kt {
+                *m |= full & !(1 << i) & !(1 << kt);
+            }
+        }
+    }
+
+    #[inline]
+    fn no_move_lost(s: &mut [u32], has_move: &Rows, n: usize) {
+        let full = row_mask(n);
+        for (i, m) in has_move.iter().enumerate().take(n) {
+            s[LOST * n + i] |= full & !(1 << i) & !m;
+        }
+    }
+
+    #[inline]
+    fn trapped<const BMI2: bool>(
+        ctx: &Ctx,
+        view: &SetView,
+        step: (u8, u8),
+        keep: &Target,
+        s: &mut [u32],
+        scratch: &mut Scratch,
+        _win_plane: usize,
+    ) -> Result<Rows, KernelError> {
+        let mut trap_rows = [0u32; 32];
+        ctx.trapped_children::<BMI2>(view, step, keep, &mut trap_rows, s, scratch)?;
+        Ok(trap_rows)
+    }
+
+    #[inline]
+    fn step_into_child<const BMI2: bool>(
+        ctx: &Ctx,
+        view: &SetView,
+        kt: usize,
+        (c, rank): (usize, &SetRank),
+        moved: Bits,
+        trap_rows: &Rows,
+        s: &mut [u32],
+        scratch: &mut Scratch,
+        win_plane: usize,
+    ) {
+        let n = ctx.n;
+        let full = row_mask(n);
+        let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
+        let child = &ctx.children[c];
+        let cn = 33 - moved.count_ones() as usize;
+        decode_child::<BMI2>(child.values, rank.base, cn, 0, rank.symmetric, rank.free, &mut won, &mut lost);
+        if rank.mirrored {
+            scratch.mirror.set_free(view.free);
+        }
+        let map = ColumnMap::new(rank.free, rank.mirrored, view.free);
+        for i in 0..n {
+            if i == kt {
+                continue;
+            }
+            let p = view.points[i];
+            let ok = full & !(1 << i) & !(1 << kt) & !trap_rows[i];
+            let row_won = map.row(&won, p, &scratch.mirror);
+            let row_lost = map.row(&lost, p, &scratch.mirror);
+            s[win_plane * n + i] |= row_lost & ok;
+            s[CANNOT_LOSE * n + i] |= !row_won & ok;
+            if ctx.plies && ctx.to_zeroing {
+                scratch.plies.zeroing_children(SHEEP, i, row_lost & ok, row_won & ok);
+            } else if ctx.plies {
+                for j in BitIter((ok & (row_won | row_lost)) as u64) {
+                    let foxes = (1u64 << p) | (1u64 << view.points[j as usize]);
+                    let q = ctx.child_plies(c, rank, foxes, Side::Fox);
+                    scratch.plies.child(SHEEP, i, j as usize, row_lost & (1 << j) != 0, q);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn step_out(
+        ctx: &Ctx,
+        view: &SetView,
+        kt: usize,
+        keep: &Target,
+        moved: Bits,
+        trap_rows: &Rows,
+        s: &mut [u32],
+        scratch: &mut Scratch,
+        win_plane: usize,
+    ) -> Result<(), KernelError> {
+        for i in 0..ctx.n {
+            for j in 0..i {
+                if i == kt || j == kt || trap_rows[i] & (1 << j) != 0 {
+                    continue;
+                }
+                let foxes = (1u64 << view.points[i]) | (1u64 << view.points[j]);
+                let value = ctx.outside_value(keep, moved, foxes, Side::Fox)?;
+                if ctx.plies && value != Value::Draw {
+                    scratch.plies.child(SHEEP, i, j, value == Value::Loss, 0);
+                    scratch.plies.child(SHEEP, j, i, value == Value::Loss, 0);
+                }
+                let plane = match value {
+                    Value::Loss => win_plane,
+                    Value::Draw => CANNOT_LOSE,
+                    Value::Win => continue,
+                };
+                s[plane * ctx.n + i] |= 1 << j;
+                s[plane * ctx.n + j] |= 1 << i;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'a> Ctx<'a> {
     /// The fox phase for one block: fox steps into the block's own sheep
     /// planes. Returns whether the fox planes changed.
     pub(super) fn fox_phase(&self, view: &SetView, f: &mut [u32], s: &[u32]) -> bool {

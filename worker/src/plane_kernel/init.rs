@@ -1,0 +1,190 @@
+//! The initial pass over a block, written once for one and two foxes:
+//! the children outside the tier, game over, and the sideways sheep steps
+//! the phases take from here. What depends on the placements' shape (a
+//! plane is one row with one fox, `n` rows with two) is a [`Placements`]
+//! type's: the captures, and where a sheep step leads for each placement.
+
+use super::*;
+
+/// How a block's placements of the foxes lie in its planes, and what the
+/// initial pass does per placement: [`OneFox`] (a plane is one row, bit
+/// `i` the fox on the `i`-th free point) or [`TwoFoxes`] (row `i`, bit
+/// `j`: the foxes on the `i`-th and `j`-th free points, both halves).
+/// Monomorphised into [`Ctx::init_block`]: the hooks inline.
+pub(super) trait Placements {
+    /// Foxes on the board.
+    const FOXES: u32;
+
+    /// A set of a block's placements: a `u32` with one fox (bit `i`),
+    /// [`Rows`] with two (row `i`, bit `j`).
+    type Marks: Copy;
+
+    /// The empty set.
+    const NONE: Self::Marks;
+
+    /// Clears one side's planes.
+    fn clear(planes: &mut [u32]);
+
+    /// Marks every placement of one side's planes lost (a filled pen with
+    /// the foxes to move, too few sheep with the sheep to move).
+    fn all_lost(planes: &mut [u32], n: usize);
+
+    /// The fox-to-move captures of a block whose every capture wins at
+    /// once (`Ctx::captures_win_at_once`, values only): a fox with a jump has won.
+    fn captures_win_at_once<const BMI2: bool>(ctx: &Ctx, view: &SetView, f: &mut [u32]);
+
+    /// The fox-to-move captures into `f`, with plies into `scratch.plies`.
+    fn captures<const BMI2: bool>(
+        ctx: &Ctx,
+        view: &SetView,
+        f: &mut [u32],
+        scratch: &mut Scratch,
+        win_plane: usize,
+    ) -> Result<(), KernelError>;
+
+    /// Adds to `has_move` the placements in which a sheep step to the
+    /// free point of index `kt` is legal (no fox on it).
+    fn step_is_legal(has_move: &mut Self::Marks, kt: usize, n: usize);
+
+    /// Marks lost, in `s`, the placements with no legal sheep move
+    /// (`has_move` holds those with one).
+    fn no_move_lost(s: &mut [u32], has_move: &Self::Marks, n: usize);
+
+    /// A sheep step (`step`: from, to; `keep`: its target with every fox)
+    /// that traps a fox ([`Ctx::trapped_rows`], in `scratch.traps`): sets
+    /// the planes of the placements it traps a fox in, from the child with
+    /// the foxes left, and returns them (their child is not `keep`).
+    fn trapped<const BMI2: bool>(
+        ctx: &Ctx,
+        view: &SetView,
+        step: (u8, u8),
+        keep: &Target,
+        s: &mut [u32],
+        scratch: &mut Scratch,
+        win_plane: usize,
+    ) -> Result<Self::Marks, KernelError>;
+
+    /// A sheep step to the free point of index `kt` into the child table
+    /// `c` at `rank`, for every placement but those `trapped`.
+    #[allow(clippy::too_many_arguments)]
+    fn step_into_child<const BMI2: bool>(
+        ctx: &Ctx,
+        view: &SetView,
+        kt: usize,
+        child: (usize, &SetRank),
+        moved: Bits,
+        trapped: &Self::Marks,
+        s: &mut [u32],
+        scratch: &mut Scratch,
+        win_plane: usize,
+    );
+
+    /// A sheep step to the free point of index `kt` into a tier without
+    /// a table (`keep`): every such position is over, valued alone.
+    #[allow(clippy::too_many_arguments)]
+    fn step_out(
+        ctx: &Ctx,
+        view: &SetView,
+        kt: usize,
+        keep: &Target,
+        moved: Bits,
+        trapped: &Self::Marks,
+        s: &mut [u32],
+        scratch: &mut Scratch,
+        win_plane: usize,
+    ) -> Result<(), KernelError>;
+}
+
+/// A tier with one fox.
+pub(super) struct OneFox;
+
+/// A tier with two foxes.
+pub(super) struct TwoFoxes;
+
+impl<'a> Ctx<'a> {
+    /// The initial pass over one block: children outside the tier, game
+    /// over, and the placements that need a scalar look. Writes both sides'
+    /// planes (fox: `f`, sheep: `s`); with plies, what the children say
+    /// about plies into `scratch.plies`, and wins from outside the tier
+    /// only as "cannot lose" (they wait for their ply). `fox_only`: the fox
+    /// side alone (the sheep planes are left clear).
+    #[inline(never)]
+    pub(super) fn init_block<P: Placements, const BMI2: bool>(
+        &self,
+        view: &SetView,
+        f: &mut [u32],
+        s: &mut [u32],
+        scratch: &mut Scratch,
+        sideways: &mut Sideways,
+        fox_only: bool,
+    ) -> Result<(), KernelError> {
+        let n = self.n;
+        let sheep = view.sheep;
+        let rules = &self.game.rules;
+        let k = rules.pen_target;
+        P::clear(f);
+        P::clear(s);
+        let plies = self.plies;
+        if plies {
+            scratch.plies.clear(self.rows, n);
+        }
+        // With plies a win from outside waits for its ply: "cannot lose" for now.
+        let win_plane = if plies { CANNOT_LOSE } else { WON };
+
+        // Fox to move: over when the pen holds K sheep; else captures.
+        if (sheep & PEN).count_ones() >= k {
+            P::all_lost(f, n);
+        } else if self.captures_win_at_once && !plies {
+            P::captures_win_at_once::<BMI2>(self, view, f);
+        } else {
+            P::captures::<BMI2>(self, view, f, scratch, win_plane)?;
+        }
+        if fox_only {
+            return Ok(());
+        }
+
+        // Sheep to move: over with fewer than K sheep; else forward steps
+        // (and steps that trap a fox) lead out of the tier.
+        if sheep.count_ones() < k {
+            P::all_lost(s, n);
+            return Ok(());
+        }
+        let board = rules.board;
+        let cramped = Cramped::new(self.game, view);
+        // Placements with a legal sheep move (a fox on `to` blocks a step).
+        let mut has_move = P::NONE;
+        for from in BitIter(sheep) {
+            for to in BitIter(board.sheep_steps[from as usize] & view.free) {
+                let moved = sheep ^ (1 << from) ^ (1 << to);
+                let kt = view.index_of(to);
+                if plies {
+                    P::step_is_legal(&mut has_move, kt, n);
+                }
+                let keep = self.target(moved, P::FOXES, from, Some(to));
+                // A fox is removed only while the pen is short of K.
+                let traps = (moved & PEN).count_ones() < k
+                    && self.trapped_rows::<BMI2>(view, cramped, moved, (from, to), &mut scratch.traps);
+                let trapped = if traps {
+                    P::trapped::<BMI2>(self, view, (from, to), &keep, s, scratch, win_plane)?
+                } else {
+                    P::NONE
+                };
+                match keep {
+                    // A sideways step: the sheep phases take it from here.
+                    Target::InTier(rank) => {
+                        self.record_sideways(view, to, &rank, traps.then_some(&scratch.traps), sideways)
+                    }
+                    Target::Child(c, rank) => {
+                        P::step_into_child::<BMI2>(self, view, kt, (c, &rank), moved, &trapped, s, scratch, win_plane)
+                    }
+                    Target::NoTable => P::step_out(self, view, kt, &keep, moved, &trapped, s, scratch, win_plane)?,
+                }
+            }
+        }
+        if plies {
+            // No legal sheep move: lost now, 0 plies (the phases would find it at ply 2).
+            P::no_move_lost(s, &has_move, n);
+        }
+        Ok(())
+    }
+}
