@@ -263,21 +263,24 @@ impl MirrorTable {
 /// A row over a child block's free points (those of its canonical set) as
 /// a row over the parent block's: the child's free points are the
 /// parent's (for a child stored mirrored, those of the parent's mirror
-/// image) but for at most two points each way, so the map removes the
-/// child's extra columns and inserts empty ones for the parent's, by
-/// shifts, and for a mirrored child then applies the parent's
-/// [`MirrorTable`]. [`map_columns`] does the same with `pdep`/`pext`
-/// (a test checks they agree).
+/// image) but for at most one point each way (a sheep step frees one
+/// point and fills another; a capture frees one), so the columns between
+/// the two points move down or up by one and the rest stay: three masks
+/// and two shifts, then for a mirrored child the parent's [`MirrorTable`].
+/// Where more points differ, [`map_columns`] (`pdep`/`pext`; a test checks
+/// that both agree).
 #[derive(Clone, Copy)]
 pub(super) struct ColumnMap {
-    /// Child columns to remove, highest first; 40: none.
-    remove: [u32; 2],
-    /// Columns to insert (in the parent's frame), lowest first; 40: none.
-    insert: [u32; 2],
+    /// The columns that stay where they are.
+    keep: u64,
+    /// The parent's columns taken from the child's next one up.
+    down: u64,
+    /// The parent's columns taken from the child's next one down.
+    up: u64,
     pub(super) mirrored: bool,
     /// The child's free points (for the row a fox's point is in).
     child_free: Bits,
-    /// More than two points differ: [`map_columns`] (the parent's free points).
+    /// More than one point differs one way: [`map_columns`] (the parent's free points).
     general: Option<Bits>,
 }
 
@@ -286,26 +289,27 @@ impl ColumnMap {
     pub(super) fn new(child_free: Bits, mirrored: bool, parent_free: Bits) -> ColumnMap {
         let frame = if mirrored { mirror_bits(parent_free) } else { parent_free };
         let (gone, new) = (child_free & !frame, frame & !child_free);
-        let mut map = ColumnMap { remove: [40; 2], insert: [40; 2], mirrored, child_free, general: None };
-        if gone.count_ones() > 2 || new.count_ones() > 2 {
+        let mut map = ColumnMap { keep: !0, down: 0, up: 0, mirrored, child_free, general: None };
+        if gone.count_ones() > 1 || new.count_ones() > 1 {
             map.general = Some(parent_free);
             return map;
         }
-        let below = |set: Bits, p: u32| (set & ((1u64 << p) - 1)).count_ones();
-        if gone != 0 {
-            let high = 63 - gone.leading_zeros();
-            map.remove[0] = below(child_free, high);
-            if gone.count_ones() == 2 {
-                map.remove[1] = below(child_free, gone.trailing_zeros());
-            }
-        }
-        if new != 0 {
-            let low = new.trailing_zeros();
-            map.insert[0] = below(frame, low);
-            if new.count_ones() == 2 {
-                map.insert[1] = below(frame, 63 - new.leading_zeros());
-            }
-        }
+        let below = |p: u32| (1u64 << p) - 1;
+        // `a`: the child's column of the point it alone has; `b`: the
+        // parent's of the point it alone has (in the frame of `frame`).
+        let a = (child_free & below(gone.trailing_zeros())).count_ones();
+        let b = (frame & below(new.trailing_zeros())).count_ones();
+        (map.keep, map.down, map.up) = match (gone != 0, new != 0) {
+            (false, false) => (!0, 0, 0),
+            // A column removed: those from `a` on come down.
+            (true, false) => (below(a), !below(a), 0),
+            // A column inserted at `b`: those above it go up.
+            (false, true) => (below(b), 0, !below(b + 1)),
+            // The freed point below the filled one: the columns between come down.
+            (true, true) if gone < new => (below(a) | !below(b + 1), below(b) & !below(a), 0),
+            // Above it: the columns between go up.
+            (true, true) => (below(b) | !below(a + 1), 0, below(a + 1) & !below(b + 1)),
+        };
         map
     }
 
@@ -316,19 +320,12 @@ impl ColumnMap {
         if let Some(parent_free) = self.general {
             return map_columns::<false>(row, self.child_free, self.mirrored, parent_free);
         }
-        let mut x = row as u64;
-        for a in self.remove {
-            let low = (1u64 << a) - 1;
-            x = (x & low) | ((x >> 1) & !low);
-        }
-        for b in self.insert {
-            let low = (1u64 << b) - 1;
-            x = (x & low) | ((x & !low) << 1);
-        }
+        let x = row as u64;
+        let x = ((x & self.keep) | ((x >> 1) & self.down) | ((x << 1) & self.up)) as u32;
         if self.mirrored {
-            mirror.apply(x as u32)
+            mirror.apply(x)
         } else {
-            x as u32
+            x
         }
     }
 

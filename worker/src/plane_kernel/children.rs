@@ -54,7 +54,7 @@ impl<'a> Ctx<'a> {
     /// the `i`-th free point is trapped when the other fox stands on the
     /// `j`-th (every other point when it has no step and no jump at all; the
     /// one point it could move to when that is the only one), and
-    /// `traps.theirs` is its transpose (row `i`: the `j` whose fox is
+    /// [`Traps::theirs`] its transpose (row `i`: the `j` whose fox is
     /// trapped with the other on `i`). With one fox, `mine[0]` holds the
     /// trapped points. Returns whether any fox is trapped.
     ///
@@ -62,10 +62,10 @@ impl<'a> Ctx<'a> {
     /// options in `moved` with no other fox (free neighbours and jump
     /// landings) are at most `b`: the other fox fills `b` and is no sheep to
     /// jump. Only a fox on one of [`Cramped::candidates`] can be trapped by the step.
-    pub(super) fn trapped_rows<const BMI2: bool>(
+    pub(super) fn trapped_rows(
         &self,
         view: &SetView,
-        cramped: Cramped,
+        cramped: &Cramped,
         moved: Bits,
         (from, to): (u8, u8),
         traps: &mut Traps,
@@ -74,7 +74,7 @@ impl<'a> Ctx<'a> {
         let free_after = ALL_POINTS & !moved;
         let fox_points = view.free & !(1u64 << to);
         let everyone = row_mask(self.n) & !(1u32 << view.index_of(to));
-        let Traps { mine, theirs } = traps;
+        let Traps { mine, theirs, anywhere, rows } = traps;
         // Cleared at the first trapped fox: the rows are read only when one is.
         let mut any = false;
         // A lone fox is trapped with no option at all; one of two foxes
@@ -83,7 +83,7 @@ impl<'a> Ctx<'a> {
         for a in BitIter(cramped.candidates(self.game, from, to, most)) {
             let mut options = board.neighbours[a as usize] & free_after;
             debug_assert!(options.count_ones() <= most, "a candidate has at most `most` free neighbours");
-            options |= self.jump_masks.landings::<BMI2>(a, moved, free_after);
+            options |= cramped.landings_after(&self.jump_masks, a, moved, free_after, (from, to));
             if options.count_ones() > most {
                 continue;
             }
@@ -97,17 +97,16 @@ impl<'a> Ctx<'a> {
                 } else {
                     *mine = [0; 32];
                     *theirs = [0; 32];
+                    *anywhere = 0;
+                    *rows = everyone;
                 }
             }
             if options == 0 {
                 if self.one_fox {
                     mine[0] |= 1 << ia;
                 } else {
-                    let others = everyone & !(1 << ia);
-                    mine[ia] = others;
-                    for i in BitIter(others as u64) {
-                        theirs[i as usize] |= 1 << ia;
-                    }
+                    mine[ia] = everyone & !(1 << ia);
+                    *anywhere |= 1 << ia;
                 }
                 any = true;
             } else if !self.one_fox && options & fox_points != 0 {
@@ -181,13 +180,13 @@ impl<'a> Ctx<'a> {
         let (child_won, child_lost) = self.fewer_row::<BMI2>(&fewer, view, moved, &mut scratch.mirror)?;
         let child_drawn = !(child_won | child_lost);
         // Row i, bit j: the fox on i is trapped (`mine`), the fox on j is (`theirs`).
-        let Traps { mine, theirs } = &scratch.traps;
+        let traps = &scratch.traps;
         // Row i: the placements with a trapped fox, those of them where both
         // are trapped and where only the fox on i is, and which of them are
         // lost and drawn for the foxes. Only the fox on i trapped leaves the
         // one on j, and the other way round.
         let outcome = |i: usize| {
-            let (mine, theirs) = (mine[i], theirs[i]);
+            let (mine, theirs) = (traps.mine[i], traps.theirs(i));
             let (both, left_j, left_i) = (mine & theirs, mine & !theirs, theirs & !mine);
             let at_i = |row: u32| left_i & (((row & BIT[i]) != 0) as u32).wrapping_neg();
             let lost = both | (left_j & child_lost) | at_i(child_lost);

@@ -150,7 +150,7 @@ impl<'a> Ctx<'a> {
             return Ok(());
         }
         let board = rules.board;
-        let cramped = Cramped::new(self.game, view);
+        let cramped = Cramped::new::<BMI2>(self.game, &self.jump_masks, view);
         // Placements with a legal sheep move (a fox on `to` blocks a step).
         let mut has_move = P::NONE;
         for from in BitIter(sheep) {
@@ -163,7 +163,7 @@ impl<'a> Ctx<'a> {
                 let keep = self.target(moved, P::FOXES, from, Some(to));
                 // A fox is removed only while the pen is short of K.
                 let traps = (moved & PEN).count_ones() < k
-                    && self.trapped_rows::<BMI2>(view, cramped, moved, (from, to), &mut scratch.traps);
+                    && self.trapped_rows(view, &cramped, moved, (from, to), &mut scratch.traps);
                 let trapped = if traps {
                     P::trapped::<BMI2>(self, view, (from, to), &keep, s, scratch, win_plane)?
                 } else {

@@ -154,21 +154,45 @@ struct SetView {
 }
 
 /// Where a sheep step can trap a fox: the free points by their number of
-/// free neighbours (none, one, two). One sheep step fills one point (`to`)
-/// and frees another (`from`), so a fox is left with at most one free
-/// neighbour only on a point these counts and the step's two points name
-/// ([`Cramped::candidates`]).
-#[derive(Clone, Copy)]
+/// free neighbours (none, one, two), and each free point's jump landings.
+/// One sheep step fills one point (`to`) and frees another (`from`), so a
+/// fox is left with at most one free neighbour only on a point these
+/// counts and the step's two points name ([`Cramped::candidates`]), and
+/// its jumps change only where they pass over or land on those two points
+/// ([`Cramped::landings_after`]): the block's landings are found once, not
+/// once for every step and candidate.
 struct Cramped {
     none: Bits,
     one: Bits,
     two: Bits,
+    /// The jump landings of a fox on each free point of the block (in its
+    /// sheep set, with no fox elsewhere); 0 on the other points.
+    landings: [Bits; 33],
 }
 
 impl Cramped {
-    fn new(game: &FoxGame, view: &SetView) -> Cramped {
+    fn new<const BMI2: bool>(game: &FoxGame, jump_masks: &JumpMasks, view: &SetView) -> Cramped {
         let [none, one, two] = neighbour_counts(game, view.free);
-        Cramped { none, one, two }
+        let mut landings = [0; 33];
+        for a in BitIter(view.free) {
+            landings[a as usize] = jump_masks.landings::<BMI2>(a, view.sheep, view.free);
+        }
+        Cramped { none, one, two, landings }
+    }
+
+    /// The jump landings of a fox on the free point `a` (not `to`) after
+    /// the sheep step `from` -> `to` (the sheep then `moved`, the free
+    /// points `free_after`): the block's, less a landing on `to` and the
+    /// jump over `from`, plus the jump over `to` and one landing on `from`.
+    /// A landing point belongs to one jump from `a` (one direction), so
+    /// the jump removed takes no other with it.
+    #[inline(always)]
+    fn landings_after(&self, jumps: &JumpMasks, a: u8, moved: Bits, free_after: Bits, (from, to): (u8, u8)) -> Bits {
+        let (line_over, line_onto) = (&jumps.landing_over[a as usize], &jumps.over_onto[a as usize]);
+        let kept = self.landings[a as usize] & !(1u64 << to) & !(1u64 << line_over[from as usize]);
+        let over_to = (1u64 << line_over[to as usize]) & free_after;
+        let onto_from = ((moved >> line_onto[from as usize]) & 1) << from;
+        kept | over_to | onto_from
     }
 
     /// The points other than `to` left with at most `most` free neighbours
@@ -246,16 +270,33 @@ impl JumpsOver {
 /// the other, and one `pext`/`pdep` round finds every jump that applies.
 /// Without BMI2 the jumps are tried one by one (`pairs`: the point jumped
 /// over and the landing point, as one-bit sets).
+///
+/// `landing_over[a][o]` is the landing point of the jump from `a` over `o`
+/// and `over_onto[a][t]` the point jumped over by the jump from `a` onto
+/// `t`, or [`NO_POINT`] where there is no such jump (bit 63 is no point of
+/// the board, so a shift by it selects nothing).
 struct JumpMasks {
     over: [Bits; 33],
     to: [Bits; 33],
     pairs: [[(Bits, Bits); 8]; 33],
     count: [u8; 33],
+    landing_over: [[u8; 33]; 33],
+    over_onto: [[u8; 33]; 33],
 }
+
+/// No point of the board, as a bit number outside [`ALL_POINTS`].
+const NO_POINT: u8 = 63;
 
 impl JumpMasks {
     fn new(game: &FoxGame) -> JumpMasks {
-        let mut m = JumpMasks { over: [0; 33], to: [0; 33], pairs: [[(0, 0); 8]; 33], count: [0; 33] };
+        let mut m = JumpMasks {
+            over: [0; 33],
+            to: [0; 33],
+            pairs: [[(0, 0); 8]; 33],
+            count: [0; 33],
+            landing_over: [[NO_POINT; 33]; 33],
+            over_onto: [[NO_POINT; 33]; 33],
+        };
         let board = game.rules.board;
         for a in 0..33u8 {
             let mut jumps: Vec<(u8, u8)> = board.jumps_from(a).iter().map(|j| (j.over, j.to)).collect();
@@ -266,6 +307,8 @@ impl JumpMasks {
                 m.to[a as usize] |= 1 << to;
                 m.pairs[a as usize][m.count[a as usize] as usize] = (1 << over, 1 << to);
                 m.count[a as usize] += 1;
+                m.landing_over[a as usize][over as usize] = to;
+                m.over_onto[a as usize][to as usize] = over;
             }
         }
         m
@@ -395,11 +438,30 @@ impl Places {
     }
 }
 
-/// Which foxes a sheep step traps ([`Ctx::trapped_rows`]).
+/// Which foxes a sheep step traps ([`Ctx::trapped_rows`]). With two foxes,
+/// row `i` of `mine`, bit `j`: the fox on the `i`-th free point is trapped
+/// with the other on the `j`-th; the transpose, "the fox on `j` is trapped
+/// with the other on `i`", is [`Traps::theirs`]. A fox trapped wherever the
+/// other stands fills a whole row of `mine` and is kept in `anywhere`, not
+/// as a bit in every row of the transpose.
 #[derive(Default)]
 struct Traps {
     mine: Rows,
+    /// The transpose of the rows of foxes trapped with one partner.
     theirs: Rows,
+    /// The points whose fox is trapped wherever the other stands.
+    anywhere: u32,
+    /// The rows of placements with a fox on them (every free point but the step's `to`).
+    rows: u32,
+}
+
+impl Traps {
+    /// Row `i` of the transpose of `mine`.
+    #[inline(always)]
+    fn theirs(&self, i: usize) -> u32 {
+        let row_is_placed = (((self.rows & BIT[i]) != 0) as u32).wrapping_neg();
+        self.theirs[i] | (self.anywhere & !BIT[i] & row_is_placed)
+    }
 }
 
 /// Per-thread scratch.
@@ -674,13 +736,15 @@ mod tests {
     }
 
     /// The trap candidates of a sheep step are exactly the free points
-    /// (but `to`) left with at most 0 or 1 free neighbours, on random
-    /// boards and steps of both geometries.
+    /// (but `to`) left with at most 0 or 1 free neighbours, and the jump
+    /// landings after the step from the block's are those found afresh, on
+    /// random boards and steps of both geometries.
     #[test]
     fn trap_candidates_are_the_points_left_cramped() {
         for geometry in foxbase_core::Geometry::ALL {
             let game = FoxGame::new(foxbase_core::Variant { geometry, ..foxbase_core::Variant::default() });
             let board = game.rules.board;
+            let masks = JumpMasks::new(&game);
             let mut x = 0x0F1E_2D3C_4B5A_6978u64;
             let mut checked = 0;
             for _ in 0..3000 {
@@ -689,7 +753,7 @@ mod tests {
                 x ^= x << 17;
                 let sheep = x & (x >> 5 | x >> 11) & ALL_POINTS;
                 let view = SetView::new(sheep);
-                let cramped = Cramped::new(&game, &view);
+                let cramped = Cramped::new::<false>(&game, &masks, &view);
                 for from in BitIter(sheep) {
                     for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                         let free_after = view.free ^ (1 << from) ^ (1 << to);
@@ -702,6 +766,14 @@ mod tests {
                             }
                             assert_eq!(cramped.candidates(&game, from, to, most), want, "{sheep:x} {from}->{to}");
                             checked += 1;
+                        }
+                        let moved = sheep ^ (1 << from) ^ (1 << to);
+                        for a in BitIter(view.free & !(1 << to)) {
+                            assert_eq!(
+                                cramped.landings_after(&masks, a, moved, free_after, (from, to)),
+                                masks.landings::<false>(a, moved, free_after),
+                                "{sheep:x} {from}->{to}, fox on {a}"
+                            );
                         }
                     }
                 }
