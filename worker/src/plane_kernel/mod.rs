@@ -154,7 +154,8 @@ struct SetView {
 }
 
 /// Where a sheep step can trap a fox: the free points by their number of
-/// free neighbours (none, one, two), and each free point's jump landings.
+/// free neighbours (none, one, two), and the jump landings of the points a
+/// step can leave cramped.
 /// One sheep step fills one point (`to`) and frees another (`from`), so a
 /// fox is left with at most one free neighbour only on a point these
 /// counts and the step's two points name ([`Cramped::candidates`]), and
