@@ -79,8 +79,8 @@ impl<'a> Ctx<'a> {
         let mut any = false;
         // A lone fox is trapped with no option at all; one of two foxes
         // with at most one (the other fox's point).
-        let most = if self.one_fox { 0 } else { 1 };
-        for a in BitIter(cramped.candidates(self.game, from, to, most)) {
+        let most = cramped.most;
+        for a in BitIter(cramped.candidates(self.game, from, to)) {
             let mut options = board.neighbours[a as usize] & free_after;
             debug_assert!(options.count_ones() <= most, "a candidate has at most `most` free neighbours");
             options |= cramped.landings_after(&self.jump_masks, a, moved, free_after, (from, to));

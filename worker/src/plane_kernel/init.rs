@@ -150,7 +150,7 @@ impl<'a> Ctx<'a> {
             return Ok(());
         }
         let board = rules.board;
-        let cramped = Cramped::new::<BMI2>(self.game, &self.jump_masks, view, P::FOXES - 1);
+        let cramped = Cramped::new::<BMI2>(self.game, &self.jump_masks, view, P::FOXES);
         // Placements with a legal sheep move (a fox on `to` blocks a step).
         let mut has_move = P::NONE;
         for from in BitIter(sheep) {

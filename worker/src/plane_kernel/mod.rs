@@ -166,6 +166,9 @@ struct Cramped {
     none: Bits,
     one: Bits,
     two: Bits,
+    /// The most options a trapped fox has: 0 with one fox (none at all),
+    /// 1 with two (the other fox's point).
+    most: u32,
     /// The jump landings of a fox on each point that can be a candidate
     /// (a free point with at most two free neighbours; at most one with
     /// one fox), in the block's sheep set with no fox elsewhere; 0 on the
@@ -174,7 +177,9 @@ struct Cramped {
 }
 
 impl Cramped {
-    fn new<const BMI2: bool>(game: &FoxGame, jump_masks: &JumpMasks, view: &SetView, most: u32) -> Cramped {
+    /// `foxes`: the foxes of the block's tier (1 or 2).
+    fn new<const BMI2: bool>(game: &FoxGame, jump_masks: &JumpMasks, view: &SetView, foxes: u32) -> Cramped {
+        let most = foxes - 1;
         let [none, one, two] = neighbour_counts(game, view.free);
         let mut landings = [0; 33];
         // A step takes at most one free neighbour away.
@@ -182,7 +187,7 @@ impl Cramped {
         for a in BitIter(can_be_candidate) {
             landings[a as usize] = jump_masks.landings::<BMI2>(a, view.sheep, view.free);
         }
-        Cramped { none, one, two, landings }
+        Cramped { none, one, two, most, landings }
     }
 
     /// The jump landings of a fox on the candidate `a` (not `to`) after
@@ -200,14 +205,14 @@ impl Cramped {
         kept | over_to | onto_from
     }
 
-    /// The points other than `to` left with at most `most` free neighbours
-    /// (0 or 1) by the sheep step `from` -> `to`: exactly those, since a
+    /// The points other than `to` left with at most [`Cramped::most`] free
+    /// neighbours (0 or 1) by the sheep step `from` -> `to`: exactly those, since a
     /// point's count changes by -1 next to `to` and by +1 next to `from`.
     #[inline]
-    fn candidates(&self, game: &FoxGame, from: u8, to: u8, most: u32) -> Bits {
+    fn candidates(&self, game: &FoxGame, from: u8, to: u8) -> Bits {
         let near = &game.rules.board.neighbours;
         let (next_to, next_from) = (near[to as usize], near[from as usize]);
-        let left = if most == 0 {
+        let left = if self.most == 0 {
             // A point next to `to` has `to` among its free ones: none left only from one.
             (self.none | (self.one & next_to)) & !next_from
         } else {
@@ -758,7 +763,7 @@ mod tests {
                 x ^= x << 17;
                 let sheep = x & (x >> 5 | x >> 11) & ALL_POINTS;
                 let view = SetView::new(sheep);
-                let cramped = [0, 1].map(|most| Cramped::new::<false>(&game, &masks, &view, most));
+                let cramped = [1, 2].map(|foxes| Cramped::new::<false>(&game, &masks, &view, foxes));
                 for from in BitIter(sheep) {
                     for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                         let free_after = view.free ^ (1 << from) ^ (1 << to);
@@ -770,7 +775,7 @@ mod tests {
                                 }
                             }
                             let cramped = &cramped[most as usize];
-                            let candidates = cramped.candidates(&game, from, to, most);
+                            let candidates = cramped.candidates(&game, from, to);
                             assert_eq!(candidates, want, "{sheep:x} {from}->{to}");
                             let moved = sheep ^ (1 << from) ^ (1 << to);
                             for a in BitIter(candidates) {
