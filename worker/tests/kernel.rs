@@ -424,17 +424,17 @@ fn check_large_tier_of(variant: Variant, name: &str) {
         one.values.value(diffs[0] as u64),
         want[diffs[0]]
     );
-    // The Fox Game's own kernel writes the same bytes.
-    for kernel in [Kernel::Planes] {
+    // The Fox Game's own kernel writes the same bytes: for values (the
+    // trapped foxes of the blocks steps lead to found once per block) and
+    // with plies to zeroing (found step by step).
+    for (kernel, output) in [(Kernel::Planes, Output::Values), (Kernel::Planes, Output::Dtz)] {
         for threads in [1, 2] {
-            let got = thread_pool(threads)
-                .unwrap()
-                .install(|| game.solve_with(kernel, Output::Values, tier, &children))
-                .unwrap();
+            let got =
+                thread_pool(threads).unwrap().install(|| game.solve_with(kernel, output, tier, &children)).unwrap();
             let first = (0..one.values.len()).find(|&i| got.values.code(i) != one.values.code(i));
             if let Some(i) = first {
                 panic!(
-                    "{geometry} K={k} {name}: {kernel:?} with {threads} threads differs first at slot {i} = {}: {:?}, counter {:?}",
+                    "{geometry} K={k} {name}: {kernel:?} {output:?} with {threads} threads differs first at slot {i} = {}: {:?}, counter {:?}",
                     format_position(&game.unrank(&game.tier_index(tier), i).unwrap()),
                     got.values.value(i),
                     one.values.value(i)

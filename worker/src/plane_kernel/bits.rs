@@ -129,11 +129,11 @@ pub fn transpose_pair(a: &mut Rows, b: &mut Rows, n: usize) {
 /// Asks the CPU to bring `x`'s cache line closer ahead of its use: a hint
 /// (the sheep phases read other blocks' planes, scattered over the tier).
 #[inline(always)]
-pub(super) fn prefetch(x: &u32) {
+pub(super) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch never faults and writes nothing; `x` is a valid reference anyway.
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const u32).cast::<i8>())
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((x as *const T).cast::<i8>())
     };
     #[cfg(not(target_arch = "x86_64"))]
     let _ = x;
@@ -337,6 +337,14 @@ impl ColumnMap {
         let q = if self.mirrored { mirror_point(p) } else { p };
         let ic = (self.child_free & ((1u64 << q) - 1)).count_ones() as usize;
         self.apply(rows[ic], mirror)
+    }
+
+    /// [`ColumnMap::row`] of a plane stored in 16-bit rows ([`super::Line`]).
+    #[inline(always)]
+    pub(super) fn row16(&self, rows: &[u16], p: u8, mirror: &MirrorTable) -> u32 {
+        let q = if self.mirrored { mirror_point(p) } else { p };
+        let ic = (self.child_free & ((1u64 << q) - 1)).count_ones() as usize;
+        self.apply(rows[ic] as u32, mirror)
     }
 }
 

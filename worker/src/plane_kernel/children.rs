@@ -21,6 +21,25 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Asks for the cache line a sheep step into `target` reads when its
+    /// trapped foxes are found once per set ([`ChildPlanes`], [`BlockTraps`]).
+    #[inline(always)]
+    pub(super) fn prefetch_target(&self, target: &Target) {
+        match *target {
+            Target::Child(c, rank) => {
+                if let Some(Some(planes)) = self.child_planes.get(c) {
+                    planes.prefetch(rank.base);
+                }
+            }
+            Target::InTier(rank) => {
+                if let Some(traps) = &self.block_traps {
+                    traps.prefetch((rank.base / self.per_set) as usize, rank.mirrored);
+                }
+            }
+            Target::NoTable => {}
+        }
+    }
+
     /// [`Ctx::target`] of the child of the sheep step `from` -> `to` (to
     /// the sheep `moved`) with one fox fewer, given `keep`, the target of
     /// the same step with every fox. The two tiers hold the same sheep per

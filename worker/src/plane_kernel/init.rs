@@ -79,6 +79,29 @@ pub(super) trait Placements {
         win_plane: usize,
     );
 
+    /// A sheep step to the free point of index `kt` into the block at
+    /// `rank` (in the tier or a child) whose rows, in its own coordinates,
+    /// say where the sheep win (`wins`: lost for the foxes) and where they
+    /// cannot lose (`open`; with `open_is_won`, `open` holds where they
+    /// lose instead, and its complement is taken): values only, from
+    /// [`ChildPlanes`].
+    #[allow(clippy::too_many_arguments)]
+    fn step_into_rows<const BMI2: bool>(
+        ctx: &Ctx,
+        view: &SetView,
+        kt: usize,
+        rank: &SetRank,
+        rows: (&[u16], &[u16], bool),
+        s: &mut [u32],
+        mirror: &mut MirrorTable,
+    );
+
+    /// A sideways sheep step to the free point of index `kt`, from
+    /// [`BlockTraps::lost_drawn`] of the block it leads to (rows as this
+    /// block's, see [`BlockTraps`]): where a trapped fox leaves a position
+    /// lost for the foxes (`lost`) or drawn (`drawn`); values only.
+    fn sideways_rows(ctx: &Ctx, kt: usize, lost: &[u16], drawn: &[u16], s: &mut [u32]);
+
     /// A sheep step to the free point of index `kt` into a tier without
     /// a table (`keep`): every such position is over, valued alone.
     #[allow(clippy::too_many_arguments)]
@@ -150,35 +173,62 @@ impl<'a> Ctx<'a> {
             return Ok(());
         }
         let board = rules.board;
-        let cramped = Cramped::new::<BMI2>(self.game, &self.jump_masks, view, P::FOXES);
+        // Found when a step first needs it (not for targets valued once per block).
+        let mut cramped: Option<Cramped> = None;
         // Placements with a legal sheep move (a fox on `to` blocks a step).
         let mut has_move = P::NONE;
+        // Every step's target first, each fetched ahead where it is read
+        // from a block's line ([`ChildPlanes`], [`BlockTraps`]: at random,
+        // so a miss a step), then the steps.
+        scratch.steps.clear();
         for from in BitIter(sheep) {
             for to in BitIter(board.sheep_steps[from as usize] & view.free) {
-                let moved = sheep ^ (1 << from) ^ (1 << to);
-                let kt = view.index_of(to);
-                if plies {
-                    P::step_is_legal(&mut has_move, kt, n);
+                let keep = self.target(sheep ^ (1 << from) ^ (1 << to), P::FOXES, from, Some(to));
+                self.prefetch_target(&keep);
+                scratch.steps.push((from, to, keep));
+            }
+        }
+        for at in 0..scratch.steps.len() {
+            let (from, to, keep) = scratch.steps[at];
+            let moved = sheep ^ (1 << from) ^ (1 << to);
+            let kt = view.index_of(to);
+            if plies {
+                P::step_is_legal(&mut has_move, kt, n);
+            }
+            // Targets whose trapped foxes are valued once per block (values only).
+            if let Target::Child(c, rank) = &keep {
+                if let Some(Some(planes)) = self.child_planes.get(*c) {
+                    let (won, lost) = planes.won_lost(rank.base);
+                    P::step_into_rows::<BMI2>(self, view, kt, rank, (lost, won, true), s, &mut scratch.mirror);
+                    continue;
                 }
-                let keep = self.target(moved, P::FOXES, from, Some(to));
-                // A fox is removed only while the pen is short of K.
-                let traps = (moved & PEN).count_ones() < k
-                    && self.trapped_rows(view, &cramped, moved, (from, to), &mut scratch.traps);
-                let trapped = if traps {
-                    P::trapped::<BMI2>(self, view, (from, to), &keep, s, scratch, win_plane)?
-                } else {
-                    P::NONE
-                };
-                match keep {
-                    // A sideways step: the sheep phases take it from here.
-                    Target::InTier(rank) => {
-                        self.record_sideways(view, to, &rank, traps.then_some(&scratch.traps), sideways)
-                    }
-                    Target::Child(c, rank) => {
-                        P::step_into_child::<BMI2>(self, view, kt, (c, &rank), moved, &trapped, s, scratch, win_plane)
-                    }
-                    Target::NoTable => P::step_out(self, view, kt, &keep, moved, &trapped, s, scratch, win_plane)?,
+            }
+            if let (Target::InTier(rank), Some(traps)) = (&keep, &self.block_traps) {
+                let (lost, drawn) = traps.lost_drawn((rank.base / self.per_set) as usize, rank.mirrored);
+                P::sideways_rows(self, kt, lost, drawn, s);
+                self.record_sideways(view, to, rank, None, sideways);
+                continue;
+            }
+            // A fox is removed only while the pen is short of K.
+            let traps = (moved & PEN).count_ones() < k
+                && self.trapped_rows(
+                    view,
+                    cramped.get_or_insert_with(|| Cramped::new::<BMI2>(self.game, &self.jump_masks, view, P::FOXES)),
+                    moved,
+                    (from, to),
+                    &mut scratch.traps,
+                );
+            let trapped =
+                if traps { P::trapped::<BMI2>(self, view, (from, to), &keep, s, scratch, win_plane)? } else { P::NONE };
+            match keep {
+                // A sideways step: the sheep phases take it from here.
+                Target::InTier(rank) => {
+                    self.record_sideways(view, to, &rank, traps.then_some(&scratch.traps), sideways)
                 }
+                Target::Child(c, rank) => {
+                    P::step_into_child::<BMI2>(self, view, kt, (c, &rank), moved, &trapped, s, scratch, win_plane)
+                }
+                Target::NoTable => P::step_out(self, view, kt, &keep, moved, &trapped, s, scratch, win_plane)?,
             }
         }
         if plies {

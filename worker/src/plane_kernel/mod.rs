@@ -25,8 +25,10 @@
 //!
 //! Solving a tier: an initial pass reads every child outside the tier once
 //! per block (a child table's block is decoded into planes once per move
-//! that leads to it) and records the block's sideways sheep steps (the
-//! block each leads to, and the placements in which it traps a fox), then
+//! that leads to it; in a solve of values once per child block for the
+//! sheep steps, [`child_planes`]) and records the block's sideways sheep
+//! steps (the block each leads to, and the placements in which it traps a
+//! fox, unless [`block_traps`] holds them per block), then
 //! *phases* alternate: fox planes from the block's own sheep planes, then
 //! sheep planes from the fox planes of the blocks its sideways sheep steps
 //! lead to. A phase recomputes only the blocks whose inputs changed in the
@@ -41,8 +43,9 @@
 //!
 //! The few placements that need per-position care go through a scalar
 //! path in the initial pass: a sheep step that traps a fox (which is then
-//! removed, so the child is in a tier with one fox fewer) and children in
-//! tiers without a table. The tables are byte-identical to the counter
+//! removed, so the child is in a tier with one fox fewer; in a solve of
+//! values found once per set the step leads to, [`block_traps`]) and
+//! children in tiers without a table. The tables are byte-identical to the counter
 //! kernel's (tested). [`check_tier`] re-derives a stored tier with the same
 //! machinery for `foxbase verify`.
 //!
@@ -54,7 +57,9 @@
 //! leads, traps, captures, values read from children), [`init`] (the
 //! initial pass over a block, written once over [`init::Placements`]),
 //! [`two_foxes`] and [`one_fox`] (what each shape of placements does in
-//! the passes over a block), [`plies`] (distances), [`solve`]
+//! the passes over a block), [`block_traps`] and [`child_planes`] (the
+//! foxes a sheep step traps, found once per set it leads to instead of
+//! once per step, in a solve of values), [`plies`] (distances), [`solve`]
 //! (a tier: initial pass, phases, packing), [`pack`] (planes to 2-bit
 //! values), [`exact`] (exact distances to zeroing, for a no-progress
 //! rule: a ply of each side at a time), [`check`] (`foxbase verify`'s
@@ -108,7 +113,9 @@ impl Target {
 }
 
 mod bits;
+mod block_traps;
 mod check;
+mod child_planes;
 mod children;
 mod decode;
 mod derive;
@@ -122,7 +129,9 @@ mod two_foxes;
 
 use bits::*;
 pub use bits::{transpose32, transpose_pair};
+use block_traps::BlockTraps;
 pub use check::{check_tier, CheckError, Contradiction, PlaneCheck};
+use child_planes::ChildPlanes;
 use decode::*;
 pub use derive::{derive_fox_side, PlaneFoxSide};
 use exact::*;
@@ -142,6 +151,40 @@ const PLANES: usize = 3;
 
 /// Blocks per parallel work item (even, so that an item's slots fill whole bytes).
 const BLOCKS_PER_ITEM: usize = 64;
+
+/// The most free points of a block whose trapped foxes are found once per
+/// set ([`block_traps`], [`child_planes`]): rows of at most 16 bits, so
+/// that two rows of a block fit one cache line ([`Line`]). Crowded tiers
+/// (17 sheep or more), where most sheep steps trap a fox.
+const ROWS_ONCE_PER_SET: usize = 16;
+
+/// Two planes of one block, `rows` (at most 16) rows each, in one cache
+/// line: the first plane's rows from 0, the second's from 16. Read at
+/// random by the steps into the block, so one line a read.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u16; 32]);
+
+impl Line {
+    const EMPTY: Line = Line([0; 32]);
+
+    /// From the first `rows` rows of two planes.
+    #[inline(always)]
+    fn of(first: &[u32], second: &[u32], rows: usize) -> Line {
+        let mut line = Line::EMPTY;
+        for i in 0..rows {
+            line.0[i] = first[i] as u16;
+            line.0[16 + i] = second[i] as u16;
+        }
+        line
+    }
+
+    /// The two planes' first `rows` rows.
+    #[inline(always)]
+    fn planes(&self, rows: usize) -> (&[u16], &[u16]) {
+        (&self.0[..rows], &self.0[16..16 + rows])
+    }
+}
 
 const WIN_CODE: u8 = 1;
 const LOSS_CODE: u8 = 2;
@@ -393,6 +436,15 @@ struct Ctx<'a> {
     captures_win_at_once: bool,
     /// Where the sheep sets a move leads to are ([`Ctx::target`]).
     places: Places,
+    /// Per child (as `children`): its blocks' fox-to-move planes with
+    /// trapped foxes valued, for the sheep steps into it
+    /// ([`ChildPlanes`]; a solve of values only). Empty elsewhere: every
+    /// step then finds its trapped foxes and decodes its child itself.
+    child_planes: Vec<Option<ChildPlanes>>,
+    /// The trapped foxes of every block of the tier, for the sideways
+    /// steps into it ([`BlockTraps`]; a solve of values only). `None`
+    /// elsewhere: each sideways step then records the foxes it traps.
+    block_traps: Option<BlockTraps>,
 }
 
 /// Where the sheep sets after a move are, by the ranks the move changes:
@@ -482,6 +534,8 @@ struct Scratch {
     plies: PlyScratch,
     /// The block's [`MirrorTable`], for children stored mirrored.
     mirror: MirrorTable,
+    /// The initial pass's sheep steps of the block at hand: from, to, target.
+    steps: Vec<(u8, u8, Target)>,
 }
 
 /// A sideways sheep step of a block, as the initial pass found it, so that

@@ -147,6 +147,29 @@ impl Placements for OneFox {
     }
 
     #[inline]
+    fn step_into_rows<const BMI2: bool>(
+        ctx: &Ctx,
+        view: &SetView,
+        kt: usize,
+        rank: &SetRank,
+        (wins, open, open_is_won): (&[u16], &[u16], bool),
+        s: &mut [u32],
+        _mirror: &mut MirrorTable,
+    ) {
+        let ok = row_mask(ctx.n) & !(1 << kt);
+        let flip = (open_is_won as u32).wrapping_neg();
+        s[WON] |= map_columns::<BMI2>(wins[0] as u32, rank.free, rank.mirrored, view.free) & ok;
+        s[CANNOT_LOSE] |= (map_columns::<BMI2>(open[0] as u32, rank.free, rank.mirrored, view.free) ^ flip) & ok;
+    }
+
+    #[inline]
+    fn sideways_rows(ctx: &Ctx, kt: usize, lost: &[u16], drawn: &[u16], s: &mut [u32]) {
+        let ok = row_mask(ctx.n) & !(1 << kt);
+        s[WON] |= lost[0] as u32 & ok;
+        s[CANNOT_LOSE] |= drawn[0] as u32 & ok;
+    }
+
+    #[inline]
     fn step_out(
         ctx: &Ctx,
         view: &SetView,

@@ -47,6 +47,8 @@ impl<'a> Ctx<'a> {
             capture_out_wins: capture_ends.is_none_or(|(winner, _)| winner == Side::Fox),
             captures_win_at_once,
             places,
+            child_planes: Vec::new(),
+            block_traps: None,
         }
     }
 
@@ -360,6 +362,8 @@ struct AfterInit<P: Ply> {
     set_bits: Vec<Bits>,
     /// Per work item: the sideways steps of its blocks.
     sideways: Vec<Sideways>,
+    /// The blocks' trapped foxes, for the sheep phases (values only).
+    block_traps: Option<BlockTraps>,
     ply: PlyArrays<P>,
     decided_at_start: u64,
     decided_by_first_fox_phase: bool,
@@ -406,15 +410,30 @@ fn initial_pass<const BMI2: bool, P: Ply>(
             tier.name()
         )));
     }
+    ctx.child_planes = ctx.build_child_planes::<BMI2>();
     let sets = ctx.index.sheep_sets as usize;
     let set_bits: Vec<Bits> = (0..sets as u64).into_par_iter().map(|c| ctx.index.sheep_set(c)).collect();
+    ctx.block_traps = ctx.build_block_traps::<BMI2>(&set_bits);
     let mut fox_planes = vec![0u32; sets * ctx.stride];
     let mut sheep_planes = vec![0u32; sets * ctx.stride];
     let mut ply = PlyArrays::<P>::new(&ctx);
     let mut sideways: Vec<Sideways> = (0..sets.div_ceil(BLOCKS_PER_ITEM)).map(|_| Sideways::default()).collect();
     let (decided_at_start, decided_by_first_fox_phase) =
         ctx.init_all::<BMI2, P>(&mut fox_planes, &mut sheep_planes, &mut sideways, &set_bits, propagate, &mut ply)?;
-    Ok(AfterInit { fox_planes, sheep_planes, set_bits, sideways, ply, decided_at_start, decided_by_first_fox_phase })
+    let mut block_traps = ctx.block_traps.take();
+    if let Some(traps) = &mut block_traps {
+        traps.initial_pass_done();
+    }
+    Ok(AfterInit {
+        fox_planes,
+        sheep_planes,
+        set_bits,
+        sideways,
+        block_traps,
+        ply,
+        decided_at_start,
+        decided_by_first_fox_phase,
+    })
 }
 
 pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
@@ -445,12 +464,14 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
         mut sheep_planes,
         set_bits,
         sideways,
+        block_traps,
         ply,
         decided_at_start,
         decided_by_first_fox_phase,
     } = after;
     let mut ctx = Ctx::new(game, tier, &[]);
     ctx.set_distance(distance);
+    ctx.block_traps = block_traps;
     let size = game.tier_size(&ctx.index);
     let sets = ctx.index.sheep_sets as usize;
     phases.init = started.elapsed().as_secs_f64();
@@ -723,6 +744,10 @@ pub(super) fn sheep_pass<const BMI2: bool, P: Ply>(
                         prefetch(&planes[WON * ctx.rows]);
                         prefetch(&planes[LOST * ctx.rows]);
                         prefetch(&planes[(LOST + 1) * ctx.rows - 1]);
+                        if let Some(traps) = &ctx.block_traps {
+                            // Half a cache line.
+                            prefetch(&traps.trapped(step.child as usize)[0]);
+                        }
                     }
                 }
                 if !todo_here && due_s[b] > at {

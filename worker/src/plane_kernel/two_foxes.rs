@@ -228,6 +228,45 @@ impl Placements for TwoFoxes {
     }
 
     #[inline]
+    fn step_into_rows<const BMI2: bool>(
+        ctx: &Ctx,
+        view: &SetView,
+        kt: usize,
+        rank: &SetRank,
+        (wins, open, open_is_won): (&[u16], &[u16], bool),
+        s: &mut [u32],
+        mirror: &mut MirrorTable,
+    ) {
+        let n = ctx.n;
+        let full = row_mask(n);
+        let flip = (open_is_won as u32).wrapping_neg();
+        if rank.mirrored {
+            mirror.set_free(view.free);
+        }
+        let map = ColumnMap::new(rank.free, rank.mirrored, view.free);
+        for i in 0..n {
+            if i == kt {
+                continue;
+            }
+            let p = view.points[i];
+            let ok = full & !(1 << i) & !(1 << kt);
+            s[WON * n + i] |= map.row16(wins, p, mirror) & ok;
+            s[CANNOT_LOSE * n + i] |= (map.row16(open, p, mirror) ^ flip) & ok;
+        }
+    }
+
+    #[inline]
+    fn sideways_rows(ctx: &Ctx, kt: usize, lost: &[u16], drawn: &[u16], s: &mut [u32]) {
+        let n = ctx.n;
+        let others = row_mask(n) & !(1 << kt);
+        for i in 0..n {
+            let ok = others & !(1 << i) & (((i != kt) as u32).wrapping_neg());
+            s[WON * n + i] |= lost[i] as u32 & ok;
+            s[CANNOT_LOSE * n + i] |= drawn[i] as u32 & ok;
+        }
+    }
+
+    #[inline]
     fn step_out(
         ctx: &Ctx,
         view: &SetView,
@@ -416,7 +455,16 @@ impl<'a> Ctx<'a> {
             // row (and a mask from a table of bits, not a shift by the row's
             // number, which SSE has no instruction for).
             let row_in = |read: u32, i: usize| (((read & BIT[i]) != 0) as u32).wrapping_neg();
-            if step.trap_count == 0 && step.anywhere == 0 {
+            if let Some(traps) = &self.block_traps {
+                // The child's placements with a trapped fox are elsewhere
+                // (valued by the initial pass): they drop out.
+                let trapped = traps.trapped(step.child as usize);
+                for i in 0..rows {
+                    let trapped = trapped[i] as u32;
+                    lost_acc[i] |= child_lost[i] & !blocked & !trapped & row_in(read, i);
+                    won_acc[i] &= child_won[i] | blocked | trapped | !row_in(read, i);
+                }
+            } else if step.trap_count == 0 && step.anywhere == 0 {
                 for i in 0..rows {
                     lost_acc[i] |= child_lost[i] & !blocked & row_in(read, i);
                     won_acc[i] &= child_won[i] | blocked | !row_in(read, i);

@@ -1,0 +1,114 @@
+//! The fox-to-move planes of the child blocks that sheep steps lead to,
+//! decoded once per child block instead of once per step, with the foxes
+//! a step into the block traps already valued.
+//!
+//! Several sheep steps of a tier lead into each block of a child tier
+//! (every sheep of the child set that stepped forward from a free point
+//! behind it), and what a parent needs from the child block depends on
+//! the child's sheep set alone: its fox-to-move values, and which fox the
+//! step left trapped. A fox is trapped when its options in the child set
+//! (free neighbours and jump landings, no other fox) are none at all, or
+//! only the other fox's point; it is then removed, and the position is the
+//! one-fox child's (with both foxes trapped, or the only fox, the sheep
+//! have won). [`ChildPlanes`] holds, per child block, the won and lost
+//! rows of the position the step really reaches: a sheep step into it is
+//! then a column map and an OR, as a sideways step is in the phases.
+//!
+//! Only for values, on tiers of at most [`ROWS_ONCE_PER_SET`] free points:
+//! with plies a trapped fox's child has its own plies, which the initial
+//! pass takes from the one-fox child step by step. The trapped foxes are
+//! found as [`Ctx::set_traps`] finds them.
+
+use super::*;
+
+/// The won and lost rows (fox to move, in the canonical set's own
+/// coordinates, `rows` each: `n` with two foxes, one with one) of every
+/// block of a child tier, a trapped fox taken off as the step does: one
+/// [`Line`] a block.
+pub(super) struct ChildPlanes {
+    rows: usize,
+    per_set: u64,
+    planes: Vec<Line>,
+}
+
+impl ChildPlanes {
+    /// The won and lost rows of the child block whose set's first slot is `base`.
+    #[inline(always)]
+    pub(super) fn won_lost(&self, base: u64) -> (&[u16], &[u16]) {
+        self.planes[(base / self.per_set) as usize].planes(self.rows)
+    }
+
+    /// Asks for [`ChildPlanes::won_lost`]'s line.
+    #[inline(always)]
+    pub(super) fn prefetch(&self, base: u64) {
+        prefetch(&self.planes[(base / self.per_set) as usize]);
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// The [`ChildPlanes`] of every child a sheep step leads to (indexed
+    /// as `children`; `None` for the others), for a solve of values. With
+    /// two foxes a child also needs its one-fox twin (the same sheep, a
+    /// trapped fox removed) among the children; without it the steps into
+    /// that child take the step-by-step path, as every step does with plies.
+    pub(super) fn build_child_planes<const BMI2: bool>(&self) -> Vec<Option<ChildPlanes>> {
+        let mut planes: Vec<Option<ChildPlanes>> = (0..self.children.len()).map(|_| None).collect();
+        if self.plies || self.n > ROWS_ONCE_PER_SET {
+            return planes;
+        }
+        for lost in 0..7 {
+            for gained in 0..7 {
+                let Place::Child(c) = self.places.by_change[0][lost][gained] else { continue };
+                if planes[c].is_some() {
+                    continue;
+                }
+                let twin = match self.places.by_change[1][lost][gained] {
+                    Place::Child(t) => Some(t),
+                    _ => None,
+                };
+                if self.one_fox || twin.is_some() {
+                    planes[c] = Some(self.child_planes::<BMI2>(c, twin));
+                }
+            }
+        }
+        planes
+    }
+
+    /// The planes of child `c` (with `twin`, its one-fox twin, for two foxes).
+    fn child_planes<const BMI2: bool>(&self, c: usize, twin: Option<usize>) -> ChildPlanes {
+        let (rows, child) = (self.rows, &self.children[c]);
+        let twin = twin.map(|t| &self.children[t]);
+        let per_set = child.index.fox_slots * 2;
+        let mut planes = vec![Line::EMPTY; child.index.sheep_sets as usize];
+        planes.par_chunks_mut(BLOCKS_PER_ITEM).enumerate().for_each(|(item, chunk)| {
+            for (b, line) in chunk.iter_mut().enumerate() {
+                let set = (item * BLOCKS_PER_ITEM + b) as u64;
+                *line = self.child_block::<BMI2>(child, twin, set);
+            }
+        });
+        ChildPlanes { rows, per_set, planes }
+    }
+
+    /// One block of [`Ctx::child_planes`]: the set of index `set` of `child`.
+    #[inline(never)]
+    fn child_block<const BMI2: bool>(&self, child: &ChildRef, twin: Option<&ChildRef>, set: u64) -> Line {
+        let (n, rows) = (self.n, self.rows);
+        let sheep = child.index.sheep_set(set);
+        let free = ALL_POINTS & !sheep;
+        let symmetric = mirror_bits(sheep) == sheep;
+        let base = set * child.index.fox_slots * 2;
+        let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
+        if self.one_fox {
+            (won[0], lost[0]) = decode_child_one::<BMI2>(child.values, base, n, 0, symmetric, free);
+        } else {
+            decode_child::<BMI2>(child.values, base, n, 0, symmetric, free, &mut won, &mut lost);
+        }
+        if let Some(traps) = self.set_traps::<BMI2>(sheep, symmetric, twin.map(|t| (t, set))) {
+            for i in 0..rows {
+                won[i] = (won[i] & !traps.trapped[i]) | traps.won[i];
+                lost[i] = (lost[i] & !traps.trapped[i]) | traps.lost[i];
+            }
+        }
+        Line::of(&won, &lost, rows)
+    }
+}
