@@ -427,10 +427,18 @@ fn check_large_tier_of(variant: Variant, name: &str) {
     // The Fox Game's own kernel writes the same bytes: for values (the
     // trapped foxes of the blocks steps lead to found once per block) and
     // with plies to zeroing (found step by step).
+    // Plies to zeroing from the counter kernel with plies, for the plane kernel's.
+    let counter_dtz =
+        thread_pool(1).unwrap().install(|| game.solve_with(Kernel::Counter, Output::Dtz, tier, &children)).unwrap();
     for (kernel, output) in [(Kernel::Planes, Output::Values), (Kernel::Planes, Output::Dtz)] {
         for threads in [1, 2] {
             let got =
                 thread_pool(threads).unwrap().install(|| game.solve_with(kernel, output, tier, &children)).unwrap();
+            if output == Output::Dtz {
+                let (got_plies, want) = (got.plies.as_ref().unwrap(), counter_dtz.plies.as_ref().unwrap());
+                let first = (0..want.len()).find(|&i| got_plies.get(i) != want.get(i));
+                assert_eq!(first, None, "{geometry} K={k} {name}: plies to zeroing differ from the counter kernel's");
+            }
             let first = (0..one.values.len()).find(|&i| got.values.code(i) != one.values.code(i));
             if let Some(i) = first {
                 panic!(

@@ -14,10 +14,11 @@
 //! rows of the position the step really reaches: a sheep step into it is
 //! then a column map and an OR, as a sideways step is in the phases.
 //!
-//! Only for values, on tiers of at most [`ROWS_ONCE_PER_SET`] free points:
-//! with plies a trapped fox's child has its own plies, which the initial
-//! pass takes from the one-fox child step by step. The trapped foxes are
-//! found as [`Ctx::set_traps`] finds them.
+//! For values and plies to zeroing (every child counts 0 plies), on tiers
+//! of at most [`ROWS_ONCE_PER_SET`] free points: with plies to the end a
+//! trapped fox's child has its own plies, which the initial pass takes
+//! from the one-fox child step by step. The trapped foxes are found as
+//! [`Ctx::set_traps`] finds them.
 
 use super::*;
 
@@ -47,13 +48,15 @@ impl ChildPlanes {
 
 impl<'a> Ctx<'a> {
     /// The [`ChildPlanes`] of every child a sheep step leads to (indexed
-    /// as `children`; `None` for the others), for a solve of values. With
+    /// as `children`; `None` for the others), for a solve of values or of
+    /// plies to zeroing. With
     /// two foxes a child also needs its one-fox twin (the same sheep, a
     /// trapped fox removed) among the children; without it the steps into
-    /// that child take the step-by-step path, as every step does with plies.
+    /// that child take the step-by-step path, as every step does with
+    /// plies to the end.
     pub(super) fn build_child_planes<const BMI2: bool>(&self) -> Vec<Option<ChildPlanes>> {
         let mut planes: Vec<Option<ChildPlanes>> = (0..self.children.len()).map(|_| None).collect();
-        if self.plies || self.n > ROWS_ONCE_PER_SET {
+        if (self.plies && !self.to_zeroing) || self.n > ROWS_ONCE_PER_SET {
             return planes;
         }
         for lost in 0..7 {

@@ -79,21 +79,20 @@ pub(super) trait Placements {
         win_plane: usize,
     );
 
-    /// A sheep step to the free point of index `kt` into the block at
-    /// `rank` (in the tier or a child) whose rows, in its own coordinates,
-    /// say where the sheep win (`wins`: lost for the foxes) and where they
-    /// cannot lose (`open`; with `open_is_won`, `open` holds where they
-    /// lose instead, and its complement is taken): values only, from
-    /// [`ChildPlanes`].
+    /// A sheep step to the free point of index `kt` into the child block
+    /// at `rank` whose fox-to-move rows, trapped foxes valued, are `won`
+    /// and `lost` ([`ChildPlanes`]; values, or plies to zeroing: each
+    /// child counts 0 plies).
     #[allow(clippy::too_many_arguments)]
-    fn step_into_rows<const BMI2: bool>(
+    fn step_into_planes<const BMI2: bool>(
         ctx: &Ctx,
         view: &SetView,
         kt: usize,
         rank: &SetRank,
-        rows: (&[u16], &[u16], bool),
+        won_lost: (&[u16], &[u16]),
         s: &mut [u32],
-        mirror: &mut MirrorTable,
+        scratch: &mut Scratch,
+        win_plane: usize,
     );
 
     /// A sideways sheep step to the free point of index `kt`, from
@@ -199,7 +198,7 @@ impl<'a> Ctx<'a> {
             if let Target::Child(c, rank) = &keep {
                 if let Some(Some(planes)) = self.child_planes.get(*c) {
                     let (won, lost) = planes.won_lost(rank.base);
-                    P::step_into_rows::<BMI2>(self, view, kt, rank, (lost, won, true), s, &mut scratch.mirror);
+                    P::step_into_planes::<BMI2>(self, view, kt, rank, (won, lost), s, scratch, win_plane);
                     continue;
                 }
             }

@@ -147,19 +147,24 @@ impl Placements for OneFox {
     }
 
     #[inline]
-    fn step_into_rows<const BMI2: bool>(
+    fn step_into_planes<const BMI2: bool>(
         ctx: &Ctx,
         view: &SetView,
         kt: usize,
         rank: &SetRank,
-        (wins, open, open_is_won): (&[u16], &[u16], bool),
+        (won, lost): (&[u16], &[u16]),
         s: &mut [u32],
-        _mirror: &mut MirrorTable,
+        scratch: &mut Scratch,
+        win_plane: usize,
     ) {
         let ok = row_mask(ctx.n) & !(1 << kt);
-        let flip = (open_is_won as u32).wrapping_neg();
-        s[WON] |= map_columns::<BMI2>(wins[0] as u32, rank.free, rank.mirrored, view.free) & ok;
-        s[CANNOT_LOSE] |= (map_columns::<BMI2>(open[0] as u32, rank.free, rank.mirrored, view.free) ^ flip) & ok;
+        let w = map_columns::<BMI2>(won[0] as u32, rank.free, rank.mirrored, view.free);
+        let l = map_columns::<BMI2>(lost[0] as u32, rank.free, rank.mirrored, view.free);
+        s[win_plane] |= l & ok;
+        s[CANNOT_LOSE] |= !w & ok;
+        if ctx.plies {
+            scratch.plies.zeroing_children(SHEEP, 0, l & ok, w & ok);
+        }
     }
 
     #[inline]

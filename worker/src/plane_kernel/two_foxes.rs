@@ -228,20 +228,20 @@ impl Placements for TwoFoxes {
     }
 
     #[inline]
-    fn step_into_rows<const BMI2: bool>(
+    fn step_into_planes<const BMI2: bool>(
         ctx: &Ctx,
         view: &SetView,
         kt: usize,
         rank: &SetRank,
-        (wins, open, open_is_won): (&[u16], &[u16], bool),
+        (won, lost): (&[u16], &[u16]),
         s: &mut [u32],
-        mirror: &mut MirrorTable,
+        scratch: &mut Scratch,
+        win_plane: usize,
     ) {
         let n = ctx.n;
         let full = row_mask(n);
-        let flip = (open_is_won as u32).wrapping_neg();
         if rank.mirrored {
-            mirror.set_free(view.free);
+            scratch.mirror.set_free(view.free);
         }
         let map = ColumnMap::new(rank.free, rank.mirrored, view.free);
         for i in 0..n {
@@ -250,8 +250,13 @@ impl Placements for TwoFoxes {
             }
             let p = view.points[i];
             let ok = full & !(1 << i) & !(1 << kt);
-            s[WON * n + i] |= map.row16(wins, p, mirror) & ok;
-            s[CANNOT_LOSE * n + i] |= (map.row16(open, p, mirror) ^ flip) & ok;
+            let row_won = map.row16(won, p, &scratch.mirror);
+            let row_lost = map.row16(lost, p, &scratch.mirror);
+            s[win_plane * n + i] |= row_lost & ok;
+            s[CANNOT_LOSE * n + i] |= !row_won & ok;
+            if ctx.plies {
+                scratch.plies.zeroing_children(SHEEP, i, row_lost & ok, row_won & ok);
+            }
         }
     }
 
