@@ -330,21 +330,13 @@ impl ColumnMap {
     }
 
     /// The row of a child block's plane (`rows`, in the child's
-    /// coordinates) of a fox on the parent's point `p`, over the parent's
-    /// free points.
+    /// coordinates; 32- or 16-bit rows) of a fox on the parent's point
+    /// `p`, over the parent's free points.
     #[inline(always)]
-    pub(super) fn row(&self, rows: &[u32], p: u8, mirror: &MirrorTable) -> u32 {
+    pub(super) fn row<R: Copy + Into<u32>>(&self, rows: &[R], p: u8, mirror: &MirrorTable) -> u32 {
         let q = if self.mirrored { mirror_point(p) } else { p };
         let ic = (self.child_free & ((1u64 << q) - 1)).count_ones() as usize;
-        self.apply(rows[ic], mirror)
-    }
-
-    /// [`ColumnMap::row`] of a plane stored in 16-bit rows ([`super::Line`]).
-    #[inline(always)]
-    pub(super) fn row16(&self, rows: &[u16], p: u8, mirror: &MirrorTable) -> u32 {
-        let q = if self.mirrored { mirror_point(p) } else { p };
-        let ic = (self.child_free & ((1u64 << q) - 1)).count_ones() as usize;
-        self.apply(rows[ic] as u32, mirror)
+        self.apply(rows[ic].into(), mirror)
     }
 }
 
