@@ -79,17 +79,21 @@ pub(super) trait Placements {
         win_plane: usize,
     );
 
-    /// A sheep step to the free point of index `kt` into the child block
-    /// at `rank` whose fox-to-move rows, trapped foxes valued, are `won`
-    /// and `lost` ([`ChildPlanes`]; values, or plies to zeroing: each
-    /// child counts 0 plies).
+    /// The fox-to-move rows of a sheep step's child block (`won`, `lost`:
+    /// 32- or 16-bit rows, in the coordinates of the child set at `rank`)
+    /// into the sheep planes `s`, but for the placements `trapped` (valued
+    /// apart) and those with a fox on the step's `to` (index `kt`); with
+    /// plies, the children's (to the end: from child table `child`, which
+    /// rows from [`ChildPlanes`] never need: their solve has no plies to
+    /// the end).
     #[allow(clippy::too_many_arguments)]
-    fn step_into_planes<const BMI2: bool>(
+    fn child_rows<const BMI2: bool, R: Copy + Into<u32>>(
         ctx: &Ctx,
         view: &SetView,
         kt: usize,
-        rank: &SetRank,
-        won_lost: (&[u16], &[u16]),
+        child: (Option<usize>, &SetRank),
+        won_lost: (&[R], &[R]),
+        trapped: &Self::Marks,
         s: &mut [u32],
         scratch: &mut Scratch,
         win_plane: usize,
@@ -197,8 +201,8 @@ impl<'a> Ctx<'a> {
             // Targets whose trapped foxes are valued once per block (values only).
             if let Target::Child(c, rank) = &keep {
                 if let Some(Some(planes)) = self.child_planes.get(*c) {
-                    let (won, lost) = planes.won_lost(rank.base);
-                    P::step_into_planes::<BMI2>(self, view, kt, rank, (won, lost), s, scratch, win_plane);
+                    let rows = planes.won_lost(rank.base);
+                    P::child_rows::<BMI2, u16>(self, view, kt, (None, rank), rows, &P::NONE, s, scratch, win_plane);
                     continue;
                 }
             }

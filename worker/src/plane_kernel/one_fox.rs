@@ -126,44 +126,36 @@ impl Placements for OneFox {
         scratch: &mut Scratch,
         win_plane: usize,
     ) {
-        let n = ctx.n;
-        let ok = row_mask(n) & !(1 << kt) & !trapped;
-        let (w, l) = decode_child_one::<BMI2>(ctx.children[c].values, rank.base, n, 0, rank.symmetric, rank.free);
-        let (w, l) = (
-            map_columns::<BMI2>(w, rank.free, rank.mirrored, view.free),
-            map_columns::<BMI2>(l, rank.free, rank.mirrored, view.free),
-        );
+        let (w, l) = decode_child_one::<BMI2>(ctx.children[c].values, rank.base, ctx.n, 0, rank.symmetric, rank.free);
+        OneFox::child_rows::<BMI2, u32>(ctx, view, kt, (Some(c), rank), (&[w], &[l]), trapped, s, scratch, win_plane);
+    }
+
+    #[inline(always)]
+    fn child_rows<const BMI2: bool, R: Copy + Into<u32>>(
+        ctx: &Ctx,
+        view: &SetView,
+        kt: usize,
+        (child, rank): (Option<usize>, &SetRank),
+        (won, lost): (&[R], &[R]),
+        trapped: &u32,
+        s: &mut [u32],
+        scratch: &mut Scratch,
+        win_plane: usize,
+    ) {
+        let ok = row_mask(ctx.n) & !(1 << kt) & !trapped;
+        let w = map_columns::<BMI2>(won[0].into(), rank.free, rank.mirrored, view.free);
+        let l = map_columns::<BMI2>(lost[0].into(), rank.free, rank.mirrored, view.free);
         s[win_plane] |= l & ok;
         s[CANNOT_LOSE] |= !w & ok;
         if ctx.plies && ctx.to_zeroing {
             scratch.plies.zeroing_children(SHEEP, 0, l & ok, w & ok);
         } else if ctx.plies {
+            let c = child.expect("plies to the end are read from the child table");
             for i in BitIter(((w | l) & ok) as u64) {
                 let fox = 1u64 << view.points[i as usize];
                 let p = ctx.child_plies(c, rank, fox, Side::Fox);
                 scratch.plies.child(SHEEP, 0, i as usize, l & (1 << i) != 0, p);
             }
-        }
-    }
-
-    #[inline]
-    fn step_into_planes<const BMI2: bool>(
-        ctx: &Ctx,
-        view: &SetView,
-        kt: usize,
-        rank: &SetRank,
-        (won, lost): (&[u16], &[u16]),
-        s: &mut [u32],
-        scratch: &mut Scratch,
-        win_plane: usize,
-    ) {
-        let ok = row_mask(ctx.n) & !(1 << kt);
-        let w = map_columns::<BMI2>(won[0] as u32, rank.free, rank.mirrored, view.free);
-        let l = map_columns::<BMI2>(lost[0] as u32, rank.free, rank.mirrored, view.free);
-        s[win_plane] |= l & ok;
-        s[CANNOT_LOSE] |= !w & ok;
-        if ctx.plies {
-            scratch.plies.zeroing_children(SHEEP, 0, l & ok, w & ok);
         }
     }
 

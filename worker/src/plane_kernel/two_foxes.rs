@@ -200,21 +200,48 @@ impl Placements for TwoFoxes {
         let cn = 33 - moved.count_ones() as usize;
         decode_child::<BMI2>(child.values, rank.base, cn, 0, rank.symmetric, rank.free, &mut won, &mut lost);
         let rows = (&won[..], &lost[..]);
-        TwoFoxes::child_rows(ctx, view, kt, (Some(c), rank), rows, Some(trap_rows), s, scratch, win_plane);
+        TwoFoxes::child_rows::<BMI2, u32>(ctx, view, kt, (Some(c), rank), rows, trap_rows, s, scratch, win_plane);
     }
 
-    #[inline]
-    fn step_into_planes<const BMI2: bool>(
+    #[inline(always)]
+    fn child_rows<const BMI2: bool, R: Copy + Into<u32>>(
         ctx: &Ctx,
         view: &SetView,
         kt: usize,
-        rank: &SetRank,
-        won_lost: (&[u16], &[u16]),
+        (child, rank): (Option<usize>, &SetRank),
+        (won, lost): (&[R], &[R]),
+        trap_rows: &Rows,
         s: &mut [u32],
         scratch: &mut Scratch,
         win_plane: usize,
     ) {
-        TwoFoxes::child_rows(ctx, view, kt, (None, rank), won_lost, None, s, scratch, win_plane);
+        let n = ctx.n;
+        let full = row_mask(n);
+        if rank.mirrored {
+            scratch.mirror.set_free(view.free);
+        }
+        let map = ColumnMap::new(rank.free, rank.mirrored, view.free);
+        for i in 0..n {
+            if i == kt {
+                continue;
+            }
+            let p = view.points[i];
+            let ok = full & !(1 << i) & !(1 << kt) & !trap_rows[i];
+            let row_won = map.row(won, p, &scratch.mirror);
+            let row_lost = map.row(lost, p, &scratch.mirror);
+            s[win_plane * n + i] |= row_lost & ok;
+            s[CANNOT_LOSE * n + i] |= !row_won & ok;
+            if ctx.plies && ctx.to_zeroing {
+                scratch.plies.zeroing_children(SHEEP, i, row_lost & ok, row_won & ok);
+            } else if ctx.plies {
+                let c = child.expect("plies to the end are read from the child table");
+                for j in BitIter((ok & (row_won | row_lost)) as u64) {
+                    let foxes = (1u64 << p) | (1u64 << view.points[j as usize]);
+                    let q = ctx.child_plies(c, rank, foxes, Side::Fox);
+                    scratch.plies.child(SHEEP, i, j as usize, row_lost & (1 << j) != 0, q);
+                }
+            }
+        }
     }
 
     #[inline]
@@ -261,56 +288,6 @@ impl Placements for TwoFoxes {
             }
         }
         Ok(())
-    }
-}
-
-impl TwoFoxes {
-    /// The fox-to-move rows of a sheep step's child block (`won`, `lost`,
-    /// in the coordinates of the child set at `rank`) into the sheep planes
-    /// `s`, but for the placements `trap_rows` (their fox is trapped:
-    /// valued apart) and those with a fox on the step's `to` (index `kt`);
-    /// with plies, the children's (to the end: from child table `child`,
-    /// which [`ChildPlanes`] rows never need).
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn child_rows<R: Copy + Into<u32>>(
-        ctx: &Ctx,
-        view: &SetView,
-        kt: usize,
-        (child, rank): (Option<usize>, &SetRank),
-        (won, lost): (&[R], &[R]),
-        trap_rows: Option<&Rows>,
-        s: &mut [u32],
-        scratch: &mut Scratch,
-        win_plane: usize,
-    ) {
-        let n = ctx.n;
-        let full = row_mask(n);
-        if rank.mirrored {
-            scratch.mirror.set_free(view.free);
-        }
-        let map = ColumnMap::new(rank.free, rank.mirrored, view.free);
-        for i in 0..n {
-            if i == kt {
-                continue;
-            }
-            let p = view.points[i];
-            let ok = full & !(1 << i) & !(1 << kt) & !trap_rows.map_or(0, |t| t[i]);
-            let row_won = map.row(won, p, &scratch.mirror);
-            let row_lost = map.row(lost, p, &scratch.mirror);
-            s[win_plane * n + i] |= row_lost & ok;
-            s[CANNOT_LOSE * n + i] |= !row_won & ok;
-            if ctx.plies && ctx.to_zeroing {
-                scratch.plies.zeroing_children(SHEEP, i, row_lost & ok, row_won & ok);
-            } else if ctx.plies {
-                let c = child.expect("plies to the end are read from the child table");
-                for j in BitIter((ok & (row_won | row_lost)) as u64) {
-                    let foxes = (1u64 << p) | (1u64 << view.points[j as usize]);
-                    let q = ctx.child_plies(c, rank, foxes, Side::Fox);
-                    scratch.plies.child(SHEEP, i, j as usize, row_lost & (1 << j) != 0, q);
-                }
-            }
-        }
     }
 }
 
