@@ -12,6 +12,7 @@ use foxbase_core::tier::TierGame;
 use foxbase_core::{Value, Variant};
 use foxbase_tables::packed::{PackedValues, UNUSED};
 use foxbase_worker::kernel::{solve_tier, thread_pool, ChildTable, Kernel, Output, SolveTier, SolvedTier};
+use foxbase_worker::plane_kernel::{check_tier, CheckError, ChildRef};
 use std::collections::{BTreeMap, HashMap};
 
 mod common;
@@ -455,10 +456,47 @@ fn check_large_tier_of(variant: Variant, name: &str) {
             );
         }
     }
+    check_catches_changed_values(&game, tier, &children, &one);
     let h = one.values.histogram();
     eprintln!("{geometry} K={k} {name}: {:?} (draw, win, loss, unused), {} levels", h, one.stats.levels);
     assert!(h[0] > 0 && h[1] > 0 && h[2] > 0, "{name}: draws, wins and losses all occur: {h:?}");
     assert!(one.stats.levels > 3, "{name}: in-tier propagation ran {} levels", one.stats.levels);
+}
+
+/// `foxbase verify`'s check of a whole tier (the solve's own initial
+/// pass: on crowded tiers the trapped foxes found once per set): the
+/// solved values pass, every position counted; a value changed in any used
+/// slot (40 slots spread over the tier, each side to move) is caught, at
+/// that slot or at a lower one whose value it contradicts.
+fn check_catches_changed_values(game: &FoxGame, tier: FoxTier, children: &[ChildTable<FoxGame>], solved: &SolvedTier) {
+    let refs: Vec<ChildRef> =
+        children.iter().map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None }).collect();
+    let name = tier.name();
+    let positions = solved.stats.slots - solved.stats.unused;
+    assert_eq!(check_tier(game, tier, &refs, &solved.values, true), Ok(positions), "{name}: solved values");
+    let len = solved.values.len();
+    let mut changed = solved.values.clone();
+    let mut tried = 0;
+    for i in (0..len).step_by((len / 40) as usize).chain([len - 1, len - 2]) {
+        let code = solved.values.code(i);
+        if code == UNUSED {
+            continue;
+        }
+        for other in (0..3).filter(|&c| c != code) {
+            changed.set_code(i, other);
+            match check_tier(game, tier, &refs, &changed, true) {
+                Err(CheckError::Contradiction(c)) => assert!(
+                    c.slot <= i && c.stored != c.derived,
+                    "{name}: slot {i} changed to code {other}: reported {c:?}"
+                ),
+                result => panic!("{name}: slot {i} changed to code {other}: not caught: {result:?}"),
+            }
+            tried += 1;
+        }
+        changed.set_code(i, code);
+    }
+    assert!(tried >= 40, "{name}: only {tried} changes tried");
+    assert_eq!(check_tier(game, tier, &refs, &changed, true), Ok(positions), "{name}: restored");
 }
 
 #[test]
@@ -490,6 +528,47 @@ fn fox_crowded_tiers_under_a_sheep_floor() {
     check_large_tier_of(floored(Geometry::Classic, Side::Fox), "f2-3.3.6.5.3.0.0");
     check_large_tier_of(floored(Geometry::Orthogonal, Side::Sheep), "f2-3.3.7.4.3.0.0");
     check_large_tier_of(floored(Geometry::Classic, Side::Fox), "f1-2.3.6.5.4.0.0");
+}
+
+/// The no-progress rule on crowded tiers (exact distances to zeroing up to
+/// the cap, where the initial pass reads each child block once per set):
+/// the plane kernel's values and plies equal the counter kernel's, with 1
+/// and 2 threads, for caps from 1 ply to past the tier's longest distance.
+#[test]
+fn fox_crowded_tiers_under_a_no_progress_rule() {
+    use foxbase_core::Side;
+    for (geometry, winner, name, caps) in [
+        (Geometry::Classic, Side::Fox, "f2-3.3.6.5.3.0.0", [1, 6, 200]),
+        (Geometry::Orthogonal, Side::Sheep, "f2-3.3.7.4.3.0.0", [2, 9, 200]),
+        (Geometry::Classic, Side::Fox, "f1-2.3.6.5.4.0.0", [1, 5, 200]),
+    ] {
+        for cap in caps {
+            let variant = Variant::new(geometry, 9, Variant::default().start)
+                .unwrap()
+                .with_sheep_floor(20, winner)
+                .unwrap()
+                .with_no_progress(cap)
+                .unwrap();
+            let game = FoxGame::new(variant);
+            let tier = FoxTier::parse(name).unwrap();
+            let children = synthetic_tables(&game, tier);
+            let solve = |kernel, threads| {
+                thread_pool(threads).unwrap().install(|| game.solve_with(kernel, Output::Dtz, tier, &children)).unwrap()
+            };
+            let counter = solve(Kernel::Counter, 1);
+            let (want_plies, at) = (counter.plies.as_ref().unwrap(), format!("{geometry} {name} N = {cap}"));
+            let h = counter.values.histogram();
+            assert!(h[0] > 0 && h[1] > 0 && h[2] > 0, "{at}: draws, wins and losses all occur: {h:?}");
+            for threads in [1, 2] {
+                let planes = solve(Kernel::Planes, threads);
+                let first = (0..counter.values.len()).find(|&i| planes.values.code(i) != counter.values.code(i));
+                assert_eq!(first, None, "{at}, {threads} threads: values differ from the counter kernel's");
+                let got_plies = planes.plies.as_ref().unwrap();
+                let first = (0..want_plies.len()).find(|&i| got_plies.get(i) != want_plies.get(i));
+                assert_eq!(first, None, "{at}, {threads} threads: plies differ from the counter kernel's");
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -48,17 +48,24 @@ pub(super) fn check<const BMI2: bool>(
     own: &PackedValues,
     fox_side: bool,
 ) -> Result<u64, CheckError> {
-    let ctx = Ctx::new(game, tier, children);
+    let mut ctx = Ctx::new(game, tier, children);
     let (rows, stride) = (ctx.rows, ctx.stride);
     let sets = ctx.index.sheep_sets as usize;
     ctx.check_size(own)?;
+    // The solve's own initial pass: on crowded tiers the trapped foxes of
+    // every set a sheep step leads to are found once per set, from the
+    // children's stored values and the tier's own sets. (`--one-step`
+    // checks each position by the prober's rule instead.)
+    let set_bits: Vec<Bits> = (0..sets as u64).into_par_iter().map(|c| ctx.index.sheep_set(c)).collect();
+    ctx.child_planes = ctx.build_child_planes::<BMI2>();
+    ctx.block_traps = ctx.build_block_traps::<BMI2>(&set_bits);
     let item = BLOCKS_PER_ITEM * stride;
     // The stored values as planes.
     let mut stored_fox = vec![0u32; sets * stride];
     let mut stored_sheep = vec![0u32; sets * stride];
     stored_fox.par_chunks_mut(item).zip(stored_sheep.par_chunks_mut(item)).enumerate().for_each(|(it, (f, s))| {
         for (b, (fb, sb)) in f.chunks_mut(stride).zip(s.chunks_mut(stride)).enumerate() {
-            let view = SetView::new(ctx.index.sheep_set((it * BLOCKS_PER_ITEM + b) as u64));
+            let view = SetView::new(set_bits[it * BLOCKS_PER_ITEM + b]);
             ctx.stored_planes::<BMI2>(own, it * BLOCKS_PER_ITEM + b, &view, 0, fb);
             ctx.stored_planes::<BMI2>(own, it * BLOCKS_PER_ITEM + b, &view, 1, sb);
         }
@@ -72,7 +79,7 @@ pub(super) fn check<const BMI2: bool>(
             let (mut f, mut s) = (vec![0u32; stride], vec![0u32; stride]);
             let mut checked = 0u64;
             for set in it * BLOCKS_PER_ITEM..((it + 1) * BLOCKS_PER_ITEM).min(sets) {
-                let view = SetView::new(ctx.index.sheep_set(set as u64));
+                let view = SetView::new(set_bits[set]);
                 sideways.clear();
                 ctx.init_block_any::<BMI2>(&view, &mut f, &mut s, &mut scratch, &mut sideways)?;
                 let own_fox = &stored_fox[set * stride..(set + 1) * stride];
