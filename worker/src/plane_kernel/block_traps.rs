@@ -17,8 +17,8 @@ use super::*;
 
 /// The placements of a set with a trapped fox, in the set's own
 /// coordinates (row `i`, bit `j`: foxes on the `i`-th and `j`-th free
-/// points; one fox: row 0, bit `i`), and what the position is then: the
-/// one-fox child's (the other fox left), or won by the sheep.
+/// points), and what the position is then: the one-fox child's (the other
+/// fox left), or won by the sheep (both trapped).
 pub(super) struct SetTraps {
     /// Some fox trapped.
     pub(super) trapped: Rows,
@@ -86,16 +86,15 @@ impl<'a> Ctx<'a> {
     }
 
     /// The trapped foxes of the set `sheep` (canonical, as its table
-    /// stores it; `symmetric`: its own mirror image) with this tier's fox
-    /// count, valued from `twin`, the one-fox tier of the same sheep (at
-    /// the set's index `set` there; two foxes only). `None` when no fox
-    /// can be trapped there.
+    /// stores it; `symmetric`: its own mirror image) with two foxes, valued
+    /// from `twin`, the one-fox tier of the same sheep (at the set's index
+    /// there). `None` when no fox can be trapped there.
     #[inline(always)]
     pub(super) fn set_traps<const BMI2: bool>(
         &self,
         sheep: Bits,
         symmetric: bool,
-        twin: Option<(&ChildRef, u64)>,
+        (twin, set): (&ChildRef, u64),
     ) -> Option<SetTraps> {
         // A fox is removed only while the pen is short of K.
         if (sheep & PEN).count_ones() >= self.game.rules.pen_target {
@@ -103,16 +102,6 @@ impl<'a> Ctx<'a> {
         }
         let free = ALL_POINTS & !sheep;
         let mut traps = SetTraps { trapped: [0; 32], lost: [0; 32], won: [0; 32] };
-        if self.one_fox {
-            // The lone fox removed: the sheep have won.
-            for (ia, a) in BitIter(free).enumerate() {
-                if self.fox_options::<BMI2>(a, sheep, free) == 0 {
-                    traps.trapped[0] |= 1 << ia;
-                }
-            }
-            traps.lost[0] = traps.trapped[0];
-            return Some(traps);
-        }
         let n = self.n;
         let full = row_mask(n);
         // Row i, bit j: the fox on i is trapped with the other on j
@@ -130,7 +119,6 @@ impl<'a> Ctx<'a> {
                 theirs[ib as usize] |= 1 << ia;
             }
         }
-        let (twin, set) = twin.expect("a two-fox tier's traps are valued from its one-fox twin");
         let base = set * twin.index.fox_slots * 2;
         let (one_won, one_lost) = decode_child_one::<BMI2>(twin.values, base, n, 0, symmetric, free);
         for i in 0..n {
@@ -146,7 +134,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The one-fox tier of this tier's sheep (where a sideways step that
-    /// traps a fox leads), among the children; `None` with one fox.
+    /// traps a fox leads), among the children.
     fn own_twin(&self) -> Option<usize> {
         (0..7).find_map(|rank| match self.places.by_change[1][rank][rank] {
             Place::Child(t) => Some(t),
@@ -156,16 +144,14 @@ impl<'a> Ctx<'a> {
 
     /// The [`BlockTraps`] of every block of the tier (`set_bits`: each
     /// block's sheep set), for a solve of values with at most
-    /// [`ROWS_ONCE_PER_SET`] free points; `None` with plies, with more free
-    /// points, or with two foxes when the one-fox twin is not among the children.
+    /// [`ROWS_ONCE_PER_SET`] free points and two foxes
+    /// ([`Ctx::traps_once_per_set`]); `None` elsewhere, or when the one-fox
+    /// twin is not among the children.
     pub(super) fn build_block_traps<const BMI2: bool>(&self, set_bits: &[Bits]) -> Option<BlockTraps> {
-        if self.plies || self.n > ROWS_ONCE_PER_SET {
+        if self.plies || !self.traps_once_per_set() {
             return None;
         }
-        let twin = match self.one_fox {
-            true => None,
-            false => Some(&self.children[self.own_twin()?]),
-        };
+        let twin = &self.children[self.own_twin()?];
         let rows = self.rows;
         let mut trapped = vec![TrappedRows([0; 16]); set_bits.len()];
         let mut lost_drawn = vec![[Line::EMPTY; 2]; set_bits.len()];
@@ -176,7 +162,7 @@ impl<'a> Ctx<'a> {
                     let set = item * BLOCKS_PER_ITEM + b;
                     let sheep = set_bits[set];
                     let symmetric = mirror_bits(sheep) == sheep;
-                    let Some(traps) = self.set_traps::<BMI2>(sheep, symmetric, twin.map(|c| (c, set as u64))) else {
+                    let Some(traps) = self.set_traps::<BMI2>(sheep, symmetric, (twin, set as u64)) else {
                         continue;
                     };
                     let mut drawn = [0u32; 32];
@@ -189,15 +175,10 @@ impl<'a> Ctx<'a> {
                     let (free, image_free) = (ALL_POINTS & !sheep, ALL_POINTS & !mirror_bits(sheep));
                     mirror.set_free(image_free);
                     let (mut lost_m, mut drawn_m) = ([0u32; 32], [0u32; 32]);
-                    if self.one_fox {
-                        lost_m[0] = mirror.apply(traps.lost[0]);
-                        drawn_m[0] = mirror.apply(drawn[0]);
-                    } else {
-                        for (j, q) in BitIter(free).enumerate() {
-                            let i = (image_free & ((1u64 << mirror_point(q)) - 1)).count_ones() as usize;
-                            lost_m[i] = mirror.apply(traps.lost[j]);
-                            drawn_m[i] = mirror.apply(drawn[j]);
-                        }
+                    for (j, q) in BitIter(free).enumerate() {
+                        let i = (image_free & ((1u64 << mirror_point(q)) - 1)).count_ones() as usize;
+                        lost_m[i] = mirror.apply(traps.lost[j]);
+                        drawn_m[i] = mirror.apply(drawn[j]);
                     }
                     *ld = [Line::of(&traps.lost, &drawn, rows), Line::of(&lost_m, &drawn_m, rows)];
                 }

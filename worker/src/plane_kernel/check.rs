@@ -57,8 +57,7 @@ pub(super) fn check<const BMI2: bool>(
     // children's stored values and the tier's own sets. (`--one-step`
     // checks each position by the prober's rule instead.)
     let set_bits: Vec<Bits> = (0..sets as u64).into_par_iter().map(|c| ctx.index.sheep_set(c)).collect();
-    ctx.child_planes = ctx.build_child_planes::<BMI2>();
-    ctx.block_traps = ctx.build_block_traps::<BMI2>(&set_bits);
+    ctx.find_traps_per_set::<BMI2>(&set_bits);
     let item = BLOCKS_PER_ITEM * stride;
     // The stored values as planes.
     let mut stored_fox = vec![0u32; sets * stride];

@@ -9,13 +9,14 @@
 //! step left trapped. A fox is trapped when its options in the child set
 //! (free neighbours and jump landings, no other fox) are none at all, or
 //! only the other fox's point; it is then removed, and the position is the
-//! one-fox child's (with both foxes trapped, or the only fox, the sheep
-//! have won). [`ChildPlanes`] holds, per child block, the won and lost
-//! rows of the position the step really reaches: a sheep step into it is
-//! then a column map and an OR, as a sideways step is in the phases.
+//! one-fox child's (with both foxes trapped the sheep have won).
+//! [`ChildPlanes`] holds, per child block, the won and lost rows of the
+//! position the step really reaches: a sheep step into it is then a column
+//! map and an OR, as a sideways step is in the phases.
 //!
-//! For values and plies to zeroing (every child counts 0 plies), on tiers
-//! of at most [`ROWS_ONCE_PER_SET`] free points: with plies to the end a
+//! For values and plies to zeroing (every child counts 0 plies), on
+//! two-fox tiers of at most [`ROWS_ONCE_PER_SET`] free points
+//! ([`Ctx::traps_once_per_set`]): with plies to the end a
 //! trapped fox's child has its own plies, which the initial pass takes
 //! from the one-fox child step by step. The trapped foxes are found as
 //! [`Ctx::set_traps`] finds them.
@@ -23,7 +24,7 @@
 use super::*;
 
 /// The won and lost rows (fox to move, in the canonical set's own
-/// coordinates, `rows` each: `n` with two foxes, one with one) of every
+/// coordinates, `n` rows each) of every
 /// block of a child tier, a trapped fox taken off as the step does: one
 /// [`Line`] a block.
 pub(super) struct ChildPlanes {
@@ -49,14 +50,13 @@ impl ChildPlanes {
 impl<'a> Ctx<'a> {
     /// The [`ChildPlanes`] of every child a sheep step leads to (indexed
     /// as `children`; `None` for the others), for a solve of values or of
-    /// plies to zeroing. With
-    /// two foxes a child also needs its one-fox twin (the same sheep, a
-    /// trapped fox removed) among the children; without it the steps into
-    /// that child take the step-by-step path, as every step does with
-    /// plies to the end.
+    /// plies to zeroing. A child also needs its one-fox twin (the same
+    /// sheep, a trapped fox removed) among the children; without it the
+    /// steps into that child take the step-by-step path, as every step
+    /// does with plies to the end.
     pub(super) fn build_child_planes<const BMI2: bool>(&self) -> Vec<Option<ChildPlanes>> {
         let mut planes: Vec<Option<ChildPlanes>> = (0..self.children.len()).map(|_| None).collect();
-        if (self.plies && !self.to_zeroing) || self.n > ROWS_ONCE_PER_SET {
+        if (self.plies && !self.to_zeroing) || !self.traps_once_per_set() {
             return planes;
         }
         for lost in 0..7 {
@@ -65,11 +65,7 @@ impl<'a> Ctx<'a> {
                 if planes[c].is_some() {
                     continue;
                 }
-                let twin = match self.places.by_change[1][lost][gained] {
-                    Place::Child(t) => Some(t),
-                    _ => None,
-                };
-                if self.one_fox || twin.is_some() {
+                if let Place::Child(twin) = self.places.by_change[1][lost][gained] {
                     planes[c] = Some(self.child_planes::<BMI2>(c, twin));
                 }
             }
@@ -77,10 +73,9 @@ impl<'a> Ctx<'a> {
         planes
     }
 
-    /// The planes of child `c` (with `twin`, its one-fox twin, for two foxes).
-    fn child_planes<const BMI2: bool>(&self, c: usize, twin: Option<usize>) -> ChildPlanes {
-        let (rows, child) = (self.rows, &self.children[c]);
-        let twin = twin.map(|t| &self.children[t]);
+    /// The planes of child `c`, with `twin` its one-fox twin.
+    fn child_planes<const BMI2: bool>(&self, c: usize, twin: usize) -> ChildPlanes {
+        let (rows, child, twin) = (self.rows, &self.children[c], &self.children[twin]);
         let per_set = child.index.fox_slots * 2;
         let mut planes = vec![Line::EMPTY; child.index.sheep_sets as usize];
         planes.par_chunks_mut(BLOCKS_PER_ITEM).enumerate().for_each(|(item, chunk)| {
@@ -94,24 +89,20 @@ impl<'a> Ctx<'a> {
 
     /// One block of [`Ctx::child_planes`]: the set of index `set` of `child`.
     #[inline(never)]
-    fn child_block<const BMI2: bool>(&self, child: &ChildRef, twin: Option<&ChildRef>, set: u64) -> Line {
-        let (n, rows) = (self.n, self.rows);
+    fn child_block<const BMI2: bool>(&self, child: &ChildRef, twin: &ChildRef, set: u64) -> Line {
+        let n = self.n;
         let sheep = child.index.sheep_set(set);
         let free = ALL_POINTS & !sheep;
         let symmetric = mirror_bits(sheep) == sheep;
         let base = set * child.index.fox_slots * 2;
         let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
-        if self.one_fox {
-            (won[0], lost[0]) = decode_child_one::<BMI2>(child.values, base, n, 0, symmetric, free);
-        } else {
-            decode_child::<BMI2>(child.values, base, n, 0, symmetric, free, &mut won, &mut lost);
-        }
-        if let Some(traps) = self.set_traps::<BMI2>(sheep, symmetric, twin.map(|t| (t, set))) {
-            for i in 0..rows {
+        decode_child::<BMI2>(child.values, base, n, 0, symmetric, free, &mut won, &mut lost);
+        if let Some(traps) = self.set_traps::<BMI2>(sheep, symmetric, (twin, set)) {
+            for i in 0..n {
                 won[i] = (won[i] & !traps.trapped[i]) | traps.won[i];
                 lost[i] = (lost[i] & !traps.trapped[i]) | traps.lost[i];
             }
         }
-        Line::of(&won, &lost, rows)
+        Line::of(&won, &lost, n)
     }
 }

@@ -180,63 +180,101 @@ impl<'a> Ctx<'a> {
         let mut cramped: Option<Cramped> = None;
         // Placements with a legal sheep move (a fox on `to` blocks a step).
         let mut has_move = P::NONE;
-        // Every step's target first, each fetched ahead where it is read
-        // from a block's line ([`ChildPlanes`], [`BlockTraps`]: at random,
-        // so a miss a step), then the steps.
-        scratch.steps.clear();
-        for from in BitIter(sheep) {
-            for to in BitIter(board.sheep_steps[from as usize] & view.free) {
-                let keep = self.target(sheep ^ (1 << from) ^ (1 << to), P::FOXES, from, Some(to));
-                self.prefetch_target(&keep);
-                scratch.steps.push((from, to, keep));
-            }
-        }
-        for at in 0..scratch.steps.len() {
-            let (from, to, keep) = scratch.steps[at];
-            let moved = sheep ^ (1 << from) ^ (1 << to);
-            let kt = view.index_of(to);
-            if plies {
-                P::step_is_legal(&mut has_move, kt, n);
-            }
-            // Targets whose trapped foxes are valued once per block (values only).
-            if let Target::Child(c, rank) = &keep {
-                if let Some(Some(planes)) = self.child_planes.get(*c) {
-                    let rows = planes.won_lost(rank.base);
-                    P::child_rows::<BMI2, u16>(self, view, kt, (None, rank), rows, &P::NONE, s, scratch, win_plane);
-                    continue;
+        // Where a step's target is read from a block's line ([`ChildPlanes`],
+        // [`BlockTraps`]: at random, so a miss a step), every step's target
+        // first, each line fetched ahead, then the steps.
+        if self.reads_lines {
+            scratch.steps.clear();
+            for from in BitIter(sheep) {
+                for to in BitIter(board.sheep_steps[from as usize] & view.free) {
+                    let keep = self.target(sheep ^ (1 << from) ^ (1 << to), P::FOXES, from, Some(to));
+                    self.prefetch_target(&keep);
+                    scratch.steps.push((from, to, keep));
                 }
             }
-            if let (Target::InTier(rank), Some(traps)) = (&keep, &self.block_traps) {
-                let (lost, drawn) = traps.lost_drawn((rank.base / self.per_set) as usize, rank.mirrored);
-                P::sideways_rows(self, kt, lost, drawn, s);
-                self.record_sideways(view, to, rank, None, sideways);
-                continue;
+            for at in 0..scratch.steps.len() {
+                let step = scratch.steps[at];
+                self.sheep_step::<P, BMI2>(view, step, s, scratch, sideways, &mut has_move, &mut cramped, win_plane)?;
             }
-            // A fox is removed only while the pen is short of K.
-            let traps = (moved & PEN).count_ones() < k
-                && self.trapped_rows(
-                    view,
-                    cramped.get_or_insert_with(|| Cramped::new::<BMI2>(self.game, &self.jump_masks, view, P::FOXES)),
-                    moved,
-                    (from, to),
-                    &mut scratch.traps,
-                );
-            let trapped =
-                if traps { P::trapped::<BMI2>(self, view, (from, to), &keep, s, scratch, win_plane)? } else { P::NONE };
-            match keep {
-                // A sideways step: the sheep phases take it from here.
-                Target::InTier(rank) => {
-                    self.record_sideways(view, to, &rank, traps.then_some(&scratch.traps), sideways)
+        } else {
+            for from in BitIter(sheep) {
+                for to in BitIter(board.sheep_steps[from as usize] & view.free) {
+                    let keep = self.target(sheep ^ (1 << from) ^ (1 << to), P::FOXES, from, Some(to));
+                    let step = (from, to, keep);
+                    self.sheep_step::<P, BMI2>(
+                        view,
+                        step,
+                        s,
+                        scratch,
+                        sideways,
+                        &mut has_move,
+                        &mut cramped,
+                        win_plane,
+                    )?;
                 }
-                Target::Child(c, rank) => {
-                    P::step_into_child::<BMI2>(self, view, kt, (c, &rank), moved, &trapped, s, scratch, win_plane)
-                }
-                Target::NoTable => P::step_out(self, view, kt, &keep, moved, &trapped, s, scratch, win_plane)?,
             }
         }
         if plies {
             // No legal sheep move: lost now, 0 plies (the phases would find it at ply 2).
             P::no_move_lost(s, &has_move, n);
+        }
+        Ok(())
+    }
+
+    /// One sheep step of [`Ctx::init_block`] (`from`, `to`, and `keep`, its
+    /// target with every fox): the placements it leads out of the tier
+    /// from, the trapped foxes, or the sideways record.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn sheep_step<P: Placements, const BMI2: bool>(
+        &self,
+        view: &SetView,
+        (from, to, keep): (u8, u8, Target),
+        s: &mut [u32],
+        scratch: &mut Scratch,
+        sideways: &mut Sideways,
+        has_move: &mut P::Marks,
+        cramped: &mut Option<Cramped>,
+        win_plane: usize,
+    ) -> Result<(), KernelError> {
+        let n = self.n;
+        let moved = view.sheep ^ (1 << from) ^ (1 << to);
+        let kt = view.index_of(to);
+        if self.plies {
+            P::step_is_legal(has_move, kt, n);
+        }
+        // Targets whose trapped foxes are valued once per block.
+        if let Target::Child(c, rank) = &keep {
+            if let Some(Some(planes)) = self.child_planes.get(*c) {
+                let rows = planes.won_lost(rank.base);
+                P::child_rows::<BMI2, u16>(self, view, kt, (None, rank), rows, &P::NONE, s, scratch, win_plane);
+                return Ok(());
+            }
+        }
+        if let (Target::InTier(rank), Some(traps)) = (&keep, &self.block_traps) {
+            let (lost, drawn) = traps.lost_drawn((rank.base / self.per_set) as usize, rank.mirrored);
+            P::sideways_rows(self, kt, lost, drawn, s);
+            self.record_sideways(view, to, rank, None, sideways);
+            return Ok(());
+        }
+        // A fox is removed only while the pen is short of K.
+        let traps = (moved & PEN).count_ones() < self.game.rules.pen_target
+            && self.trapped_rows(
+                view,
+                cramped.get_or_insert_with(|| Cramped::new::<BMI2>(self.game, &self.jump_masks, view, P::FOXES)),
+                moved,
+                (from, to),
+                &mut scratch.traps,
+            );
+        let trapped =
+            if traps { P::trapped::<BMI2>(self, view, (from, to), &keep, s, scratch, win_plane)? } else { P::NONE };
+        match keep {
+            // A sideways step: the sheep phases take it from here.
+            Target::InTier(rank) => self.record_sideways(view, to, &rank, traps.then_some(&scratch.traps), sideways),
+            Target::Child(c, rank) => {
+                P::step_into_child::<BMI2>(self, view, kt, (c, &rank), moved, &trapped, s, scratch, win_plane)
+            }
+            Target::NoTable => P::step_out(self, view, kt, &keep, moved, &trapped, s, scratch, win_plane)?,
         }
         Ok(())
     }

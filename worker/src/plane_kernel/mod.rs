@@ -158,6 +158,27 @@ const BLOCKS_PER_ITEM: usize = 64;
 /// (17 sheep or more), where most sheep steps trap a fox.
 const ROWS_ONCE_PER_SET: usize = 16;
 
+impl Ctx<'_> {
+    /// Whether the initial pass finds trapped foxes once per set
+    /// ([`block_traps`], [`child_planes`]): on crowded two-fox tiers
+    /// ([`ROWS_ONCE_PER_SET`]). With one fox a block is one row, which a
+    /// step reads and maps in a few instructions: a cache line per child
+    /// block, each decoded whether a step reaches it or not, cost more
+    /// (docs/results.md, "Trapped foxes once per set").
+    fn traps_once_per_set(&self) -> bool {
+        !self.one_fox && self.n <= ROWS_ONCE_PER_SET
+    }
+
+    /// The trapped foxes of the child blocks and of the tier's own blocks
+    /// (`set_bits`: each block's sheep set), found once per set where the
+    /// initial pass reads them so.
+    fn find_traps_per_set<const BMI2: bool>(&mut self, set_bits: &[Bits]) {
+        self.child_planes = self.build_child_planes::<BMI2>();
+        self.block_traps = self.build_block_traps::<BMI2>(set_bits);
+        self.reads_lines = self.block_traps.is_some() || self.child_planes.iter().any(Option::is_some);
+    }
+}
+
 /// Two planes of one block, `rows` (at most 16) rows each, in one cache
 /// line: the first plane's rows from 0, the second's from 16. Read at
 /// random by the steps into the block, so one line a read.
@@ -445,6 +466,9 @@ struct Ctx<'a> {
     /// steps into it ([`BlockTraps`]; a solve of values only). `None`
     /// elsewhere: each sideways step then records the foxes it traps.
     block_traps: Option<BlockTraps>,
+    /// Some sheep step's target is read from a block's line
+    /// ([`ChildPlanes`], [`BlockTraps`]): the initial pass fetches them ahead.
+    reads_lines: bool,
 }
 
 /// Where the sheep sets after a move are, by the ranks the move changes:

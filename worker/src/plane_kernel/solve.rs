@@ -49,6 +49,7 @@ impl<'a> Ctx<'a> {
             places,
             child_planes: Vec::new(),
             block_traps: None,
+            reads_lines: false,
         }
     }
 
@@ -410,10 +411,9 @@ fn initial_pass<const BMI2: bool, P: Ply>(
             tier.name()
         )));
     }
-    ctx.child_planes = ctx.build_child_planes::<BMI2>();
     let sets = ctx.index.sheep_sets as usize;
     let set_bits: Vec<Bits> = (0..sets as u64).into_par_iter().map(|c| ctx.index.sheep_set(c)).collect();
-    ctx.block_traps = ctx.build_block_traps::<BMI2>(&set_bits);
+    ctx.find_traps_per_set::<BMI2>(&set_bits);
     let mut fox_planes = vec![0u32; sets * ctx.stride];
     let mut sheep_planes = vec![0u32; sets * ctx.stride];
     let mut ply = PlyArrays::<P>::new(&ctx);
