@@ -43,7 +43,7 @@ pub fn json(value: &serde_json::Value) -> Result<(), Failure> {
 pub struct TierBar {
     bar: Option<ProgressBar>,
     /// What the tiers are being counted for ("checking tiers"), named on each line.
-    doing: Mutex<&'static str>,
+    doing: &'static str,
     started: Instant,
     /// When the count last started from zero (the time left is estimated from its pace since).
     counting_since: Mutex<Instant>,
@@ -67,34 +67,25 @@ impl TierBar {
             bar
         });
         let now = Instant::now();
-        TierBar {
-            bar,
-            doing: Mutex::new(doing),
-            started: now,
-            counting_since: Mutex::new(now),
-            last_line: Mutex::new(now),
-        }
+        TierBar { bar, doing, started: now, counting_since: Mutex::new(now), last_line: Mutex::new(now) }
     }
 
-    /// A new count from zero, of tiers done for something else (verify's
-    /// comparison with the solve, after its checks).
-    pub fn start(&self, doing: &'static str) {
-        *self.doing.lock().unwrap() = doing;
-        *self.counting_since.lock().unwrap() = Instant::now();
-        if let Some(b) = &self.bar {
-            b.set_message(doing);
-            b.set_position(0);
-            b.reset_eta();
-        }
-    }
-
-    /// Progress: tiers and their slots done, of those in all.
+    /// Progress: tiers and their slots done, of those in all. A count at
+    /// zero is a pass starting ([`foxbase_tables::verify::TierCounter`]
+    /// says so): the time left is estimated from the pace since then, not
+    /// counting the work before it (verify's checks of every file).
     pub fn set(&self, p: TierProgress) {
+        if p.tiers_done == 0 {
+            *self.counting_since.lock().unwrap() = Instant::now();
+            if let Some(b) = &self.bar {
+                b.reset_eta();
+            }
+        }
         match &self.bar {
             Some(b) => {
                 b.set_length(p.slots);
                 b.set_position(p.slots_done);
-                b.set_message(format!("{} ({}/{} tiers)", *self.doing.lock().unwrap(), p.tiers_done, p.tiers));
+                b.set_message(format!("{} ({}/{} tiers)", self.doing, p.tiers_done, p.tiers));
             }
             None => {
                 let mut last = self.last_line.lock().unwrap();
@@ -103,8 +94,7 @@ impl TierBar {
                 }
                 *last = Instant::now();
                 let counting = self.counting_since.lock().unwrap().elapsed();
-                let doing = *self.doing.lock().unwrap();
-                eprintln!("foxbase: {}", tiers_line(doing, p, self.started.elapsed(), counting));
+                eprintln!("foxbase: {}", tiers_line(self.doing, p, self.started.elapsed(), counting));
             }
         }
     }
@@ -332,6 +322,21 @@ mod tests {
         assert_eq!(pace.line(), "800 of 2000 positions, 0 positions/s");
     }
 
+    /// A pass that starts (a count at zero) restarts the pace: verify's
+    /// checks of every file before its first tier do not slow its estimate.
+    #[test]
+    fn a_count_at_zero_restarts_the_pace() {
+        let p = |tiers_done, slots_done| TierProgress { tiers_done, tiers: 2, slots_done, slots: 20 };
+        let bar = TierBar::new("checking tiers", true);
+        let before = *bar.counting_since.lock().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        bar.set(p(0, 0));
+        let started = *bar.counting_since.lock().unwrap();
+        assert!(started >= before + Duration::from_millis(20));
+        bar.set(p(1, 10));
+        assert_eq!(*bar.counting_since.lock().unwrap(), started);
+    }
+
     #[test]
     fn a_tier_count_line_says_the_time_so_far_and_left_by_slots() {
         let secs = Duration::from_secs;
@@ -351,8 +356,8 @@ mod tests {
             "publishing: 0/7 tiers, 0 of 700 positions, 31s so far"
         );
         assert_eq!(
-            tiers_line("comparing with the solve", p(1053, 1053, 9, 9), secs(3 * 3600 + 62), secs(600)),
-            "comparing with the solve: 1053/1053 tiers, 9 of 9 positions, 3h 01m 02s so far, about 0s left"
+            tiers_line("checking tiers", p(1053, 1053, 9, 9), secs(3 * 3600 + 62), secs(600)),
+            "checking tiers: 1053/1053 tiers, 9 of 9 positions, 3h 01m 02s so far, about 0s left"
         );
     }
 }

@@ -221,56 +221,42 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     } else {
         None
     };
-    // Every game's tables through one check ([`foxbase_tables::verify::verify_game`]); a missing or
+    // Value for value against the solve it came from, during the check.
+    let against = match &args.against {
+        None => None,
+        Some(solved) => Some((solved.as_str(), location::local_copy("--against", solved, "verify-against")?)),
+    };
+    // Every game's tables through one check ([`foxbase_tables::verify::verify_game_then`]); a missing or
     // unreadable manifest, or one of no known game, is a problem found.
     let manifest_problem =
         |message: String| Problem { file: Some("manifest.json".into()), block: None, position: None, message };
-    struct Verify<'a>(&'a std::path::Path, OnTier<'a>, bool);
+    struct Verify<'a>(&'a std::path::Path, OnTier<'a>, bool, Option<(&'a str, &'a std::path::Path)>);
     impl GameVisitor for Verify<'_> {
-        type Output = (Result<Verified, Problem>, Option<Bound>);
+        type Output = (Result<(Verified, Option<usize>), Problem>, Option<Bound>);
         fn visit<G: SolveTier + SealRun + foxbase_tables::publish::Publishable + 'static>(
             self,
             game: G,
         ) -> Self::Output {
+            let Verify(dir, on_tier, one_step, against) = self;
             // Tables solved under a sheep floor say so.
             let bound = game.bound();
-            (foxbase_tables::verify::verify_game(game, self.0, self.1, self.2), bound)
+            (verify_as(game, dir, on_tier, one_step, against), bound)
         }
     }
+    let against_dir = against.as_ref().map(|(solved, (dir, _))| (*solved, dir.as_path()));
     let (result, bound) = match foxbase_tables::manifest::Manifest::read(&dir) {
         Err(e) => (Err(Problem { file: None, block: None, position: None, message: e.to_string() }), None),
         Ok(manifest) => match manifest.game.parse::<GameKind>() {
             Err(e) => (Err(manifest_problem(e.to_string())), None),
-            Ok(kind) => with_game(kind, &manifest.variant, Verify(&dir, &on_tier, args.one_step))
+            Ok(kind) => with_game(kind, &manifest.variant, Verify(&dir, &on_tier, args.one_step, against_dir))
                 .unwrap_or_else(|e| (Err(manifest_problem(e.to_string())), None)),
         },
     };
-    let v = match result {
+    let (v, compared) = match result {
         Ok(v) => v,
         Err(p) => {
             bar.finish();
             return problem_out(p);
-        }
-    };
-    // Value for value against the solve it came from.
-    let against = match &args.against {
-        None => None,
-        Some(solved) => {
-            let (solved_dir, _solved_scratch) = location::local_copy("--against", solved, "verify-against")?;
-            bar.start("comparing with the solve");
-            match foxbase_tables::publish::compare_with_solve(&dir, &solved_dir, &on_tier) {
-                Ok(tiers) => Some(tiers),
-                Err(e) => {
-                    bar.finish();
-                    let p = foxbase_tables::verify::Problem {
-                        file: None,
-                        block: None,
-                        position: None,
-                        message: format!("against {solved}: {e}"),
-                    };
-                    return problem_out(p);
-                }
-            }
         }
     };
     bar.finish();
@@ -279,7 +265,7 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
         if let Some(n) = checksums {
             view["checksums"] = json!(n);
         }
-        if let Some(n) = against {
+        if let Some(n) = compared {
             view["against"] = json!(n);
         }
         return json(&with_bound(view, bound));
@@ -288,10 +274,49 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
         line(format_args!("ok: {n} files match their SHA-256 in SHA256SUMS"))?;
     }
     line(format_args!("ok: {} tiers, {} positions checked against their children", v.tiers, v.positions_checked))?;
-    if let (Some(n), Some(solved)) = (against, &args.against) {
+    if let (Some(n), Some(solved)) = (compared, &args.against) {
         line(format_args!("ok: {n} tiers give back the values and plies of the solve in {solved}"))?;
     }
     bound_line(bound)
+}
+
+/// [`foxbase_tables::verify::verify_game_then`], each tier compared with the solve `against`
+/// (as named, and where it is) after its check: the tiers compared.
+fn verify_as<G: foxbase_tables::publish::Publishable>(
+    game: G,
+    dir: &std::path::Path,
+    on_tier: OnTier,
+    one_step: bool,
+    against: Option<(&str, &std::path::Path)>,
+) -> Result<(Verified, Option<usize>), Problem> {
+    let against_problem = |solved: &str, e: foxbase_tables::Error| Problem {
+        file: None,
+        block: None,
+        position: None,
+        message: format!("against {solved}: {e}"),
+    };
+    let comparison = match against {
+        None => None,
+        Some((solved, solved_dir)) => {
+            let manifest = foxbase_tables::manifest::Manifest::read(dir).map_err(|e| Problem {
+                file: None,
+                block: None,
+                position: None,
+                message: e.to_string(),
+            })?;
+            let opened = foxbase_tables::publish::SolveComparison::<G>::open(dir, &manifest, solved_dir);
+            Some((solved, opened.map_err(|e| against_problem(solved, e))?))
+        }
+    };
+    let mut compared = 0;
+    let verified = foxbase_tables::verify::verify_game_then(game, dir, on_tier, one_step, |_, own| {
+        if let Some((solved, comparison)) = &comparison {
+            comparison.compare(own).map_err(|e| against_problem(solved, e))?;
+            compared += 1;
+        }
+        Ok(())
+    })?;
+    Ok((verified, comparison.map(|_| compared)))
 }
 
 pub fn publish(args: PublishArgs) -> CommandResult {

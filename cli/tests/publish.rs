@@ -7,7 +7,7 @@ mod common;
 use common::TempDir;
 use foxbase_coordinator::local::{solve_local, LocalOptions, Progress};
 use foxbase_coordinator::plan::TierPlan;
-use foxbase_core::foxgame::FoxGame;
+use foxbase_core::foxgame::{FoxGame, FoxTier};
 use foxbase_core::notation::{format_position, parse_position};
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Side, Value, Variant};
@@ -15,7 +15,10 @@ use foxbase_tables::manifest::{Layout, Manifest};
 use foxbase_tables::publish::{compare_with_solve, publish, Levels};
 use foxbase_tables::table::{read_table, write_table_layout, TableFile, DEFAULT_BLOCK_SLOTS};
 use foxbase_tables::tier_files::{table_header, table_path};
+use foxbase_tables::tier_walk::TierWalk;
+use foxbase_tables::tiered::WholeTier;
 use foxbase_tables::FoxTables;
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -145,6 +148,49 @@ fn whole_published_tables_derive_the_solved_fox_values_with_the_kernel_as_one_mo
         one_fox_tiers += (tier.foxes() == 1) as usize;
     }
     assert!(fox > 10_000 && one_fox_tiers > 0, "{fox} fox-to-move positions, {one_fox_tiers} one-fox tiers");
+}
+
+/// A walk over the published tiers ([`TierWalk`]) visits each tier once,
+/// after its children, complete as the reader makes it one tier at a time,
+/// with its held children complete: within a budget each tier is made
+/// complete once (a parent gets the very tier its child's visit got);
+/// with none, again for every parent, with the same values.
+#[test]
+fn a_tier_walk_visits_each_tier_after_its_children_complete_and_reads_it_once() {
+    let (_root, _src, out, manifest) = solved_and_published("publish-walk", 3);
+    let game = game();
+    let tiers: Vec<_> = manifest.tiers.iter().map(|e| game.parse_tier_name(&e.name).unwrap()).collect();
+    let one_at_a_time = FoxTables::open(&out).unwrap();
+    let mut reread_somewhere = false;
+    for budget in [1 << 30, 0] {
+        let tables = FoxTables::open(&out).unwrap().with_cache_budget(0);
+        let walk = TierWalk::new(&game, &tiers, budget);
+        assert_eq!(walk.order().len(), tiers.len());
+        let mut visited: HashMap<FoxTier, *const WholeTier<FoxGame>> = HashMap::new();
+        walk.walk(
+            &tables,
+            |tier, e| -> String { panic!("{tier:?}: {e}") },
+            |own, children| {
+                let want = one_at_a_time.complete(own.tier).unwrap();
+                assert_eq!(own.values.bytes(), want.values.bytes(), "{:?}", own.tier);
+                let held: Vec<FoxTier> = game.child_tiers(own.tier).into_iter().filter(|c| tiers.contains(c)).collect();
+                assert_eq!(children.iter().map(|c| c.tier).collect::<Vec<_>>(), held, "{:?}", own.tier);
+                for child in children {
+                    let first = visited.get(&child.tier).expect("a child is visited before its parents");
+                    let same = std::ptr::eq(*first, *child);
+                    assert!(same || budget == 0, "{:?} made complete again within the budget", child.tier);
+                    reread_somewhere |= !same;
+                    let want = one_at_a_time.complete(child.tier).unwrap();
+                    assert_eq!(child.values.bytes(), want.values.bytes(), "{:?}", child.tier);
+                }
+                assert!(visited.insert(own.tier, own as *const _).is_none(), "{:?} visited twice", own.tier);
+                Ok::<(), String>(())
+            },
+        )
+        .unwrap();
+        assert_eq!(visited.len(), tiers.len());
+    }
+    assert!(reread_somewhere, "with no budget, some child is made complete again for a parent");
 }
 
 #[test]

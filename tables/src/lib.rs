@@ -9,7 +9,8 @@
 //! [`manifest`] and [`index`] (what a tablebase holds), [`tier_tables`]
 //! (the one reader, [`TierTables`], of every game; [`read_cache`] its
 //! caches of single reads; [`fox_tables`] what the Fox Game adds to it),
-//! [`tiered`] (a tier in memory and the one-step valuation), [`reader`]
+//! [`tiered`] (a tier in memory and the one-step valuation), [`tier_walk`]
+//! (every tier in turn with its children, each read once), [`reader`]
 //! (the reading API, [`Tablebase`]), [`probe`], [`engine`] (perfect play), [`verify`], [`publish`], [`survey`],
 //! [`seal`] (finishing a run), [`retire`] (publishing a solve's tiers in
 //! place under a disk budget) and [`error`].
@@ -37,6 +38,7 @@ pub mod survey;
 pub mod table;
 pub mod tier_files;
 pub mod tier_tables;
+pub mod tier_walk;
 pub mod tiered;
 pub mod uring;
 pub mod value_columns;

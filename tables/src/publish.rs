@@ -9,16 +9,19 @@
 //! Everything else is one code path for every game.
 
 use crate::error::{io_error, Error};
-use crate::fox_tables::{fox_side_deriver, FoxTables};
+use crate::fox_tables::fox_side_deriver;
 use crate::manifest::{Manifest, PliesEntry, TierEntry};
 use crate::packed::PackedValues;
 use crate::plies::{Distance, Plies};
 use crate::plies_pack::Packing;
+use crate::source::DirLocation;
 use crate::table::{
     write_plies_with, write_published_table, write_table_layout, Layout, TableFile, DEFAULT_BLOCK_SLOTS,
 };
 use crate::tier_files::table_header;
 use crate::tier_tables::derive_left_out;
+use crate::tier_tables::TierTables;
+use crate::tier_walk::TierWalk;
 use crate::tiered::{fill_derived, locate_by_tier, LocateChild, WholeTier};
 use crate::verify::{check_index, check_tier, check_tier_files, CheckedTier, OnTier, TierCounter};
 use foxbase_core::baghchal::BaghChal;
@@ -29,6 +32,7 @@ use foxbase_core::tictactoe::TicTacToe;
 use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -128,14 +132,6 @@ fn with_publishable<V: PublishVisitor>(manifest: &Manifest, dir: &Path, visitor:
         .map_err(|e| Error::Variant { dir: dir.display().to_string(), message: e.problem })?
 }
 
-/// A check of a tier's values and plies as read back.
-pub type Check<'c> = &'c mut dyn FnMut(&PackedValues, Option<&Plies>) -> Result<(), Error>;
-
-/// Reads a tier (with its manifest entry) back from a published directory
-/// as a reader of it gets it, and hands its values and plies to a check.
-/// Shared by the threads of the check, a tier each.
-pub type Reader<'d, T> = Box<dyn Fn(T, &TierEntry, Check) -> Result<(), Error> + Send + Sync + 'd>;
-
 /// Where a tier's files are: its table, and its plies file if it has one.
 pub struct TierFiles<T> {
     pub tier: T,
@@ -223,22 +219,6 @@ pub trait Publishable: WithRules + LocateChild + Sized {
         }
         Ok((whole.values, whole.plies))
     }
-
-    /// The reader of its tables published in `dir`, for the check that
-    /// they give back the solved values. By default each tier through
-    /// [`Publishable::read_whole`], with its held child tiers.
-    fn reader<'d>(&'d self, dir: &'d Path) -> Result<Reader<'d, Self::Tier>, Error> {
-        let manifest = Manifest::read(dir)?;
-        Ok(Box::new(move |tier, entry, check| {
-            let children: Vec<TierFiles<Self::Tier>> = self
-                .child_tiers(tier)
-                .into_iter()
-                .filter_map(|c| manifest.tier(&self.tier_name(c)).map(|e| TierFiles::of(dir, e, c)))
-                .collect();
-            let (values, plies) = self.read_whole(&TierFiles::of(dir, entry, tier), &children, manifest.distance())?;
-            check(&values, plies.as_ref())
-        }))
-    }
 }
 
 impl Publishable for FoxGame {
@@ -268,15 +248,6 @@ impl Publishable for FoxGame {
         let refs: Vec<&WholeTier<FoxGame>> = children.iter().collect();
         derive_left_out(self, fox_side_deriver(), &mut whole, &refs, distance)?;
         Ok((whole.values, whole.plies))
-    }
-
-    /// [`FoxTables`], which derives the fox-to-move values.
-    fn reader<'d>(&'d self, dir: &'d Path) -> Result<Reader<'d, Self::Tier>, Error> {
-        let thin = FoxTables::open(dir)?;
-        Ok(Box::new(move |tier, _, check| {
-            let complete = thin.complete(tier)?;
-            check(&complete.values, complete.plies.as_ref())
-        }))
     }
 }
 
@@ -385,8 +356,8 @@ fn build<G: Publishable>(
     published.write(staging)?;
     // Pass 2: every value and plies count read back from the published
     // tables equals the solved one.
-    let pairs: Vec<_> = tiers.iter().copied().zip(manifest.tiers.iter().zip(&published.tiers)).collect();
-    compare_tiers(game, src, staging, &pairs, &counter)?;
+    let comparison = SolveComparison::<G>::open(staging, &published, src)?;
+    compare_published(staging, &published, &comparison, &counter)?;
     check_tier_files(game, staging, &published).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
     // The checksum list last: it lists every other file.
     crate::checksums::write_sums(staging).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
@@ -431,37 +402,109 @@ pub(crate) fn write_published_tier<G: Publishable>(
     Ok(TierEntry { crc32: format!("{crc32:08x}"), bytes, plies, ..entry.clone() })
 }
 
-/// Pass 2 of a publish, and `foxbase verify --published DIR --against
-/// SOLVED`: for each (tier, solved entry, published entry) of `pairs`,
-/// every value and plies count read back from the published tables in
-/// `published` (by the game's reader, as a prober gets them) equals the
-/// one stored in `src`. Tiers are compared in parallel (each thread holds
-/// a tier and its children in memory); a tier's first difference is
-/// an error naming the file, the slot and the position (with several
-/// tiers wrong, one of them).
-fn compare_tiers<G: Publishable>(
-    game: &G,
-    src: &Path,
-    published: &Path,
-    pairs: &[(G::Tier, (&TierEntry, &TierEntry))],
-    counter: &TierCounter,
-) -> Result<(), Error> {
-    let reader = game.reader(published)?;
-    // The solved tables through the same reader: a solved Fox Game DTZ file
-    // stores the sheep-to-move counts alone, and the reader derives the others.
-    let solved_reader = game.reader(src)?;
-    // Tiers in parallel (most are one block), as pass 1 writes them.
-    pairs.par_iter().try_for_each(|(tier, (entry, new_entry))| {
-        let mut compare = |solved: &PackedValues, solved_plies: Option<&Plies>| {
-            let mut check = |values: &PackedValues, plies: Option<&Plies>| {
-                compare_tier(game, *tier, new_entry, solved, solved_plies, values, plies)
-            };
-            reader(*tier, new_entry, &mut check)
+/// The tables of the solve a published tablebase was made from, opened to
+/// compare the published tiers with, a tier at a time, complete as a
+/// reader of the published tablebase makes it ([`TierTables`]): pass 2 of
+/// a publish, and `foxbase verify --published DIR --against SOLVED`
+/// (during its check, [`crate::verify::verify_game_then`]).
+pub struct SolveComparison<G: Publishable> {
+    /// The solve's tables (what a solved DTZ file leaves out derived as
+    /// a reader of them derives it).
+    solved: TierTables<G>,
+    /// The published entries by tier (a difference names their files).
+    published: HashMap<G::Tier, TierEntry>,
+}
+
+impl<G: Publishable> SolveComparison<G> {
+    /// Opens the solve in `solved` to compare the tablebase published in
+    /// `published` (with the manifest `pub_manifest`) with: refused unless
+    /// it is a solve's tables of the same game, variant and tiers.
+    pub fn open(published: &Path, pub_manifest: &Manifest, solved: &Path) -> Result<SolveComparison<G>, Error> {
+        let src_manifest = Manifest::read(solved)?;
+        let differ = |what: String| Error::NotTheSource {
+            published: published.display().to_string(),
+            solved: solved.display().to_string(),
+            what,
         };
-        solved_reader(*tier, entry, &mut compare)?;
-        counter.done(entry.slots);
-        Ok(())
-    })
+        if src_manifest.layout != Layout::Solved {
+            return Err(differ("the second is not a solve's tables (its layout is published)".into()));
+        }
+        if (&pub_manifest.game, &pub_manifest.variant) != (&src_manifest.game, &src_manifest.variant) {
+            return Err(differ(format!(
+                "game {} with variant {} against game {} with variant {}",
+                pub_manifest.game, pub_manifest.variant, src_manifest.game, src_manifest.variant
+            )));
+        }
+        let game = G::from_variant_json(&src_manifest.variant)
+            .map_err(|message| Error::Variant { dir: solved.display().to_string(), message })?;
+        let mut entries = HashMap::new();
+        for new_entry in &pub_manifest.tiers {
+            let tier = game.parse_tier_name(&new_entry.name).ok_or_else(|| {
+                differ(format!("the published manifest names a tier {} this game has not", new_entry.name))
+            })?;
+            if !src_manifest.tiers.iter().any(|t| t.name == new_entry.name) {
+                return Err(differ(format!("the solve has no tier {}", new_entry.name)));
+            }
+            entries.insert(tier, new_entry.clone());
+        }
+        if entries.len() != src_manifest.tiers.len() {
+            return Err(differ(format!("{} tiers published, {} solved", entries.len(), src_manifest.tiers.len())));
+        }
+        // One tier at a time: the reader keeps one beside the one compared.
+        let solved = TierTables::open_game_at(game, Box::new(DirLocation::new(solved)))?.with_cache_budget(0);
+        Ok(SolveComparison { solved, published: entries })
+    }
+
+    /// The published tier `complete` (read and derived by the published
+    /// tablebase's reader) against the solved one, value for value and
+    /// plies count for plies count: the first difference is an error
+    /// naming the published file, the slot and the position.
+    pub fn compare(&self, complete: &WholeTier<G>) -> Result<(), Error> {
+        let tier = complete.tier;
+        let new_entry =
+            self.published.get(&tier).ok_or_else(|| Error::NoTable { tier: self.solved.game.tier_name(tier) })?;
+        let solved = self.solved.complete(tier)?;
+        compare_tier(
+            &self.solved.game,
+            tier,
+            new_entry,
+            &solved.values,
+            solved.plies.as_ref(),
+            &complete.values,
+            complete.plies.as_ref(),
+        )
+    }
+}
+
+/// Every tier of the tablebase published in `published` (its manifest
+/// `manifest`), complete as its reader makes it, compared with the solve
+/// ([`SolveComparison::compare`]), the tiers in a [`TierWalk`] (each read
+/// and derived once); `counter` counts them. Returns the tiers compared.
+fn compare_published<G: Publishable>(
+    published: &Path,
+    manifest: &Manifest,
+    comparison: &SolveComparison<G>,
+    counter: &TierCounter,
+) -> Result<usize, Error> {
+    let game = G::from_variant_json(&manifest.variant)
+        .map_err(|message| Error::Variant { dir: published.display().to_string(), message })?;
+    let tables = TierTables::open_game_at(game, Box::new(DirLocation::new(published)))?.with_cache_budget(0);
+    let tiers = manifest
+        .tiers
+        .iter()
+        .map(|e| tables.game.parse_tier_name(&e.name).ok_or_else(|| Error::NoTable { tier: e.name.clone() }))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let walk = TierWalk::new(&tables.game, &tiers, crate::verify::KEPT_BYTES);
+    walk.walk(
+        &tables,
+        |_, e| e,
+        |own, _| {
+            comparison.compare(own)?;
+            counter.done(tables.game.tier_size(&own.index));
+            Ok(())
+        },
+    )?;
+    Ok(tiers.len())
 }
 
 /// A published tier's values and plies (`values`, `plies`, as read back)
@@ -493,61 +536,24 @@ pub(crate) fn compare_tier<G: Publishable>(
     }
 }
 
-/// `foxbase verify --published DIR --against SOLVED`: the published
-/// tablebase in `published` gives back, value for value and plies count
-/// for plies count, the tables of the solve in `solved` it was made from
-/// (the same game, variant and tiers). Returns the tiers compared.
+/// The published tablebase in `published` gives back, value for value and
+/// plies count for plies count, the tables of the solve in `solved` it
+/// was made from (the same game, variant and tiers): [`SolveComparison`]
+/// over every tier. Returns the tiers compared. (`foxbase verify
+/// --published DIR --against SOLVED` compares during its check.)
 pub fn compare_with_solve(published: &Path, solved: &Path, on_tier: OnTier) -> Result<usize, Error> {
     let pub_manifest = Manifest::read(published)?;
-    let src_manifest = Manifest::read(solved)?;
-    let differ = |what: String| Error::NotTheSource {
-        published: published.display().to_string(),
-        solved: solved.display().to_string(),
-        what,
-    };
-    if src_manifest.layout != Layout::Solved {
-        return Err(differ("the second is not a solve's tables (its layout is published)".into()));
-    }
-    if (&pub_manifest.game, &pub_manifest.variant) != (&src_manifest.game, &src_manifest.variant) {
-        return Err(differ(format!(
-            "game {} with variant {} against game {} with variant {}",
-            pub_manifest.game, pub_manifest.variant, src_manifest.game, src_manifest.variant
-        )));
-    }
-    struct Compare<'a>(&'a Path, &'a Path, &'a Manifest, &'a Manifest, OnTier<'a>);
+    struct Compare<'a>(&'a Path, &'a Path, &'a Manifest, OnTier<'a>);
     impl PublishVisitor for Compare<'_> {
         type Output = usize;
-        fn visit<G: Publishable>(self, game: &G) -> Result<usize, Error> {
-            let (published, solved, pub_manifest, src_manifest, on_tier) = (self.0, self.1, self.2, self.3, self.4);
-            let mut pairs = Vec::new();
-            for new_entry in &pub_manifest.tiers {
-                let tier = game.parse_tier_name(&new_entry.name).ok_or_else(|| Error::NotTheSource {
-                    published: published.display().to_string(),
-                    solved: solved.display().to_string(),
-                    what: format!("the published manifest names a tier {} this game has not", new_entry.name),
-                })?;
-                let entry = src_manifest.tiers.iter().find(|t| t.name == new_entry.name).ok_or_else(|| {
-                    Error::NotTheSource {
-                        published: published.display().to_string(),
-                        solved: solved.display().to_string(),
-                        what: format!("the solve has no tier {}", new_entry.name),
-                    }
-                })?;
-                pairs.push((tier, (entry, new_entry)));
-            }
-            if pairs.len() != src_manifest.tiers.len() {
-                return Err(Error::NotTheSource {
-                    published: published.display().to_string(),
-                    solved: solved.display().to_string(),
-                    what: format!("{} tiers published, {} solved", pairs.len(), src_manifest.tiers.len()),
-                });
-            }
-            let slots = pairs.iter().map(|(_, (entry, _))| entry.slots).sum();
-            compare_tiers(game, solved, published, &pairs, &TierCounter::new(pairs.len(), slots, on_tier))?;
-            Ok(pairs.len())
+        fn visit<G: Publishable>(self, _: &G) -> Result<usize, Error> {
+            let (published, solved, manifest, on_tier) = (self.0, self.1, self.2, self.3);
+            let comparison = SolveComparison::<G>::open(published, manifest, solved)?;
+            let counter = TierCounter::new(manifest.tiers.len(), manifest.total_slots(), on_tier);
+            compare_published(published, manifest, &comparison, &counter)
         }
     }
-    with_publishable(&pub_manifest, published, Compare(published, solved, &pub_manifest, &src_manifest, on_tier))
+    with_publishable(&pub_manifest, published, Compare(published, solved, &pub_manifest, on_tier))
 }
 
 /// The first used slot of `tier` (with its position) whose value, or whose

@@ -598,18 +598,28 @@ impl<G: LocateChild + WithRules> TierTables<G> {
                 children.push(self.stored(child)?);
             }
         }
+        let refs: Vec<&WholeTier<G>> = children.iter().map(|c| c.as_ref()).collect();
+        let own = Arc::new(self.derive_complete(&stored, &refs)?);
+        self.whole.lock().unwrap().remember(true, own.clone());
+        Ok(own)
+    }
+
+    /// `stored` (a tier as [`TierTables::stored`] reads it) with what its
+    /// files leave out derived ([`derive_left_out`], by this reader's
+    /// derivation) from its stored slots and those of `children`: every
+    /// child tier of its tier the tablebase holds, as stored or complete
+    /// (a complete child's stored slots are the ones read). Keeps nothing:
+    /// [`TierTables::complete`] with the children in the caller's hands.
+    pub fn derive_complete(&self, stored: &WholeTier<G>, children: &[&WholeTier<G>]) -> Result<WholeTier<G>, Error> {
         let mut own = WholeTier {
-            tier,
-            index: self.game.tier_index(tier),
+            tier: stored.tier,
+            index: self.game.tier_index(stored.tier),
             values: stored.values.clone(),
             layout: stored.layout,
             plies: stored.plies.clone(),
             plies_layout: stored.plies_layout,
         };
-        let refs: Vec<&WholeTier<G>> = children.iter().map(|c| c.as_ref()).collect();
-        derive_left_out(&self.game, self.deriver, &mut own, &refs, self.distance())?;
-        let own = Arc::new(own);
-        self.whole.lock().unwrap().remember(true, own.clone());
+        derive_left_out(&self.game, self.deriver, &mut own, children, self.distance())?;
         Ok(own)
     }
 }

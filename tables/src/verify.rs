@@ -28,6 +28,7 @@ use crate::plies::Plies;
 use crate::source::DirLocation;
 use crate::table::TableFile;
 use crate::tier_files::table_header;
+use crate::tier_walk::TierWalk;
 use crate::tiered::{outcome_by_one_step, LocateChild, StepScratch, WholeTier};
 use crate::TierTables;
 use foxbase_core::play::{Playable, WithRules};
@@ -74,8 +75,10 @@ pub struct Verified {
     pub positions_checked: u64,
 }
 
-/// Tables kept in memory between tiers (a child is read by each of its parents).
-const CACHE_BYTES: u64 = 1 << 30;
+/// Complete tiers kept in memory between tiers, for the parents that read
+/// them ([`TierWalk`]): the most the 20-sheep Fox Game tables keep at once
+/// in the walk's order (1.7 GB), with room.
+pub const KEPT_BYTES: u64 = 2 << 30;
 
 /// How far a pass over the tiers is: tiers, and their slots (the measure
 /// of a tier's work: tiers differ in size by orders of magnitude, so a
@@ -102,8 +105,11 @@ pub struct TierCounter<'a> {
 }
 
 impl<'a> TierCounter<'a> {
-    /// A count of `tiers` tiers of `slots` slots in all.
+    /// A count of `tiers` tiers of `slots` slots in all, starting now:
+    /// tells `on_tier` so (nothing done yet), so that a time left is
+    /// measured from here.
     pub fn new(tiers: usize, slots: u64, on_tier: OnTier<'a>) -> TierCounter<'a> {
+        on_tier(TierProgress { tiers_done: 0, tiers, slots_done: 0, slots });
         TierCounter { tiers_done: Default::default(), slots_done: Default::default(), tiers, slots, on_tier }
     }
 
@@ -345,22 +351,38 @@ pub fn verify_dir<G: LocateChild + WithRules>(
 }
 
 /// Verifies a tablebase of `game` in `dir`, solved or published; the error
-/// is the first problem found. Steps 1 and 2 for every file; then step 3
-/// tier by tier, each loaded whole with its children (as a solve does, so
-/// that memory stays that of a few tiers, [`CACHE_BYTES`] of them kept for
-/// their parents): the values by the game's installed [`TierCheck`] where
-/// it takes the tier (not with `one_step`), every used slot otherwise, and
-/// the plies one position at a time ([`outcome_by_one_step`]). A published
-/// tier's even slots are derived by this very step (by the game's
-/// installed derivation, or with `one_step` one move at a time, independent
-/// of any kernel): they agree with their children by construction, and are
-/// counted without a second derivation. Problems name positions in the
-/// game's notation ([`Playable::format_position`]).
+/// is the first problem found: [`verify_game_then`] with nothing after
+/// each tier.
 pub fn verify_game<G: LocateChild + WithRules>(
     game: G,
     dir: &Path,
     on_tier: OnTier,
     one_step: bool,
+) -> Result<Verified, Problem> {
+    verify_game_then(game, dir, on_tier, one_step, |_, _| Ok(()))
+}
+
+/// Verifies a tablebase of `game` in `dir`, solved or published; the error
+/// is the first problem found. Steps 1 and 2 for every file; then step 3
+/// tier by tier, each whole and complete with its children
+/// ([`TierWalk`]: each read, and derived, once while [`KEPT_BYTES`] hold
+/// what is kept between tiers): the values by the game's installed
+/// [`TierCheck`] where it takes the tier (not with `one_step`), every used
+/// slot otherwise, and the plies one position at a time
+/// ([`outcome_by_one_step`]). A published tier's even slots are derived
+/// by this very step (by the game's installed derivation, or with
+/// `one_step` one move at a time, independent of any kernel): they agree
+/// with their children by construction, and are counted without a second
+/// derivation. After a tier's check, `then` gets the tier complete (the
+/// comparison with a solve, [`crate::publish::SolveComparison`], goes
+/// there); its problem stops the check. Problems name positions in the
+/// game's notation ([`Playable::format_position`]).
+pub fn verify_game_then<G: LocateChild + WithRules>(
+    game: G,
+    dir: &Path,
+    on_tier: OnTier,
+    one_step: bool,
+    mut then: impl FnMut(&G, &WholeTier<G>) -> Result<(), Problem>,
 ) -> Result<Verified, Problem> {
     let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
     if manifest.game != game.game_name() || manifest.variant != game.variant_json() {
@@ -378,31 +400,32 @@ pub fn verify_game<G: LocateChild + WithRules>(
     }
     let tiers = check_tier_files(&game, dir, &manifest)?;
     let (check, deriver) = if one_step { (None, None) } else { (G::installed_check(), G::installed_deriver()) };
+    // The walk keeps the complete tiers; the reader keeps one stored tier beside them.
     let tables = TierTables::open_game_at(game, Box::new(DirLocation::new(dir)))
         .map_err(|e| problem(None, e.to_string()))?
-        .with_cache_budget(CACHE_BYTES)
+        .with_cache_budget(0)
         .with_deriver(deriver);
     let game = &tables.game;
     let format = |p: &G::Position| game.rules().format_position(p);
     let (plies, distance) = (tables.has_plies(), tables.distance());
+    // Steps 1 and 2 found every table in the manifest's layout.
+    let derived_even = manifest.layout != crate::table::Layout::Solved;
+    let files: std::collections::HashMap<G::Tier, (&String, u64)> =
+        tiers.iter().map(|(tier, file, block_slots)| (*tier, (file, *block_slots))).collect();
+    let order: Vec<G::Tier> = tiers.iter().map(|(tier, _, _)| *tier).collect();
+    let walk = TierWalk::new(game, &order, KEPT_BYTES);
     let mut checked = 0;
     let counter = TierCounter::new(tiers.len(), manifest.total_slots(), on_tier);
-    for (tier, file, block_slots) in tiers.iter() {
-        let load = |t: G::Tier| tables.complete(t).map_err(|e| dir_problem(&crate::tier_files::table_key(game, t), e));
-        let derived_even =
-            tables.stored(*tier).map_err(|e| dir_problem(file, e))?.layout != crate::table::Layout::Solved;
-        let mut loaded = vec![load(*tier)?];
-        for child in game.child_tiers(*tier) {
-            if tables.holds(child).map_err(|e| table_problem(crate::index::INDEX_FILE, e))? {
-                loaded.push(load(child)?);
-            }
-        }
-        let refs: Vec<&WholeTier<G>> = loaded.iter().map(|l| l.as_ref()).collect();
-        let own = refs[0];
+    let load_problem = |t: G::Tier, e: Error| dir_problem(&crate::tier_files::table_key(game, t), e);
+    walk.walk(&tables, load_problem, |own, children| {
+        let tier = own.tier;
+        let (file, block_slots) = files[&tier];
         let size = game.tier_size(&own.index);
-        let name = game.tier_name(*tier);
+        let name = game.tier_name(tier);
+        let mut refs = vec![own];
+        refs.extend_from_slice(children);
         let mut values_checked = false;
-        if let Some(result) = check.and_then(|c| c.check(game, *tier, own, &refs[1..], !derived_even)) {
+        if let Some(result) = check.and_then(|c| c.check(game, tier, own, children, !derived_even)) {
             values_checked = true;
             checked += result.map_err(|e| match e {
                 TierCheckError::Contradiction { slot, stored, derived } => Problem {
@@ -413,73 +436,93 @@ pub fn verify_game<G: LocateChild + WithRules>(
                 },
                 TierCheckError::Other(message) => problem(Some(file), message),
             })?;
-            if !plies {
-                counter.done(size);
-                continue;
+        }
+        // The values checked whole, the plies still go one position at a time.
+        if !values_checked || plies {
+            let count = one_step_check(game, &refs, file, block_slots, derived_even, plies, distance)?;
+            if !values_checked {
+                checked += count;
             }
-            // The values are checked; the plies still go one position at a time below.
         }
-        let chunk = 1u64 << 16;
-        let results: Vec<ChunkCheck> = (0..size.div_ceil(chunk))
-            .into_par_iter()
-            .map(|c| {
-                let mut found = ChunkCheck::default();
-                let mut scratch = StepScratch::default();
-                game.for_each_slot(&own.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
-                    // An unused slot holds a don't-care code (docs/format.md).
-                    let Some(pos) = pos else { return };
-                    if found.value.is_some() {
-                        return;
-                    }
-                    found.checked += 1;
-                    // A derived even slot was just derived by this very step: it
-                    // agrees with its children by construction.
-                    if derived_even && i.is_multiple_of(2) {
-                        return;
-                    }
-                    let fail = |message: String| Problem {
-                        file: Some(file.clone()),
-                        block: Some(i / block_slots),
-                        position: Some(format(&pos)),
-                        message,
-                    };
-                    let Some(stored) = own.outcome(i) else {
-                        found.value =
-                            Some(fail(format!("slot {i} holds the unused code 3, but a position belongs there")));
-                        return;
-                    };
-                    match outcome_by_one_step(game, &pos, &refs, distance, &mut scratch) {
-                        Err(e) => found.value = Some(fail(format!("{e} (slot {i} of tier {name})"))),
-                        Ok(d) if d.value != stored.value => {
-                            found.value = Some(fail(format!(
-                                "stored {}, but its children say {} (slot {i} of tier {name})",
-                                stored.value, d.value
-                            )))
-                        }
-                        Ok(d) if plies && d.plies != stored.plies && found.plies.is_none() => {
-                            found.plies = Some(Problem {
-                                file: Some(crate::tier_files::plies_key(game, *tier)),
-                                ..fail(format!(
-                                    "stored {} in {} plies, but its children say {} plies (slot {i} of tier {name})",
-                                    stored.value,
-                                    stored.plies.map_or("-".into(), |p| p.to_string()),
-                                    d.plies.map_or("-".into(), |p| p.to_string()),
-                                ))
-                            })
-                        }
-                        Ok(_) => {}
-                    }
-                });
-                found
-            })
-            .collect();
-        let count = ChunkCheck::first_problem(results)?;
-        if !values_checked {
-            checked += count;
-        }
+        then(game, own)?;
         counter.done(size);
-    }
+        Ok(())
+    })?;
     Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked })
+}
+
+/// Step 3 (values and plies) one position at a time for the tier `refs[0]`
+/// (complete, with its complete children after it), in chunks in
+/// parallel: the positions checked, or the first problem
+/// ([`ChunkCheck::first_problem`]). With `derived_even` the even slots were
+/// just derived by this same step and are counted without a check.
+fn one_step_check<G: LocateChild + WithRules>(
+    game: &G,
+    refs: &[&WholeTier<G>],
+    file: &str,
+    block_slots: u64,
+    derived_even: bool,
+    plies: bool,
+    distance: Option<crate::plies::Distance>,
+) -> Result<u64, Problem> {
+    let own = refs[0];
+    let size = game.tier_size(&own.index);
+    let name = game.tier_name(own.tier);
+    let format = |p: &G::Position| game.rules().format_position(p);
+    let chunk = 1u64 << 16;
+    let results: Vec<ChunkCheck> = (0..size.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| {
+            let mut found = ChunkCheck::default();
+            let mut scratch = StepScratch::default();
+            game.for_each_slot(&own.index, c * chunk..((c + 1) * chunk).min(size), |i, pos| {
+                // An unused slot holds a don't-care code (docs/format.md).
+                let Some(pos) = pos else { return };
+                if found.value.is_some() {
+                    return;
+                }
+                found.checked += 1;
+                // A derived even slot was just derived by this very step: it
+                // agrees with its children by construction.
+                if derived_even && i.is_multiple_of(2) {
+                    return;
+                }
+                let fail = |message: String| Problem {
+                    file: Some(file.to_string()),
+                    block: Some(i / block_slots),
+                    position: Some(format(&pos)),
+                    message,
+                };
+                let Some(stored) = own.outcome(i) else {
+                    found.value = Some(fail(format!("slot {i} holds the unused code 3, but a position belongs there")));
+                    return;
+                };
+                match outcome_by_one_step(game, &pos, refs, distance, &mut scratch) {
+                    Err(e) => found.value = Some(fail(format!("{e} (slot {i} of tier {name})"))),
+                    Ok(d) if d.value != stored.value => {
+                        found.value = Some(fail(format!(
+                            "stored {}, but its children say {} (slot {i} of tier {name})",
+                            stored.value, d.value
+                        )))
+                    }
+                    Ok(d) if plies && d.plies != stored.plies && found.plies.is_none() => {
+                        found.plies = Some(Problem {
+                            file: Some(crate::tier_files::plies_key(game, own.tier)),
+                            ..fail(format!(
+                                "stored {} in {} plies, but its children say {} plies (slot {i} of tier {name})",
+                                stored.value,
+                                stored.plies.map_or("-".into(), |p| p.to_string()),
+                                d.plies.map_or("-".into(), |p| p.to_string()),
+                            ))
+                        })
+                    }
+                    Ok(_) => {}
+                }
+            });
+            found
+        })
+        .collect();
+    ChunkCheck::first_problem(results)
 }
 
 /// What one chunk of a tier's check found: the positions it checked, its
