@@ -14,9 +14,11 @@
 //! no child among the walked ones is at level 0, any other one level
 //! above its highest child), the given order within a level. A tier's
 //! parents then tend to follow it within a few levels. The 20-sheep tables
-//! of the Fox Game (`--sheep-floor 20`, 17,108 tiers, 12.4 GB of values)
-//! keep at most 1.7 GB at once in this order, 5.7 GB in the order of their
-//! manifest.
+//! of the Fox Game (`--sheep-floor 20`, 17,108 tiers, 13.0 GB of values)
+//! keep at most 1.7 GB at once in this order, 6.0 GB in the order of their
+//! manifest. The whole game's band is wider (captures lead to the tiers of
+//! one sheep fewer): 73.8 GB at once in this order, 130.0 GB in its plan's,
+//! so there the budget decides what is read again.
 
 use crate::error::Error;
 use crate::tier_tables::TierTables;
