@@ -309,7 +309,7 @@ fn verify_as<G: foxbase_tables::publish::Publishable>(
         }
     };
     let mut compared = 0;
-    let verified = foxbase_tables::verify::verify_game_then(game, dir, on_tier, one_step, |_, own| {
+    let verified = foxbase_tables::verify::verify_game_then(game, dir, on_tier, one_step, |own| {
         if let Some((solved, comparison)) = &comparison {
             comparison.compare(own).map_err(|e| against_problem(solved, e))?;
             compared += 1;

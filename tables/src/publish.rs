@@ -437,12 +437,14 @@ impl<G: Publishable> SolveComparison<G> {
         }
         let game = G::from_variant_json(&src_manifest.variant)
             .map_err(|message| Error::Variant { dir: solved.display().to_string(), message })?;
+        let solved_names: std::collections::HashSet<&str> =
+            src_manifest.tiers.iter().map(|t| t.name.as_str()).collect();
         let mut entries = HashMap::new();
         for new_entry in &pub_manifest.tiers {
             let tier = game.parse_tier_name(&new_entry.name).ok_or_else(|| {
                 differ(format!("the published manifest names a tier {} this game has not", new_entry.name))
             })?;
-            if !src_manifest.tiers.iter().any(|t| t.name == new_entry.name) {
+            if !solved_names.contains(new_entry.name.as_str()) {
                 return Err(differ(format!("the solve has no tier {}", new_entry.name)));
             }
             entries.insert(tier, new_entry.clone());

@@ -359,7 +359,7 @@ pub fn verify_game<G: LocateChild + WithRules>(
     on_tier: OnTier,
     one_step: bool,
 ) -> Result<Verified, Problem> {
-    verify_game_then(game, dir, on_tier, one_step, |_, _| Ok(()))
+    verify_game_then(game, dir, on_tier, one_step, |_| Ok(()))
 }
 
 /// Verifies a tablebase of `game` in `dir`, solved or published; the error
@@ -382,7 +382,7 @@ pub fn verify_game_then<G: LocateChild + WithRules>(
     dir: &Path,
     on_tier: OnTier,
     one_step: bool,
-    mut then: impl FnMut(&G, &WholeTier<G>) -> Result<(), Problem>,
+    mut then: impl FnMut(&WholeTier<G>) -> Result<(), Problem>,
 ) -> Result<Verified, Problem> {
     let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
     if manifest.game != game.game_name() || manifest.variant != game.variant_json() {
@@ -444,7 +444,7 @@ pub fn verify_game_then<G: LocateChild + WithRules>(
                 checked += count;
             }
         }
-        then(game, own)?;
+        then(own)?;
         counter.done(size);
         Ok(())
     })?;
