@@ -114,9 +114,10 @@ pub struct SolveArgs {
     /// thread, in the least memory.
     #[arg(long)]
     workers: Option<usize>,
-    /// Megabytes of solved tables (their values) kept in memory for the parents solved
-    /// after them, so that those read them without decompressing their files again (shared
-    /// by the workers; the least recently used go first). 0 reads every child from its file.
+    /// Megabytes of solved tables (their values, and the planes the first parent derives from
+    /// a crowded one) kept in memory for the parents solved after them, so that those read
+    /// them without decompressing and deriving them again (shared by the workers; the least
+    /// recently used go first). 0 reads every child from its file.
     #[arg(long, value_name = "MB", default_value_t = DEFAULT_TABLES_IN_MEMORY >> 20)]
     tables_in_memory: u64,
     /// Keep the tables in --out DIR within this many bytes (a number, or with K, M, G or T: powers

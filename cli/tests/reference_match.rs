@@ -17,7 +17,9 @@ use foxbase_core::{Geometry, Side, Value, Variant};
 use foxbase_tables::plies::read_plies;
 use foxbase_tables::table::read_table;
 use foxbase_tables::tier_files::{plies_path, table_header, table_path};
+use foxbase_worker::job::solve_to_upload_in_pool;
 use foxbase_worker::kernel::{Kernel, Output};
+use foxbase_worker::table_cache::TableCache;
 use std::collections::HashMap;
 
 struct Quiet;
@@ -222,6 +224,46 @@ fn tables_are_identical_whatever_tables_are_kept_in_memory() {
         assert_eq!(none, solve(4096), "{output:?}");
         assert_eq!(none, solve(DEFAULT_TABLES_IN_MEMORY), "{output:?}");
     }
+}
+
+/// On crowded tiers (two foxes against 20 sheep: the plane kernel's child
+/// planes) the planes the first parent derives from a kept child table are
+/// kept with it for the later parents, and change no byte: a worker's
+/// solve with a cache of every table against one with none.
+#[test]
+fn child_planes_kept_with_their_tables_change_no_byte() {
+    let v = floored(".../SSS/SSSSSSS/SSSSSSS/SSS..../.../F.F f", Geometry::Classic, 9, 20, Side::Fox);
+    let game = FoxGame::new(v);
+    let plan = TierPlan::new(&game);
+    let solve = |cache: Option<&TableCache>| {
+        let dir = TempDir::new("planes");
+        for &tier in &plan.order {
+            let (out, child_path) = (table_path(&game, &dir.0, tier), |c| table_path(&game, &dir.0, c));
+            solve_to_upload_in_pool(&game, tier, &child_path, &out, Kernel::Planes, Output::Values, false, cache)
+                .unwrap();
+        }
+        let bytes = |t| std::fs::read(table_path(&game, &dir.0, t)).unwrap();
+        plan.order.iter().map(|&t| (game.tier_name(t), bytes(t))).collect::<HashMap<_, _>>()
+    };
+    let cache = TableCache::new(DEFAULT_TABLES_IN_MEMORY);
+    let kept = solve(Some(&cache));
+    let with_planes: Vec<String> = plan
+        .order
+        .iter()
+        .map(|&t| game.tier_name(t))
+        .filter(|name| cache.get(name).is_some_and(|(_, planes)| planes.bytes() > 0))
+        .collect();
+    assert_eq!((plan.order.len(), with_planes.len()), (70, 34));
+    // Each was built once, by one parent; the two-fox parents after it read it kept.
+    let parents = |name: &String| {
+        plan.order
+            .iter()
+            .filter(|&&p| p.foxes() == 2 && plan.children[&p].iter().any(|c| game.tier_name(*c) == *name))
+            .count()
+    };
+    let reads: usize = with_planes.iter().map(parents).sum();
+    assert!(reads > with_planes.len(), "{reads} reads of {} tiers' planes", with_planes.len());
+    assert_eq!(kept, solve(None));
 }
 
 /// Solves values with `kernel` and returns every tier's bytes on disk.

@@ -4,6 +4,7 @@
 
 use crate::error::WorkerError;
 use crate::kernel::{thread_pool, ChildTable, Kernel, Output, Phases, SolveTier, TierStats};
+use crate::plane_kernel::KeptPlanes;
 use crate::table_cache::TableCache;
 use foxbase_core::tier::TierGame;
 use foxbase_tables::packed::PackedValues;
@@ -95,19 +96,19 @@ pub fn load_children<G: TierGame>(
             let header = table_header(game, child, game.tier_size(&index));
             let path = child_path(child);
             let name = game.tier_name(child);
-            let values = match tables.and_then(|t| t.get(&name)) {
-                Some(values) => values,
+            let (values, planes) = match tables.and_then(|t| t.get(&name)) {
+                Some(kept) => kept,
                 None => {
-                    let values = Arc::new(read_table(&path, &header)?);
+                    let (values, planes) = (Arc::new(read_table(&path, &header)?), Arc::new(KeptPlanes::default()));
                     if let Some(t) = tables {
-                        t.insert(&name, values.clone());
+                        t.insert(&name, values.clone(), planes.clone());
                     }
-                    values
+                    (values, planes)
                 }
             };
             debug_assert_eq!(values.len(), header.slots, "a kept table has its tier's slots");
             let plies = if plies { Some(read_plies(&plies_beside(&path), &header, &values)?) } else { None };
-            Ok(ChildTable { tier: child, index, values, plies })
+            Ok(ChildTable { tier: child, index, values, plies, planes })
         })
         .collect()
 }
@@ -183,7 +184,14 @@ fn solve_and_write<G: SolveTier>(
     let started = Instant::now();
     let children = load_children(game, tier, child_path, output.children_plies(), tables)?;
     let load = started.elapsed().as_secs_f64();
+    let child_names: Vec<String> = children.iter().map(|c| game.tier_name(c.tier)).collect();
     let solved = game.solve_owning(kernel, output, tier, children)?;
+    if let Some(t) = tables {
+        // The solve may have derived planes from the children it kept.
+        for name in &child_names {
+            t.recount(name);
+        }
+    }
     let writing = Instant::now();
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir).map_err(|source| WorkerError::Io { path: dir.display().to_string(), source })?;
@@ -202,7 +210,7 @@ fn solve_and_write<G: SolveTier>(
     let (crc32, bytes) = write(out, &header, &solved.values)?;
     if let Some(t) = tables {
         // The values written (the file fills unused slots, which no kernel reads as values).
-        t.insert(&game.tier_name(tier), Arc::new(solved.values));
+        t.insert(&game.tier_name(tier), Arc::new(solved.values), Arc::default());
     }
     let phases = Phases { load, write: writing.elapsed().as_secs_f64(), ..solved.phases };
     Ok(TierReport {

@@ -8,6 +8,7 @@
 //! [`crate::game_kernels`].
 
 pub use crate::counter_kernel::{solve_in_pool, solve_tier};
+use crate::plane_kernel::KeptPlanes;
 use foxbase_core::tier::TierGame;
 use foxbase_tables::packed::PackedValues;
 use foxbase_tables::plies::{Distance, Plies};
@@ -235,6 +236,16 @@ pub struct ChildTable<G: TierGame> {
     pub values: Arc<PackedValues>,
     /// Its plies to the end, for a solve with plies.
     pub plies: Option<Plies>,
+    /// What the Fox Game's plane kernel derives from the table for the
+    /// sheep steps into it, shared like `values` ([`KeptPlanes`]).
+    pub planes: Arc<KeptPlanes>,
+}
+
+impl<G: TierGame> ChildTable<G> {
+    /// A child table with nothing derived from it yet.
+    pub fn new(tier: G::Tier, index: G::Index, values: Arc<PackedValues>, plies: Option<Plies>) -> ChildTable<G> {
+        ChildTable { tier, index, values, plies, planes: Arc::default() }
+    }
 }
 
 /// Figures from one tier solve.

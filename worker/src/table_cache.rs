@@ -1,6 +1,7 @@
 //! Tables kept in memory between the tiers a worker solves: a tier's values
 //! as it wrote them, read by its parents later without decompressing the
-//! file again.
+//! file again, and what the first parent derived from them for the later
+//! ones (the plane kernel's [`KeptPlanes`]).
 //!
 //! Every tier is the child of several (the 20-sheep solve, two foxes
 //! against 20 sheep under a sheep floor of 20, reads 79 GB of child tables
@@ -18,7 +19,11 @@
 //! reads its children's plies only for DTM, one byte a slot). Keys are
 //! tier names, so one cache serves one solve (one game and variant):
 //! [`crate::lease_loop`] creates none of its own.
+//!
+//! The budget counts a table's derived planes too, once a parent has built
+//! them and [`TableCache::recount`] has been told.
 
+use crate::plane_kernel::KeptPlanes;
 use foxbase_tables::packed::PackedValues;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -29,13 +34,29 @@ pub struct TableCache {
     inner: Mutex<Inner>,
 }
 
+/// A table kept: its values, what was derived from them, the tick of its
+/// last use and the bytes counted for it.
+struct Kept {
+    values: Arc<PackedValues>,
+    planes: Arc<KeptPlanes>,
+    last: u64,
+    bytes: u64,
+}
+
+impl Kept {
+    /// The bytes it holds now.
+    fn held(&self) -> u64 {
+        self.values.bytes().len() as u64 + self.planes.bytes()
+    }
+}
+
 #[derive(Default)]
 struct Inner {
-    /// Per tier: its values and the tick of its last use.
-    tables: HashMap<String, (Arc<PackedValues>, u64)>,
+    /// Per tier: what is kept of it.
+    tables: HashMap<String, Kept>,
     /// The tiers by the tick of their last use (the oldest first).
     by_use: BTreeMap<u64, String>,
-    /// The bytes of the values held.
+    /// The bytes held, as last counted.
     bytes: u64,
     tick: u64,
 }
@@ -46,41 +67,52 @@ impl TableCache {
         TableCache { budget, inner: Mutex::new(Inner::default()) }
     }
 
-    /// The values of tier `name`, if held (they become the most recently used).
-    pub fn get(&self, name: &str) -> Option<Arc<PackedValues>> {
+    /// The values of tier `name` and what was derived from them, if held
+    /// (they become the most recently used).
+    pub fn get(&self, name: &str) -> Option<(Arc<PackedValues>, Arc<KeptPlanes>)> {
         let mut inner = self.inner.lock().unwrap();
         let tick = inner.next_tick();
-        let (values, last) = inner.tables.get_mut(name)?;
-        let (values, old) = (values.clone(), std::mem::replace(last, tick));
+        let kept = inner.tables.get_mut(name)?;
+        let (got, old) = ((kept.values.clone(), kept.planes.clone()), std::mem::replace(&mut kept.last, tick));
         inner.by_use.remove(&old);
         inner.by_use.insert(tick, name.to_string());
-        Some(values)
+        Some(got)
     }
 
-    /// Keeps the values of tier `name` (replacing any held), then drops the
-    /// least recently used tables while the budget is exceeded. A table
-    /// larger than the whole budget is not kept.
-    pub fn insert(&self, name: &str, values: Arc<PackedValues>) {
-        let bytes = values.bytes().len() as u64;
+    /// Keeps the values of tier `name` with the slot for what is derived
+    /// from them (replacing any held), then drops the least recently used
+    /// tables while the budget is exceeded. A table larger than the whole
+    /// budget is not kept.
+    pub fn insert(&self, name: &str, values: Arc<PackedValues>, planes: Arc<KeptPlanes>) {
+        let kept = Kept { values, planes, last: 0, bytes: 0 };
+        let bytes = kept.held();
         if bytes > self.budget {
             return;
         }
         let mut inner = self.inner.lock().unwrap();
         let tick = inner.next_tick();
-        if let Some((old, last)) = inner.tables.insert(name.to_string(), (values, tick)) {
-            inner.bytes -= old.bytes().len() as u64;
-            inner.by_use.remove(&last);
+        if let Some(old) = inner.tables.insert(name.to_string(), Kept { last: tick, bytes, ..kept }) {
+            inner.bytes -= old.bytes;
+            inner.by_use.remove(&old.last);
         }
         inner.by_use.insert(tick, name.to_string());
         inner.bytes += bytes;
-        while inner.bytes > self.budget {
-            let (_, oldest) = inner.by_use.pop_first().expect("held bytes belong to held tables");
-            let (dropped, _) = inner.tables.remove(&oldest).expect("every tick names a held table");
-            inner.bytes -= dropped.bytes().len() as u64;
-        }
+        inner.drop_over(self.budget);
     }
 
-    /// The bytes of values held now.
+    /// Counts again what tier `name` holds (a solve may have derived its
+    /// planes since it was kept), then drops the least recently used
+    /// tables while the budget is exceeded. Nothing when it is not held.
+    pub fn recount(&self, name: &str) {
+        let mut inner = self.inner.lock().unwrap();
+        let Some(kept) = inner.tables.get_mut(name) else { return };
+        let (was, now) = (kept.bytes, kept.held());
+        kept.bytes = now;
+        inner.bytes = inner.bytes - was + now;
+        inner.drop_over(self.budget);
+    }
+
+    /// The bytes held now, as last counted.
     pub fn bytes(&self) -> u64 {
         self.inner.lock().unwrap().bytes
     }
@@ -97,6 +129,15 @@ impl Inner {
         self.tick += 1;
         self.tick
     }
+
+    /// Drops the least recently used tables until at most `budget` bytes are held.
+    fn drop_over(&mut self, budget: u64) {
+        while self.bytes > budget {
+            let (_, oldest) = self.by_use.pop_first().expect("held bytes belong to held tables");
+            let dropped = self.tables.remove(&oldest).expect("every tick names a held table");
+            self.bytes -= dropped.bytes;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -107,49 +148,81 @@ mod tests {
         Arc::new(PackedValues::filled(bytes as u64 * 4, 0))
     }
 
+    /// Keeps a table of `bytes` bytes of values, nothing derived yet.
+    fn keep(cache: &TableCache, name: &str, bytes: usize) {
+        cache.insert(name, table(bytes), Arc::default());
+    }
+
     #[test]
     fn the_least_recently_used_tables_go_first_and_the_budget_holds() {
         let cache = TableCache::new(300);
-        cache.insert("a", table(100));
-        cache.insert("b", table(100));
-        cache.insert("c", table(100));
+        keep(&cache, "a", 100);
+        keep(&cache, "b", 100);
+        keep(&cache, "c", 100);
         assert_eq!(cache.bytes(), 300);
         // "a" used again: "b" is now the oldest.
         assert!(cache.get("a").is_some());
-        cache.insert("d", table(100));
+        keep(&cache, "d", 100);
         assert!(cache.get("b").is_none());
         assert_eq!(cache.bytes(), 300);
         for name in ["a", "c", "d"] {
             assert!(cache.get(name).is_some(), "{name}");
         }
         // Two tables must go for one of 200 bytes: "a" and "c", the oldest now.
-        cache.insert("e", table(200));
+        keep(&cache, "e", 200);
         assert!(cache.get("a").is_none() && cache.get("c").is_none());
         assert!(cache.get("d").is_some() && cache.get("e").is_some());
         assert_eq!(cache.bytes(), 300);
         // Replacing a table counts its new size alone.
-        cache.insert("d", table(50));
+        keep(&cache, "d", 50);
         assert_eq!(cache.bytes(), 250);
     }
 
     #[test]
     fn a_table_over_the_budget_is_not_kept_and_a_zero_budget_keeps_nothing() {
         let cache = TableCache::new(100);
-        cache.insert("a", table(60));
-        cache.insert("big", table(101));
+        keep(&cache, "a", 60);
+        keep(&cache, "big", 101);
         assert!(cache.get("big").is_none());
         assert!(cache.get("a").is_some(), "a table too big to keep drops nothing");
         let none = TableCache::new(0);
-        none.insert("a", table(1));
+        keep(&none, "a", 1);
         assert!(none.get("a").is_none());
         assert_eq!(none.bytes(), 0);
     }
 
     #[test]
-    fn a_table_is_shared_not_copied() {
+    fn a_table_and_its_planes_are_shared_not_copied() {
         let cache = TableCache::new(1000);
-        let values = table(100);
-        cache.insert("a", values.clone());
-        assert!(Arc::ptr_eq(&values, &cache.get("a").unwrap()));
+        let (values, planes) = (table(100), Arc::new(KeptPlanes::default()));
+        cache.insert("a", values.clone(), planes.clone());
+        let (got_values, got_planes) = cache.get("a").unwrap();
+        assert!(Arc::ptr_eq(&values, &got_values));
+        assert!(Arc::ptr_eq(&planes, &got_planes));
+    }
+
+    #[test]
+    fn planes_built_after_keeping_count_once_recounted() {
+        // One 64-byte line a block: 3 blocks, 192 bytes.
+        let cache = TableCache::new(400);
+        keep(&cache, "old", 100);
+        let planes = Arc::new(KeptPlanes::default());
+        cache.insert("a", table(100), planes.clone());
+        assert_eq!(cache.bytes(), 200);
+        planes.fill_for_test(3);
+        assert_eq!(planes.bytes(), 192);
+        // Not counted until told.
+        assert_eq!(cache.bytes(), 200);
+        cache.recount("a");
+        // 100 + 100 + 192 = 392 fits; told twice, counted once.
+        assert_eq!(cache.bytes(), 392);
+        cache.recount("a");
+        assert_eq!(cache.bytes(), 392);
+        // Over the budget: the least recently used ("old") goes.
+        keep(&cache, "b", 10);
+        assert!(cache.get("old").is_none());
+        assert_eq!(cache.bytes(), 302);
+        cache.recount("gone");
+        assert_eq!(cache.bytes(), 302);
     }
 }

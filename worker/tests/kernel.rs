@@ -209,8 +209,7 @@ fn tictactoe_missing_child_table_is_an_error_naming_the_tier() {
         }
     }
     // A wrong table (another tier's) in place of the right one is not used.
-    let wrong =
-        ChildTable { tier: 2u8, index: ttt.tier_index(2), values: solved[&2].values.clone().into(), plies: None };
+    let wrong = ChildTable::new(2u8, ttt.tier_index(2), solved[&2].values.clone().into(), None);
     assert!(solve_tier(&ttt, 0, &[wrong], 1).err().expect("m0 with only m2").to_string().contains("m1"));
 }
 
@@ -313,7 +312,7 @@ fn synthetic_tables(game: &FoxGame, tier: FoxTier) -> Vec<ChildTable<FoxGame>> {
                 };
                 values.set_code(i, code);
             });
-            ChildTable { tier: c, index, values: values.into(), plies: None }
+            ChildTable::new(c, index, values.into(), None)
         })
         .collect()
 }
@@ -469,8 +468,10 @@ fn check_large_tier_of(variant: Variant, name: &str) {
 /// slot (40 slots spread over the tier, each side to move) is caught, at
 /// that slot or at a lower one whose value it contradicts.
 fn check_catches_changed_values(game: &FoxGame, tier: FoxTier, children: &[ChildTable<FoxGame>], solved: &SolvedTier) {
-    let refs: Vec<ChildRef> =
-        children.iter().map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None }).collect();
+    let refs: Vec<ChildRef> = children
+        .iter()
+        .map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None, planes: None })
+        .collect();
     let name = tier.name();
     let positions = solved.stats.slots - solved.stats.unused;
     assert_eq!(check_tier(game, tier, &refs, &solved.values, true), Ok(positions), "{name}: solved values");

@@ -22,6 +22,50 @@
 //! [`Ctx::set_traps`] finds them.
 
 use super::*;
+use std::sync::OnceLock;
+
+/// A child table's [`ChildPlanes`], built by the first parent whose sheep
+/// steps lead into it and shared with its later parents while a
+/// [`crate::table_cache::TableCache`] keeps the table. They depend on the
+/// child's values and those of its one-fox twin alone, both fixed for a
+/// solve, so each parent would build the same (a 20-sheep tier is read by
+/// three to four parents). Empty until a parent builds them, and for
+/// tables no crowded two-fox tier reads.
+#[derive(Default)]
+pub struct KeptPlanes(OnceLock<ChildPlanes>);
+
+impl KeptPlanes {
+    /// Bytes held: 0 until built.
+    pub fn bytes(&self) -> u64 {
+        self.0.get().map_or(0, |p| std::mem::size_of_val(p.planes.as_slice()) as u64)
+    }
+
+    /// Fills the slot with `blocks` empty lines (for the cache's tests).
+    #[cfg(test)]
+    pub(crate) fn fill_for_test(&self, blocks: usize) {
+        let planes = ChildPlanes { rows: 13, per_set: 156, planes: vec![Line::EMPTY; blocks] };
+        assert!(self.0.set(planes).is_ok(), "filled once");
+    }
+}
+
+/// A child's [`ChildPlanes`] as a solve holds them: kept with the child
+/// table ([`KeptPlanes`]), or built for this solve alone (children without
+/// a slot, as a verification passes them).
+pub(super) enum HeldPlanes<'a> {
+    Kept(&'a ChildPlanes),
+    Own(ChildPlanes),
+}
+
+impl std::ops::Deref for HeldPlanes<'_> {
+    type Target = ChildPlanes;
+
+    fn deref(&self) -> &ChildPlanes {
+        match self {
+            HeldPlanes::Kept(planes) => planes,
+            HeldPlanes::Own(planes) => planes,
+        }
+    }
+}
 
 /// The won and lost rows (fox to move, in the canonical set's own
 /// coordinates, `n` rows each) of every
@@ -54,8 +98,10 @@ impl<'a> Ctx<'a> {
     /// sheep, a trapped fox removed) among the children; without it the
     /// steps into that child take the step-by-step path, as every step
     /// does with plies to the end.
-    pub(super) fn build_child_planes<const BMI2: bool>(&self) -> Vec<Option<ChildPlanes>> {
-        let mut planes: Vec<Option<ChildPlanes>> = (0..self.children.len()).map(|_| None).collect();
+    /// A child whose table has a [`KeptPlanes`] slot takes them from there,
+    /// built there by the first parent that needs them.
+    pub(super) fn build_child_planes<const BMI2: bool>(&self) -> Vec<Option<HeldPlanes<'a>>> {
+        let mut planes: Vec<Option<HeldPlanes<'a>>> = (0..self.children.len()).map(|_| None).collect();
         if (self.plies && !self.to_zeroing) || !self.traps_once_per_set() {
             return planes;
         }
@@ -66,7 +112,11 @@ impl<'a> Ctx<'a> {
                     continue;
                 }
                 if let Place::Child(twin) = self.places.by_change[1][lost][gained] {
-                    planes[c] = Some(self.child_planes::<BMI2>(c, twin));
+                    let kept: Option<&'a KeptPlanes> = self.children[c].planes;
+                    planes[c] = Some(match kept {
+                        Some(kept) => HeldPlanes::Kept(kept.0.get_or_init(|| self.child_planes::<BMI2>(c, twin))),
+                        None => HeldPlanes::Own(self.child_planes::<BMI2>(c, twin)),
+                    });
                 }
             }
         }

@@ -22,7 +22,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Asks for the cache line a sheep step into `target` reads when its
-    /// trapped foxes are found once per set ([`ChildPlanes`], [`BlockTraps`]).
+    /// trapped foxes are found once per set ([`ChildPlanes`](super::child_planes::ChildPlanes), [`BlockTraps`]).
     #[inline(always)]
     pub(super) fn prefetch_target(&self, target: &Target) {
         match *target {

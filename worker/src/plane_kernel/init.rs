@@ -84,7 +84,7 @@ pub(super) trait Placements {
     /// into the sheep planes `s`, but for the placements `trapped` (valued
     /// apart) and those with a fox on the step's `to` (index `kt`); with
     /// plies, the children's (to the end: from child table `child`, which
-    /// rows from [`ChildPlanes`] never need: their solve has no plies to
+    /// rows from [`ChildPlanes`](super::child_planes::ChildPlanes) never need: their solve has no plies to
     /// the end).
     #[allow(clippy::too_many_arguments)]
     fn child_rows<const BMI2: bool, R: Copy + Into<u32>>(
@@ -180,7 +180,7 @@ impl<'a> Ctx<'a> {
         let mut cramped: Option<Cramped> = None;
         // Placements with a legal sheep move (a fox on `to` blocks a step).
         let mut has_move = P::NONE;
-        // Where a step's target is read from a block's line ([`ChildPlanes`],
+        // Where a step's target is read from a block's line ([`ChildPlanes`](super::child_planes::ChildPlanes),
         // [`BlockTraps`]: at random, so a miss a step), every step's target
         // first, each line fetched ahead, then the steps.
         if self.reads_lines {

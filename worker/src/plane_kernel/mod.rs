@@ -131,7 +131,8 @@ use bits::*;
 pub use bits::{transpose32, transpose_pair};
 use block_traps::BlockTraps;
 pub use check::{check_tier, CheckError, Contradiction, PlaneCheck};
-use child_planes::ChildPlanes;
+use child_planes::HeldPlanes;
+pub use child_planes::KeptPlanes;
 use decode::*;
 pub use derive::{derive_fox_side, PlaneFoxSide};
 use exact::*;
@@ -412,12 +413,18 @@ pub struct ChildRef<'a> {
     pub values: &'a PackedValues,
     /// Its plies, for a solve with plies.
     pub plies: Option<&'a Plies>,
+    /// Where its [`ChildPlanes`](child_planes::ChildPlanes) are kept for later parents ([`KeptPlanes`]);
+    /// `None`: built for this solve alone.
+    pub planes: Option<&'a KeptPlanes>,
 }
 
 impl<'a> ChildRef<'a> {
     /// The values of tables a verification has loaded, as children (no plies).
     pub fn values_of(loaded: &[&'a foxbase_tables::tiered::WholeTier<FoxGame>]) -> Vec<ChildRef<'a>> {
-        loaded.iter().map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None }).collect()
+        loaded
+            .iter()
+            .map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: None, planes: None })
+            .collect()
     }
 }
 
@@ -459,15 +466,15 @@ struct Ctx<'a> {
     places: Places,
     /// Per child (as `children`): its blocks' fox-to-move planes with
     /// trapped foxes valued, for the sheep steps into it
-    /// ([`ChildPlanes`]; a solve of values only). Empty elsewhere: every
+    /// ([`ChildPlanes`](child_planes::ChildPlanes); a solve of values only). Empty elsewhere: every
     /// step then finds its trapped foxes and decodes its child itself.
-    child_planes: Vec<Option<ChildPlanes>>,
+    child_planes: Vec<Option<HeldPlanes<'a>>>,
     /// The trapped foxes of every block of the tier, for the sideways
     /// steps into it ([`BlockTraps`]; a solve of values only). `None`
     /// elsewhere: each sideways step then records the foxes it traps.
     block_traps: Option<BlockTraps>,
     /// Some sheep step's target is read from a block's line
-    /// ([`ChildPlanes`], [`BlockTraps`]): the initial pass fetches them ahead.
+    /// ([`ChildPlanes`](child_planes::ChildPlanes), [`BlockTraps`]): the initial pass fetches them ahead.
     reads_lines: bool,
 }
 
@@ -1022,11 +1029,13 @@ mod tests {
                 let children = || -> Vec<ChildTable<FoxGame>> {
                     game.child_tiers(t)
                         .into_iter()
-                        .map(|c| ChildTable {
-                            tier: c,
-                            index: game.tier_index(c),
-                            values: solved[&c].values.clone().into(),
-                            plies: solved[&c].plies.clone(),
+                        .map(|c| {
+                            ChildTable::new(
+                                c,
+                                game.tier_index(c),
+                                solved[&c].values.clone().into(),
+                                solved[&c].plies.clone(),
+                            )
                         })
                         .collect()
                 };

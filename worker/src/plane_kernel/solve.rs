@@ -6,7 +6,13 @@ use super::*;
 pub(super) fn child_refs(children: &[ChildTable<FoxGame>]) -> Vec<ChildRef<'_>> {
     children
         .iter()
-        .map(|c| ChildRef { tier: c.tier, index: &c.index, values: &c.values, plies: c.plies.as_ref() })
+        .map(|c| ChildRef {
+            tier: c.tier,
+            index: &c.index,
+            values: &c.values,
+            plies: c.plies.as_ref(),
+            planes: Some(&c.planes),
+        })
         .collect()
 }
 

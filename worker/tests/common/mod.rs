@@ -25,11 +25,6 @@ pub fn plan<G: TierGame>(game: &G, root: G::Tier) -> Vec<G::Tier> {
 pub fn tables<G: TierGame>(game: &G, tiers: &[G::Tier], solved: &BTreeMap<G::Tier, SolvedTier>) -> Vec<ChildTable<G>> {
     tiers
         .iter()
-        .map(|&c| ChildTable {
-            tier: c,
-            index: game.tier_index(c),
-            values: solved[&c].values.clone().into(),
-            plies: solved[&c].plies.clone(),
-        })
+        .map(|&c| ChildTable::new(c, game.tier_index(c), solved[&c].values.clone().into(), solved[&c].plies.clone()))
         .collect()
 }
