@@ -1,8 +1,10 @@
 //! Figures for the capacity plan of a distributed solve (docs/distributed.md):
 //! tiers, positions, the largest tiers with the child tables they load, the
-//! disk high-water mark with and without publishing in place, and how the
-//! work spreads over sheep counts, for a variant (default: the full
-//! game; F: a sheep floor won by the foxes, docs/results.md).
+//! disk high-water mark with and without publishing in place, what a check
+//! of the whole tablebase holds (`foxbase verify`'s walk over the tiers,
+//! replayed from their sizes), and how the work spreads over sheep counts,
+//! for a variant (default: the full game; F: a sheep floor won by the
+//! foxes, docs/results.md).
 //!
 //! ```text
 //! cargo run --release -p foxbase-benches --example capacity -- [START [K [F]]]
@@ -14,6 +16,7 @@ use foxbase_core::foxgame::FoxGame;
 use foxbase_core::notation::parse_position;
 use foxbase_core::tier::TierGame;
 use foxbase_core::{Geometry, Variant};
+use foxbase_tables::tier_walk::{TierWalk, WalkMemory, KEPT_BYTES};
 use std::collections::BTreeMap;
 
 fn main() {
@@ -96,6 +99,26 @@ fn main() {
         plan.disk_high_water(&game, false, solved, published),
         plan.disk_high_water(&game, true, solved, published)
     );
+    // verify's walk (values only: 2 bits a slot), replayed from the sizes.
+    let values = |t: foxbase_core::foxgame::FoxTier| slots[&t].div_ceil(4);
+    let walk = |kept_bytes, spill: bool| {
+        let memory = WalkMemory { kept_bytes, spill_dir: spill.then(std::env::temp_dir) };
+        TierWalk::new(&game, &plan.order, memory).replay(values)
+    };
+    let all = walk(u64::MAX, false);
+    println!("verify's walk: at most {} bytes of complete tiers at once", all.kept_high_water);
+    let tiers = plan.order.len() as f64;
+    for kept_bytes in [KEPT_BYTES, 4 * KEPT_BYTES] {
+        let (dropped, spilled) = (walk(kept_bytes, false), walk(kept_bytes, true));
+        println!(
+            "  within {kept_bytes} bytes: each tier made complete {:.2} times on average without a spill; \
+             with one, {} tiers spilled, at most {} bytes of them at once (before compression), read back {} times",
+            dropped.completed as f64 / tiers,
+            spilled.spilled,
+            spilled.spill_high_water,
+            spilled.spill_reads
+        );
+    }
     let mut per_sheep: BTreeMap<u32, (usize, u64, u64, u64)> = BTreeMap::new();
     for &t in &plan.order {
         let e = per_sheep.entry(t.sheep()).or_default();

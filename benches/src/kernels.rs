@@ -130,7 +130,13 @@ pub fn run_one(kernel: &str, threads: usize, out: &Path, children: Option<&Path>
             let dir = children.expect("a verification reads the tables of a solve");
             // The plane kernel's check, installed by the benchmark's main.
             thread_pool(threads).unwrap().install(|| {
-                foxbase_tables::verify::verify_dir::<FoxGame>(dir, &|_| {}, false).expect("the tables verify")
+                foxbase_tables::verify::verify_dir::<FoxGame>(
+                    dir,
+                    &|_| {},
+                    false,
+                    &foxbase_tables::tier_walk::WalkMemory::default(),
+                )
+                .expect("the tables verify")
             });
             Phases::default()
         }
@@ -291,7 +297,14 @@ pub fn run(threads_list: &[usize], json_out: bool) -> bool {
         let dz_published = root.join(format!("dtz-published-{t}"));
         let _ = std::fs::remove_dir_all(&dz_published);
         let levels = foxbase_tables::publish::Levels::default();
-        foxbase_tables::publish::publish(&dz, &dz_published, levels, &|_| {}).expect("publish the DTZ run");
+        foxbase_tables::publish::publish(
+            &dz,
+            &dz_published,
+            levels,
+            &foxbase_tables::tier_walk::WalkMemory::default(),
+            &|_| {},
+        )
+        .expect("publish the DTZ run");
         let summary = json!({"summary": true, "threads": t, "speedup_vs_counter": wall(&counter) / wall(&block),
             "solve_over_sweep": wall(&block) / wall(&sweep), "verify_over_sweep": wall(&verify) / wall(&sweep),
             "plies_over_values": wall(&plies) / wall(&block),

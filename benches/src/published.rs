@@ -59,7 +59,14 @@ pub fn run(dirs: &[PathBuf], positions: usize, json: bool) -> Result<bool, Strin
         } else {
             let out = scratch.join(format!("published-{k}"));
             let levels = foxbase_tables::publish::Levels::default();
-            foxbase_tables::publish::publish(source, &out, levels, &|_| {}).expect("publish");
+            foxbase_tables::publish::publish(
+                source,
+                &out,
+                levels,
+                &foxbase_tables::tier_walk::WalkMemory::default(),
+                &|_| {},
+            )
+            .expect("publish");
             out
         };
         let manifest = Manifest::read(&published).unwrap();

@@ -17,6 +17,7 @@ use foxbase_objstore::StoreUrl;
 use foxbase_tables::plies::Distance;
 use foxbase_tables::probe::probe_at;
 use foxbase_tables::seal::SealRun;
+use foxbase_tables::tier_walk::WalkMemory;
 use foxbase_tables::verify::{OnTier, Problem, Verified};
 use foxbase_tables::Tablebase;
 use foxbase_tables::TierTables;
@@ -55,13 +56,44 @@ pub struct ProbeArgs {
     json: bool,
 }
 
+/// How a pass over a whole tablebase (verify, publish's check) holds the
+/// complete tiers that later tiers read ([`WalkMemory`]).
+#[derive(Args)]
+pub struct WalkMemoryArgs {
+    /// Keep at most about this many bytes of complete tiers in memory between the tiers that read
+    /// them (a number, or with K, M, G or T: powers of 1024). Beyond it, the tier needed again latest
+    /// goes to --spill-dir until its next reader.
+    #[arg(long, value_name = "BYTES", value_parser = crate::cluster::parse_bytes,
+        default_value = "2G")]
+    memory: u64,
+    /// Where the complete tiers beyond --memory wait, compressed, for their next reader, in a
+    /// directory of the command's own that it removes when it ends (default: the system's temporary
+    /// directory, $TMPDIR or /tmp). Reading a tier back from there is cheaper than reading and
+    /// deriving it again.
+    #[arg(long, value_name = "DIR")]
+    spill_dir: Option<PathBuf>,
+}
+
+impl WalkMemoryArgs {
+    fn walk_memory(&self) -> Result<WalkMemory, Failure> {
+        let spill_dir = self.spill_dir.clone().unwrap_or_else(std::env::temp_dir);
+        if !spill_dir.is_dir() {
+            return Err(Failure::bad_input(format!("--spill-dir {}: not a directory", spill_dir.display())));
+        }
+        Ok(WalkMemory { kept_bytes: self.memory, spill_dir: Some(spill_dir) })
+    }
+}
+
 #[derive(Args)]
 pub struct VerifyArgs {
     /// Tablebase written by `foxbase solve` or `foxbase publish`: a directory or s3://BUCKET/PREFIX
     /// (a bucket's tablebase is downloaded to a temporary directory and checked there).
     dir: String,
-    /// Print one JSON object: {"ok", "tiers", "positions", "problem"}, with --published
-    /// "checksums" (files checked) and with --against "against" (tiers compared).
+    /// Print one JSON object: {"ok", "tiers", "positions", "problem", "walk": {"completed",
+    /// "spilled", "spill_reads", "spill_high_water_bytes", "kept_high_water_bytes"}}, with
+    /// --published "checksums" (files checked) and with --against "against" (tiers compared).
+    /// "walk" says how the tiers were held: made complete from their files, written to and read
+    /// back from --spill-dir, and the most bytes held on disk and in memory at once.
     #[arg(long)]
     json: bool,
     /// Check values one position at a time with the prober's one-step rule
@@ -79,6 +111,8 @@ pub struct VerifyArgs {
     /// s3://BUCKET/PREFIX).
     #[arg(long, value_name = "SOLVED", requires = "published")]
     against: Option<String>,
+    #[command(flatten)]
+    memory: WalkMemoryArgs,
 }
 
 #[derive(Args)]
@@ -99,6 +133,8 @@ pub struct PublishArgs {
     /// "plies_bytes", "plies_bits_per_position", "seconds"} (bytes of the tables; plies files apart).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    memory: WalkMemoryArgs,
 }
 
 #[derive(Args)]
@@ -230,25 +266,26 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     // unreadable manifest, or one of no known game, is a problem found.
     let manifest_problem =
         |message: String| Problem { file: Some("manifest.json".into()), block: None, position: None, message };
-    struct Verify<'a>(&'a std::path::Path, OnTier<'a>, bool, Option<(&'a str, &'a std::path::Path)>);
+    struct Verify<'a>(&'a std::path::Path, OnTier<'a>, bool, Option<(&'a str, &'a std::path::Path)>, &'a WalkMemory);
     impl GameVisitor for Verify<'_> {
         type Output = (Result<(Verified, Option<usize>), Problem>, Option<Bound>);
         fn visit<G: SolveTier + SealRun + foxbase_tables::publish::Publishable + 'static>(
             self,
             game: G,
         ) -> Self::Output {
-            let Verify(dir, on_tier, one_step, against) = self;
+            let Verify(dir, on_tier, one_step, against, memory) = self;
             // Tables solved under a sheep floor say so.
             let bound = game.bound();
-            (verify_as(game, dir, on_tier, one_step, against), bound)
+            (verify_as(game, dir, on_tier, one_step, against, memory), bound)
         }
     }
     let against_dir = against.as_ref().map(|(solved, (dir, _))| (*solved, dir.as_path()));
+    let memory = args.memory.walk_memory()?;
     let (result, bound) = match foxbase_tables::manifest::Manifest::read(&dir) {
         Err(e) => (Err(Problem { file: None, block: None, position: None, message: e.to_string() }), None),
         Ok(manifest) => match manifest.game.parse::<GameKind>() {
             Err(e) => (Err(manifest_problem(e.to_string())), None),
-            Ok(kind) => with_game(kind, &manifest.variant, Verify(&dir, &on_tier, args.one_step, against_dir))
+            Ok(kind) => with_game(kind, &manifest.variant, Verify(&dir, &on_tier, args.one_step, against_dir, &memory))
                 .unwrap_or_else(|e| (Err(manifest_problem(e.to_string())), None)),
         },
     };
@@ -261,7 +298,11 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     };
     bar.finish();
     if args.json {
-        let mut view = json!({"ok": true, "tiers": v.tiers, "positions": v.positions_checked, "problem": null});
+        let w = v.walk;
+        let walk = json!({"completed": w.completed, "spilled": w.spilled, "spill_reads": w.spill_reads,
+            "spill_high_water_bytes": w.spill_high_water, "kept_high_water_bytes": w.kept_high_water});
+        let mut view =
+            json!({"ok": true, "tiers": v.tiers, "positions": v.positions_checked, "problem": null, "walk": walk});
         if let Some(n) = checksums {
             view["checksums"] = json!(n);
         }
@@ -274,6 +315,12 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
         line(format_args!("ok: {n} files match their SHA-256 in SHA256SUMS"))?;
     }
     line(format_args!("ok: {} tiers, {} positions checked against their children", v.tiers, v.positions_checked))?;
+    if v.walk.spilled > 0 {
+        line(format_args!(
+            "held: {} tiers spilled beyond --memory (at most {} bytes on disk), read back {} times",
+            v.walk.spilled, v.walk.spill_high_water, v.walk.spill_reads
+        ))?;
+    }
     if let (Some(n), Some(solved)) = (compared, &args.against) {
         line(format_args!("ok: {n} tiers give back the values and plies of the solve in {solved}"))?;
     }
@@ -288,6 +335,7 @@ fn verify_as<G: foxbase_tables::publish::Publishable>(
     on_tier: OnTier,
     one_step: bool,
     against: Option<(&str, &std::path::Path)>,
+    memory: &WalkMemory,
 ) -> Result<(Verified, Option<usize>), Problem> {
     let against_problem = |solved: &str, e: foxbase_tables::Error| Problem {
         file: None,
@@ -309,7 +357,7 @@ fn verify_as<G: foxbase_tables::publish::Publishable>(
         }
     };
     let mut compared = 0;
-    let verified = foxbase_tables::verify::verify_game_then(game, dir, on_tier, one_step, |own| {
+    let verified = foxbase_tables::verify::verify_game_then(game, dir, on_tier, one_step, memory, |own| {
         if let Some((solved, comparison)) = &comparison {
             comparison.compare(own).map_err(|e| against_problem(solved, e))?;
             compared += 1;
@@ -326,6 +374,7 @@ pub fn publish(args: PublishArgs) -> CommandResult {
         }
     }
     let levels = foxbase_tables::publish::Levels { values: args.level, plies: args.plies_level };
+    let memory = args.memory.walk_memory()?;
     let started = std::time::Instant::now();
     let (src, _src_scratch) = location::local_copy("SRC", &args.src, "publish-source")?;
     let (out, target, _out_scratch) = match location::parse("OUT", &args.out)? {
@@ -338,7 +387,7 @@ pub fn publish(args: PublishArgs) -> CommandResult {
         }
     };
     let bar = TierBar::new("publishing", args.json);
-    let result = foxbase_tables::publish::publish(&src, &out, levels, &|p| bar.set(p));
+    let result = foxbase_tables::publish::publish(&src, &out, levels, &memory, &|p| bar.set(p));
     bar.finish();
     let p = result.map_err(|e| Failure::failed(format!("publish failed: {e}")))?;
     if let Some(bucket) = &target {

@@ -314,6 +314,12 @@ fn bad_flags() {
     assert!(e.contains("<MOVES>"), "{e}");
     let e = bad(&["solve-everything"]);
     assert!(e.contains("solve-everything"), "{e}");
+    for command in [&["verify", "t"][..], &["publish", "t", "p"]] {
+        let e = bad(&[command, &["--memory", "2X"]].concat());
+        assert!(e.contains("--memory") && e.contains("the suffix must be K, M, G or T"), "{e}");
+        let e = bad(&[command, &["--spill-dir", "/no/such/dir"]].concat());
+        assert!(e.contains("--spill-dir /no/such/dir: not a directory"), "{e}");
+    }
     for command in ["versus", "serve"] {
         let e = bad(&[command, "--tables", "t", "--read-cache-mib", "0"]);
         assert!(e.contains("--read-cache-mib") && e.contains("0 is not in 1..=1048576"), "{e}");

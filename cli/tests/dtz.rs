@@ -353,7 +353,8 @@ fn published_dtz_files_pack_bytes_by_fox_placement_and_give_back_every_count() {
         solve(&variant, &solved.0, Kernel::Planes, Output::Dtz);
         let root = TempDir::new("dtz-published");
         let out = root.0.join("published");
-        let p = publish(&solved.0, &out, Levels::default(), &|_| {}).unwrap();
+        let p = publish(&solved.0, &out, Levels::default(), &foxbase_tables::tier_walk::WalkMemory::default(), &|_| {})
+            .unwrap();
         let manifest = foxbase_tables::manifest::Manifest::read(&out).unwrap();
         for t in &manifest.tiers {
             let file = TableFile::open(&out.join(&t.plies.as_ref().unwrap().file)).unwrap();
@@ -396,6 +397,21 @@ fn verify_checks_dtz_and_a_solve_keeps_its_distance_when_resumed() {
     let d = dir.0.to_str().unwrap();
     let out = common::foxbase().args(["verify", d, "--one-step"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // With no memory to keep tiers in, each child is set aside on disk, values and plies, and
+    // read back for its later parents, which check against it all the same.
+    let spill = TempDir::new("dtz-verify-spill");
+    let out = common::foxbase()
+        .args(["verify", d, "--json", "--memory", "0", "--spill-dir", spill.0.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let view: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tiers = foxbase_tables::manifest::Manifest::read(&dir.0).unwrap().tiers.len() as u64;
+    let walk = &view["walk"];
+    assert_eq!((view["ok"].as_bool(), walk["completed"].as_u64()), (Some(true), Some(tiers)), "{view}");
+    assert!(walk["spilled"].as_u64() > Some(0) && walk["spill_reads"].as_u64() > Some(0), "{view}");
+    assert_eq!(walk["kept_high_water_bytes"].as_u64(), Some(0), "{view}");
+    assert_eq!(std::fs::read_dir(&spill.0).unwrap().count(), 0, "the spill directory is removed");
     // The DTM files labelled as DTZ are caught: a tier's first move out counts differently.
     let dtm = TempDir::new("dtz-verify-dtm");
     solve(&variant, &dtm.0, Kernel::Planes, Output::Dtm);

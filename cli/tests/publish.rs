@@ -15,7 +15,7 @@ use foxbase_tables::manifest::{Layout, Manifest};
 use foxbase_tables::publish::{compare_with_solve, publish, Levels};
 use foxbase_tables::table::{read_table, write_table_layout, TableFile, DEFAULT_BLOCK_SLOTS};
 use foxbase_tables::tier_files::{table_header, table_path};
-use foxbase_tables::tier_walk::TierWalk;
+use foxbase_tables::tier_walk::{TierWalk, WalkFigures, WalkMemory};
 use foxbase_tables::tiered::WholeTier;
 use foxbase_tables::FoxTables;
 use std::collections::HashMap;
@@ -54,7 +54,7 @@ fn solved_and_published(tag: &str, level: i32) -> (TempDir, std::path::PathBuf, 
     let src = root.0.join("solved");
     let out = root.0.join("published");
     let manifest = solve(&src);
-    publish(&src, &out, Levels { values: level, plies: level }, &|_| {}).unwrap();
+    publish(&src, &out, Levels { values: level, plies: level }, &WalkMemory::default(), &|_| {}).unwrap();
     (root, src, out, manifest)
 }
 
@@ -68,7 +68,7 @@ fn published_tables_give_back_every_solved_value() {
     let src = root.0.join("solved");
     let out = root.0.join("published");
     let manifest = solve(&src);
-    let p = publish(&src, &out, Levels::default(), &|_| {}).unwrap();
+    let p = publish(&src, &out, Levels::default(), &WalkMemory::default(), &|_| {}).unwrap();
     assert_eq!(p.tiers, manifest.tiers.len());
     assert_eq!(p.slots, manifest.total_slots());
     assert!(p.bytes < p.source_bytes, "{p:?}");
@@ -154,43 +154,78 @@ fn whole_published_tables_derive_the_solved_fox_values_with_the_kernel_as_one_mo
 /// after its children, complete as the reader makes it one tier at a time,
 /// with its held children complete: within a budget each tier is made
 /// complete once (a parent gets the very tier its child's visit got);
-/// with none, again for every parent, with the same values.
+/// with none and no spill, again for every parent; with none and a spill,
+/// once, and read back from the spill for its later parents; the values
+/// the same every way, the spill directory gone when the walk ends, and
+/// the figures those of a replay from the tiers' sizes.
 #[test]
 fn a_tier_walk_visits_each_tier_after_its_children_complete_and_reads_it_once() {
-    let (_root, _src, out, manifest) = solved_and_published("publish-walk", 3);
+    let (root, _src, out, manifest) = solved_and_published("publish-walk", 3);
     let game = game();
     let tiers: Vec<_> = manifest.tiers.iter().map(|e| game.parse_tier_name(&e.name).unwrap()).collect();
     let one_at_a_time = FoxTables::open(&out).unwrap();
-    let mut reread_somewhere = false;
-    for budget in [1 << 30, 0] {
+    let spill = root.0.join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let memories = [
+        WalkMemory { kept_bytes: 1 << 30, spill_dir: None },
+        WalkMemory { kept_bytes: 0, spill_dir: None },
+        WalkMemory { kept_bytes: 0, spill_dir: Some(spill.clone()) },
+    ];
+    let mut figures = Vec::new();
+    for memory in memories {
         let tables = FoxTables::open(&out).unwrap().with_cache_budget(0);
-        let walk = TierWalk::new(&game, &tiers, budget);
+        let walk = TierWalk::new(&game, &tiers, memory.clone());
         assert_eq!(walk.order().len(), tiers.len());
         let mut visited: HashMap<FoxTier, *const WholeTier<FoxGame>> = HashMap::new();
-        walk.walk(
-            &tables,
-            |tier, e| -> String { panic!("{tier:?}: {e}") },
-            |own, children| {
-                let want = one_at_a_time.complete(own.tier).unwrap();
-                assert_eq!(own.values.bytes(), want.values.bytes(), "{:?}", own.tier);
-                let held: Vec<FoxTier> = game.child_tiers(own.tier).into_iter().filter(|c| tiers.contains(c)).collect();
-                assert_eq!(children.iter().map(|c| c.tier).collect::<Vec<_>>(), held, "{:?}", own.tier);
-                for child in children {
-                    let first = visited.get(&child.tier).expect("a child is visited before its parents");
-                    let same = std::ptr::eq(*first, *child);
-                    assert!(same || budget == 0, "{:?} made complete again within the budget", child.tier);
-                    reread_somewhere |= !same;
-                    let want = one_at_a_time.complete(child.tier).unwrap();
-                    assert_eq!(child.values.bytes(), want.values.bytes(), "{:?}", child.tier);
-                }
-                assert!(visited.insert(own.tier, own as *const _).is_none(), "{:?} visited twice", own.tier);
-                Ok::<(), String>(())
-            },
-        )
-        .unwrap();
+        let (mut reread, mut spill_files) = (false, 0);
+        let walked = walk
+            .walk(
+                &tables,
+                |tier, e| -> String { panic!("{tier:?}: {e}") },
+                |own, children| {
+                    let want = one_at_a_time.complete(own.tier).unwrap();
+                    assert_eq!(own.values.bytes(), want.values.bytes(), "{:?}", own.tier);
+                    let held: Vec<FoxTier> =
+                        game.child_tiers(own.tier).into_iter().filter(|c| tiers.contains(c)).collect();
+                    assert_eq!(children.iter().map(|c| c.tier).collect::<Vec<_>>(), held, "{:?}", own.tier);
+                    for child in children {
+                        let first = visited.get(&child.tier).expect("a child is visited before its parents");
+                        let same = std::ptr::eq(*first, *child);
+                        assert!(
+                            same || memory.kept_bytes == 0,
+                            "{:?} made complete again within the budget",
+                            child.tier
+                        );
+                        reread |= !same;
+                        let want = one_at_a_time.complete(child.tier).unwrap();
+                        assert_eq!(child.values.bytes(), want.values.bytes(), "{:?}", child.tier);
+                    }
+                    assert!(visited.insert(own.tier, own as *const _).is_none(), "{:?} visited twice", own.tier);
+                    for dir in std::fs::read_dir(&spill).unwrap() {
+                        spill_files = spill_files.max(std::fs::read_dir(dir.unwrap().path()).unwrap().count());
+                    }
+                    Ok::<(), String>(())
+                },
+            )
+            .unwrap();
         assert_eq!(visited.len(), tiers.len());
+        // The replay from the tiers' sizes alone does what the walk did.
+        let replayed = walk.replay(|t| one_at_a_time.complete(t).unwrap().bytes());
+        assert_eq!(WalkFigures { spill_high_water: walked.spill_high_water, ..replayed }, walked, "{memory:?}");
+        assert_eq!(reread, memory.kept_bytes == 0, "{memory:?}");
+        assert_eq!(spill_files > 0, memory.spill_dir.is_some(), "{memory:?}: {spill_files} spill files");
+        assert_eq!(std::fs::read_dir(&spill).unwrap().count(), 0, "the walk removes its spill directory");
+        figures.push(walked);
     }
-    assert!(reread_somewhere, "with no budget, some child is made complete again for a parent");
+    let n = tiers.len() as u64;
+    let [kept, dropped, spilled] = figures[..] else { unreachable!() };
+    assert_eq!((kept.completed, kept.spilled, kept.spill_reads), (n, 0, 0), "{kept:?}");
+    assert!(kept.kept_high_water > 0 && kept.kept_high_water < 1 << 30, "{kept:?}");
+    assert!(dropped.completed > n && dropped.spilled == 0, "{dropped:?}");
+    // A spilled tier is read back instead of made complete again: as often
+    // as the walk without a spill made one again.
+    assert_eq!((spilled.completed, spilled.spill_reads), (n, dropped.completed - n), "{spilled:?}");
+    assert!(spilled.spilled > 0 && spilled.spill_high_water > 0, "{spilled:?}");
 }
 
 #[test]
@@ -243,7 +278,7 @@ fn a_published_table_with_a_changed_sheep_value_fails_verify() {
     assert_eq!(json["problem"]["file"], "manifest.json", "{json}");
     assert!(json["problem"]["message"].as_str().unwrap().contains("SHA256SUMS says"), "{json}");
     // Compared with the solve, the edited value (or one derived through it) differs.
-    let e = compare_with_solve(&out, &_src, &|_| {}).unwrap_err();
+    let e = compare_with_solve(&out, &_src, &WalkMemory::default(), &|_| {}).unwrap_err();
     assert!(matches!(e, foxbase_tables::Error::PublishMismatch { ref file, .. } if *file == entry.file), "{e}");
 }
 

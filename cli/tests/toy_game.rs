@@ -415,16 +415,33 @@ fn a_game_outside_the_registry_is_solved_probed_verified_and_published() {
     let start = RaceRules.parse_position("001 a").unwrap();
     assert_eq!(TierTables::<Race>::open(&solved).unwrap().outcome(&start).unwrap().value, Value::Draw);
 
-    let verified = verify_game(Race, &solved, &|_| {}, false).unwrap();
+    let verified =
+        verify_game(Race, &solved, &|_| {}, false, &foxbase_tables::tier_walk::WalkMemory::default()).unwrap();
     assert_eq!((verified.tiers, verified.slots, verified.positions_checked), (4, 40, 40));
 
     let published = tmp.0.join("published");
-    let figures = publish_as(&Race, &solved, &published, Levels::default(), &|_| {}).unwrap();
+    let figures = publish_as(
+        &Race,
+        &solved,
+        &published,
+        Levels::default(),
+        &foxbase_tables::tier_walk::WalkMemory::default(),
+        &|_| {},
+    )
+    .unwrap();
     assert_eq!((figures.tiers, figures.slots), (4, 40));
     probe_all(&published, &plain);
-    let verified = verify_game(Race, &published, &|_| {}, false).unwrap();
+    let verified =
+        verify_game(Race, &published, &|_| {}, false, &foxbase_tables::tier_walk::WalkMemory::default()).unwrap();
     assert_eq!((verified.tiers, verified.slots), (4, 40));
     // A published tablebase is not published again.
-    let again = publish_as(&Race, &published, &tmp.0.join("again"), Levels::default(), &|_| {});
+    let again = publish_as(
+        &Race,
+        &published,
+        &tmp.0.join("again"),
+        Levels::default(),
+        &foxbase_tables::tier_walk::WalkMemory::default(),
+        &|_| {},
+    );
     assert!(again.unwrap_err().to_string().contains("published"));
 }

@@ -21,7 +21,7 @@ use crate::table::{
 use crate::tier_files::table_header;
 use crate::tier_tables::derive_left_out;
 use crate::tier_tables::TierTables;
-use crate::tier_walk::TierWalk;
+use crate::tier_walk::{TierWalk, WalkMemory};
 use crate::tiered::{fill_derived, locate_by_tier, LocateChild, WholeTier};
 use crate::verify::{check_index, check_tier, check_tier_files, CheckedTier, OnTier, TierCounter};
 use foxbase_core::baghchal::BaghChal;
@@ -69,20 +69,28 @@ impl Default for Levels {
 /// the directory is renamed to `out` only after every check passed, so
 /// `out` never holds part of a tablebase; an `out` that exists is refused.
 /// `on_tier` reports progress over both passes (writing, then checking:
-/// twice the tiers and twice their slots in all).
-pub fn publish(src: &Path, out: &Path, levels: Levels, on_tier: OnTier) -> Result<Published, Error> {
+/// twice the tiers and twice their slots in all). The checking pass holds
+/// complete tiers between the tiers that read them as `memory` says
+/// ([`TierWalk`]).
+pub fn publish(
+    src: &Path,
+    out: &Path,
+    levels: Levels,
+    memory: &WalkMemory,
+    on_tier: OnTier,
+) -> Result<Published, Error> {
     if out.exists() {
         return Err(Error::OutputExists(out.display().to_string()));
     }
     let manifest = Manifest::read(src)?;
-    struct Publish<'a>(&'a Path, &'a Path, Levels, OnTier<'a>);
+    struct Publish<'a>(&'a Path, &'a Path, Levels, &'a WalkMemory, OnTier<'a>);
     impl PublishVisitor for Publish<'_> {
         type Output = Published;
         fn visit<G: Publishable>(self, game: &G) -> Result<Published, Error> {
-            publish_as(game, self.0, self.1, self.2, self.3)
+            publish_as(game, self.0, self.1, self.2, self.3, self.4)
         }
     }
-    with_publishable(&manifest, src, Publish(src, out, levels, on_tier))
+    with_publishable(&manifest, src, Publish(src, out, levels, memory, on_tier))
 }
 
 /// [`publish`] for a game known to the caller (any [`Publishable`] game,
@@ -93,6 +101,7 @@ pub fn publish_as<G: Publishable>(
     src: &Path,
     out: &Path,
     levels: Levels,
+    memory: &WalkMemory,
     on_tier: OnTier,
 ) -> Result<Published, Error> {
     if out.exists() {
@@ -114,7 +123,7 @@ pub fn publish_as<G: Publishable>(
             ),
         });
     }
-    publish_game(game, src, out, &manifest, levels, on_tier)
+    publish_game(game, src, out, &manifest, levels, memory, on_tier)
 }
 
 /// What is done with the game a manifest names ([`with_publishable`]).
@@ -299,6 +308,7 @@ fn publish_game<G: Publishable>(
     out: &Path,
     manifest: &Manifest,
     levels: Levels,
+    memory: &WalkMemory,
     on_tier: OnTier,
 ) -> Result<Published, Error> {
     let name = out.file_name().ok_or_else(|| Error::NotADirectoryName(out.display().to_string()))?;
@@ -308,7 +318,7 @@ fn publish_game<G: Publishable>(
         // Left by an interrupted publish: nothing in it was ever published.
         fs::remove_dir_all(&staging).map_err(io_error(staging.display().to_string()))?;
     }
-    let published = match build(game, src, &staging, manifest, levels, on_tier) {
+    let published = match build(game, src, &staging, manifest, levels, memory, on_tier) {
         Ok(p) => p,
         Err(e) => {
             let _ = fs::remove_dir_all(&staging);
@@ -327,6 +337,7 @@ fn build<G: Publishable>(
     staging: &Path,
     manifest: &Manifest,
     levels: Levels,
+    memory: &WalkMemory,
     on_tier: OnTier,
 ) -> Result<Published, Error> {
     let source_problem = |p| Error::SourceCheck(Box::new(p));
@@ -357,7 +368,7 @@ fn build<G: Publishable>(
     // Pass 2: every value and plies count read back from the published
     // tables equals the solved one.
     let comparison = SolveComparison::<G>::open(staging, &published, src)?;
-    compare_published(staging, &published, &comparison, &counter)?;
+    compare_published(staging, &published, &comparison, memory, &counter)?;
     check_tier_files(game, staging, &published).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
     // The checksum list last: it lists every other file.
     crate::checksums::write_sums(staging).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
@@ -486,6 +497,7 @@ fn compare_published<G: Publishable>(
     published: &Path,
     manifest: &Manifest,
     comparison: &SolveComparison<G>,
+    memory: &WalkMemory,
     counter: &TierCounter,
 ) -> Result<usize, Error> {
     let game = G::from_variant_json(&manifest.variant)
@@ -496,7 +508,7 @@ fn compare_published<G: Publishable>(
         .iter()
         .map(|e| tables.game.parse_tier_name(&e.name).ok_or_else(|| Error::NoTable { tier: e.name.clone() }))
         .collect::<Result<Vec<_>, Error>>()?;
-    let walk = TierWalk::new(&tables.game, &tiers, crate::verify::KEPT_BYTES);
+    let walk = TierWalk::new(&tables.game, &tiers, memory.clone());
     walk.walk(
         &tables,
         |_, e| e,
@@ -543,19 +555,24 @@ pub(crate) fn compare_tier<G: Publishable>(
 /// was made from (the same game, variant and tiers): [`SolveComparison`]
 /// over every tier. Returns the tiers compared. (`foxbase verify
 /// --published DIR --against SOLVED` compares during its check.)
-pub fn compare_with_solve(published: &Path, solved: &Path, on_tier: OnTier) -> Result<usize, Error> {
+pub fn compare_with_solve(
+    published: &Path,
+    solved: &Path,
+    memory: &WalkMemory,
+    on_tier: OnTier,
+) -> Result<usize, Error> {
     let pub_manifest = Manifest::read(published)?;
-    struct Compare<'a>(&'a Path, &'a Path, &'a Manifest, OnTier<'a>);
+    struct Compare<'a>(&'a Path, &'a Path, &'a Manifest, &'a WalkMemory, OnTier<'a>);
     impl PublishVisitor for Compare<'_> {
         type Output = usize;
         fn visit<G: Publishable>(self, _: &G) -> Result<usize, Error> {
-            let (published, solved, manifest, on_tier) = (self.0, self.1, self.2, self.3);
+            let Compare(published, solved, manifest, memory, on_tier) = self;
             let comparison = SolveComparison::<G>::open(published, manifest, solved)?;
             let counter = TierCounter::new(manifest.tiers.len(), manifest.total_slots(), on_tier);
-            compare_published(published, manifest, &comparison, &counter)
+            compare_published(published, manifest, &comparison, memory, &counter)
         }
     }
-    with_publishable(&pub_manifest, published, Compare(published, solved, &pub_manifest, on_tier))
+    with_publishable(&pub_manifest, published, Compare(published, solved, &pub_manifest, memory, on_tier))
 }
 
 /// The first used slot of `tier` (with its position) whose value, or whose

@@ -679,6 +679,24 @@ pub fn write_table_upload(
     Ok((crc, file_len))
 }
 
+/// A scratch table (not synced): `values`' codes exactly as they are,
+/// the unused slots' codes included (a solved table stores a neighbour's
+/// code there instead), at zstd level 1. A pass that sets a tier aside
+/// and reads it back ([`crate::tier_walk`]'s spill) gets the very bytes
+/// it wrote. Returns the file's length.
+pub fn write_table_scratch(path: &Path, header: &TableHeader, values: &PackedValues) -> Result<u64, TableError> {
+    assert_eq!(header.slots, values.len(), "header and values disagree on the slot count");
+    let block_slots = DEFAULT_BLOCK_SLOTS;
+    let (pieces, file_len) = encode_body(header, Contents::Values, block_slots, 1, Layout::Solved, 1, &|b| {
+        let start = (b * block_slots as u64 / 4) as usize;
+        let end = (((b + 1) * block_slots as u64).min(values.len())).div_ceil(4) as usize;
+        values.bytes()[start..end].to_vec()
+    });
+    let (placed, _) = place(&pieces, file_len);
+    crate::durable::write_pieces_unnamed(path, &placed, false).map_err(io_error(path.display().to_string()))?;
+    Ok(file_len)
+}
+
 /// Writes at `to` a copy of the table or plies file `from` whose header
 /// names the variant `variant` instead of its own, with the same blocks,
 /// copied as they are stored (neither decompressed nor compressed again);

@@ -17,16 +17,67 @@
 //! of the Fox Game (`--sheep-floor 20`, 17,108 tiers, 13.0 GB of values)
 //! keep at most 1.7 GB at once in this order, 6.0 GB in the order of their
 //! manifest. The whole game's band is wider (captures lead to the tiers of
-//! one sheep fewer): 73.8 GB at once in this order, 130.0 GB in its plan's,
-//! so there the budget decides what is read again.
+//! one sheep fewer): 73.8 GB at once in this order, 130.0 GB in its plan's.
+//!
+//! So a tier that the budget drops while a parent still needs it is
+//! spilled ([`WalkMemory::spill_dir`]): written, compressed, as a table
+//! file of its exact bytes (docs/format.md, [`Layout::Solved`]:
+//! [`crate::table::write_table_scratch`]) to a directory of the walk's
+//! own, and read back from there by its later parents instead of being
+//! read and derived again; its file is removed after its last parent, the
+//! directory when the walk ends. Without a spill directory such a tier is
+//! read and derived again. [`TierWalk::replay`] does the walk's
+//! bookkeeping from the tiers' sizes alone, to size a walk before it runs.
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind, TableError};
+use crate::table::{Layout, TableFile, TableHeader};
 use crate::tier_tables::TierTables;
 use crate::tiered::{LocateChild, WholeTier};
 use foxbase_core::play::WithRules;
 use foxbase_core::tier::TierGame;
 use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// How a [`TierWalk`] holds complete tiers between the tiers that read them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WalkMemory {
+    /// Bytes of complete tiers kept in memory between visits (at most about this).
+    pub kept_bytes: u64,
+    /// Where the walk makes its spill directory (see the module
+    /// documentation); `None`: a tier dropped from memory is read and
+    /// derived again when a parent needs it.
+    pub spill_dir: Option<PathBuf>,
+}
+
+impl Default for WalkMemory {
+    /// [`KEPT_BYTES`] in memory, the rest spilled under the system's
+    /// temporary directory (`$TMPDIR`, else `/tmp`).
+    fn default() -> WalkMemory {
+        WalkMemory { kept_bytes: KEPT_BYTES, spill_dir: Some(std::env::temp_dir()) }
+    }
+}
+
+/// The default of [`WalkMemory::kept_bytes`]: the most the 20-sheep Fox
+/// Game tables keep at once in the walk's order (1.7 GB), with room.
+pub const KEPT_BYTES: u64 = 2 << 30;
+
+/// What a [`TierWalk::walk`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WalkFigures {
+    /// Tiers made complete from the tablebase's files: read and, where
+    /// their layout leaves slots out, derived. Once a tier unless the
+    /// budget dropped one without a spill.
+    pub completed: u64,
+    /// Complete tiers written to the spill directory.
+    pub spilled: u64,
+    /// Complete tiers read back from it.
+    pub spill_reads: u64,
+    /// The most bytes of spill files at once.
+    pub spill_high_water: u64,
+    /// The most bytes of complete tiers kept in memory at once between visits.
+    pub kept_high_water: u64,
+}
 
 /// The tiers of a tablebase in walk order with their children. See the
 /// module documentation.
@@ -35,18 +86,17 @@ pub struct TierWalk<G: TierGame> {
     order: Vec<G::Tier>,
     /// Per tier of `order`: where its children are in `order`.
     children: Vec<Vec<usize>>,
-    /// Bytes of complete tiers kept between visits (at most about this).
-    budget: u64,
+    memory: WalkMemory,
 }
 
 impl<G: LocateChild + WithRules> TierWalk<G> {
     /// A walk over `tiers` (each once), their children being those among
-    /// `tiers` ([`TierGame::child_tiers`]), keeping about `budget` bytes of
-    /// complete tiers between visits.
+    /// `tiers` ([`TierGame::child_tiers`]), holding complete tiers between
+    /// visits as `memory` says.
     ///
     /// Panics if the child relation has a cycle: the tier contract
     /// (`foxbase_core::tier`) rules that out.
-    pub fn new(game: &G, tiers: &[G::Tier], budget: u64) -> TierWalk<G> {
+    pub fn new(game: &G, tiers: &[G::Tier], memory: WalkMemory) -> TierWalk<G> {
         let at: HashMap<G::Tier, usize> = tiers.iter().enumerate().map(|(i, t)| (*t, i)).collect();
         let kids: Vec<Vec<usize>> =
             tiers.iter().map(|t| game.child_tiers(*t).iter().filter_map(|c| at.get(c).copied()).collect()).collect();
@@ -60,7 +110,7 @@ impl<G: LocateChild + WithRules> TierWalk<G> {
         TierWalk {
             order: walk.iter().map(|&i| tiers[i]).collect(),
             children: walk.iter().map(|&i| kids[i].iter().map(|&c| place[c]).collect()).collect(),
-            budget,
+            memory,
         }
     }
 
@@ -71,14 +121,45 @@ impl<G: LocateChild + WithRules> TierWalk<G> {
 
     /// Visits every tier in turn, complete, with its complete children
     /// (in [`TierGame::child_tiers`] order, those walked), read from
-    /// `tables`. A tier that cannot be read or derived stops the walk with
-    /// `load_error(tier, why)`; `visit`'s first error stops it too.
+    /// `tables`. A tier that cannot be read, derived, spilled or read back
+    /// stops the walk with `load_error(tier, why)`; `visit`'s first error
+    /// stops it too.
     pub fn walk<E>(
         &self,
         tables: &TierTables<G>,
         load_error: impl Fn(G::Tier, Error) -> E,
-        mut visit: impl FnMut(&WholeTier<G>, &[&WholeTier<G>]) -> Result<(), E>,
-    ) -> Result<(), E> {
+        visit: impl FnMut(&WholeTier<G>, &[&WholeTier<G>]) -> Result<(), E>,
+    ) -> Result<WalkFigures, E> {
+        let spill = match (&self.memory.spill_dir, self.order.first()) {
+            (Some(parent), Some(&first)) => Some(Spill::new(parent).map_err(|e| load_error(first, e))?),
+            _ => None,
+        };
+        self.drive(&mut Tables { walk: self, tables, spill, load_error, visit })
+    }
+
+    /// What [`TierWalk::walk`] would do, from the bytes each tier takes
+    /// complete (`bytes`) alone: the same figures, but for
+    /// [`WalkFigures::spill_high_water`], which counts the spilled tiers'
+    /// `bytes` (their files are compressed, so smaller).
+    pub fn replay(&self, bytes: impl Fn(G::Tier) -> u64) -> WalkFigures {
+        let mut sizes = Sizes {
+            bytes: self.order.iter().map(|&t| bytes(t)).collect(),
+            spills: self.memory.spill_dir.is_some(),
+            spilled: HashMap::new(),
+            spill_bytes: 0,
+        };
+        match self.drive(&mut sizes) {
+            Ok(figures) => figures,
+            Err(never) => match never {},
+        }
+    }
+
+    /// The walk's bookkeeping, whatever is held of a tier (`H`): each tier
+    /// in turn with its children, loaded unless kept; what a later tier
+    /// reads again kept, the kept tier needed again latest set aside while
+    /// the kept bytes are over the budget; a tier released after its last
+    /// reader.
+    fn drive<H: Holder>(&self, holder: &mut H) -> Result<WalkFigures, H::Error> {
         // Where each tier is read: its own place, then each parent's (ascending).
         let mut uses: Vec<VecDeque<usize>> = vec![VecDeque::new(); self.order.len()];
         for (k, kids) in self.children.iter().enumerate() {
@@ -87,48 +168,52 @@ impl<G: LocateChild + WithRules> TierWalk<G> {
                 uses[c].push_back(k);
             }
         }
-        let mut kept: HashMap<usize, Arc<WholeTier<G>>> = HashMap::new();
+        let mut figures = WalkFigures::default();
+        let mut kept: HashMap<usize, H::Held> = HashMap::new();
         let mut kept_bytes = 0;
         for k in 0..self.order.len() {
             let needed: Vec<usize> = std::iter::once(k).chain(self.children[k].iter().copied()).collect();
             let mut loaded = Vec::with_capacity(needed.len());
             for &u in &needed {
-                loaded.push(self.complete(tables, u, &kept).map_err(|e| load_error(self.order[u], e))?);
+                loaded.push(match kept.get(&u) {
+                    Some(held) => held.clone(),
+                    None => holder.load(u, &kept, &mut figures)?,
+                });
             }
-            let refs: Vec<&WholeTier<G>> = loaded.iter().map(|w| w.as_ref()).collect();
-            visit(refs[0], &refs[1..])?;
-            for (&u, whole) in needed.iter().zip(loaded) {
+            holder.visit(&loaded)?;
+            for (&u, held) in needed.iter().zip(loaded) {
                 while uses[u].front().is_some_and(|&at| at <= k) {
                     uses[u].pop_front();
                 }
                 if uses[u].is_empty() {
-                    if let Some(w) = kept.remove(&u) {
-                        kept_bytes -= w.bytes();
+                    if let Some(held) = kept.remove(&u) {
+                        kept_bytes -= holder.bytes(&held);
                     }
+                    holder.release(u);
                 } else if let std::collections::hash_map::Entry::Vacant(slot) = kept.entry(u) {
-                    kept_bytes += whole.bytes();
-                    slot.insert(whole);
+                    kept_bytes += holder.bytes(&held);
+                    slot.insert(held);
                 }
             }
-            while kept_bytes > self.budget {
+            while kept_bytes > self.memory.kept_bytes {
                 let latest = *kept.keys().max_by_key(|&&u| (uses[u][0], u)).expect("kept bytes of no tier");
-                kept_bytes -= kept.remove(&latest).expect("just found").bytes();
+                let held = kept.remove(&latest).expect("just found");
+                kept_bytes -= holder.bytes(&held);
+                holder.set_aside(latest, &held, &mut figures)?;
             }
+            figures.kept_high_water = figures.kept_high_water.max(kept_bytes);
         }
-        Ok(())
+        Ok(figures)
     }
 
-    /// The tier at `u` complete: kept, else read and derived from its
-    /// children, kept or read.
+    /// The tier at `u` complete: read and derived from its children, kept
+    /// or read.
     fn complete(
         &self,
         tables: &TierTables<G>,
         u: usize,
         kept: &HashMap<usize, Arc<WholeTier<G>>>,
     ) -> Result<Arc<WholeTier<G>>, Error> {
-        if let Some(w) = kept.get(&u) {
-            return Ok(w.clone());
-        }
         let stored = tables.stored(self.order[u])?;
         if stored.is_complete() {
             return Ok(stored);
@@ -139,6 +224,221 @@ impl<G: LocateChild + WithRules> TierWalk<G> {
             .collect::<Result<Vec<_>, Error>>()?;
         let refs: Vec<&WholeTier<G>> = children.iter().map(|w| w.as_ref()).collect();
         Ok(Arc::new(tables.derive_complete(&stored, &refs)?))
+    }
+}
+
+/// What a walk holds of each tier and how it gets it ([`TierWalk::drive`]).
+trait Holder {
+    /// What is held of a tier.
+    type Held: Clone;
+    type Error;
+    fn bytes(&self, held: &Self::Held) -> u64;
+    /// The tier at walk place `u`, not kept: read back if it was set
+    /// aside, else made complete (`kept` may hold its children).
+    fn load(
+        &mut self,
+        u: usize,
+        kept: &HashMap<usize, Self::Held>,
+        figures: &mut WalkFigures,
+    ) -> Result<Self::Held, Self::Error>;
+    /// A tier's turn: `loaded` is it, then its children.
+    fn visit(&mut self, loaded: &[Self::Held]) -> Result<(), Self::Error>;
+    /// The tier at `u`, which a later tier reads, no longer kept in memory.
+    fn set_aside(&mut self, u: usize, held: &Self::Held, figures: &mut WalkFigures) -> Result<(), Self::Error>;
+    /// No later tier reads the tier at `u`.
+    fn release(&mut self, u: usize);
+}
+
+/// [`TierWalk::walk`]'s holder: complete tiers read from a tablebase,
+/// spilled to disk when set aside (without a spill, dropped).
+struct Tables<'a, G: LocateChild + WithRules, L, V> {
+    walk: &'a TierWalk<G>,
+    tables: &'a TierTables<G>,
+    spill: Option<Spill>,
+    load_error: L,
+    visit: V,
+}
+
+impl<G, E, L, V> Holder for Tables<'_, G, L, V>
+where
+    G: LocateChild + WithRules,
+    L: Fn(G::Tier, Error) -> E,
+    V: FnMut(&WholeTier<G>, &[&WholeTier<G>]) -> Result<(), E>,
+{
+    type Held = Arc<WholeTier<G>>;
+    type Error = E;
+
+    fn bytes(&self, held: &Self::Held) -> u64 {
+        held.bytes()
+    }
+
+    fn load(
+        &mut self,
+        u: usize,
+        kept: &HashMap<usize, Self::Held>,
+        figures: &mut WalkFigures,
+    ) -> Result<Self::Held, E> {
+        let tier = self.walk.order[u];
+        if let Some(read) = self.spill.as_ref().and_then(|s| s.read(&self.tables.game, tier, u)) {
+            figures.spill_reads += 1;
+            return Ok(Arc::new(read.map_err(|e| (self.load_error)(tier, e))?));
+        }
+        figures.completed += 1;
+        self.walk.complete(self.tables, u, kept).map_err(|e| (self.load_error)(tier, e))
+    }
+
+    fn visit(&mut self, loaded: &[Self::Held]) -> Result<(), E> {
+        let refs: Vec<&WholeTier<G>> = loaded.iter().map(|w| w.as_ref()).collect();
+        (self.visit)(refs[0], &refs[1..])
+    }
+
+    fn set_aside(&mut self, u: usize, held: &Self::Held, figures: &mut WalkFigures) -> Result<(), E> {
+        if let Some(spill) = self.spill.as_mut() {
+            let wrote =
+                spill.write(&self.tables.game, u, held).map_err(|e| (self.load_error)(self.walk.order[u], e))?;
+            if wrote {
+                figures.spilled += 1;
+                figures.spill_high_water = figures.spill_high_water.max(spill.bytes);
+            }
+        }
+        Ok(())
+    }
+
+    fn release(&mut self, u: usize) {
+        if let Some(spill) = self.spill.as_mut() {
+            spill.remove(u);
+        }
+    }
+}
+
+/// [`TierWalk::replay`]'s holder: each tier's bytes alone.
+struct Sizes {
+    bytes: Vec<u64>,
+    spills: bool,
+    /// The tiers set aside, with their bytes.
+    spilled: HashMap<usize, u64>,
+    spill_bytes: u64,
+}
+
+impl Holder for Sizes {
+    type Held = u64;
+    type Error = std::convert::Infallible;
+
+    fn bytes(&self, held: &u64) -> u64 {
+        *held
+    }
+
+    fn load(&mut self, u: usize, _: &HashMap<usize, u64>, figures: &mut WalkFigures) -> Result<u64, Self::Error> {
+        match self.spilled.contains_key(&u) {
+            true => figures.spill_reads += 1,
+            false => figures.completed += 1,
+        }
+        Ok(self.bytes[u])
+    }
+
+    fn visit(&mut self, _: &[u64]) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    fn set_aside(&mut self, u: usize, held: &u64, figures: &mut WalkFigures) -> Result<(), Self::Error> {
+        if self.spills && !self.spilled.contains_key(&u) {
+            self.spilled.insert(u, *held);
+            self.spill_bytes += held;
+            figures.spilled += 1;
+            figures.spill_high_water = figures.spill_high_water.max(self.spill_bytes);
+        }
+        Ok(())
+    }
+
+    fn release(&mut self, u: usize) {
+        if let Some(bytes) = self.spilled.remove(&u) {
+            self.spill_bytes -= bytes;
+        }
+    }
+}
+
+/// A walk's spill directory (see the module documentation): complete
+/// tiers by their place in the walk, as solved tables (and plies files),
+/// compressed and not synced: nothing outlives the walk, which removes
+/// the directory when it ends, however it ends.
+struct Spill {
+    dir: PathBuf,
+    /// Per spilled tier, the bytes of its files and whether it has plies.
+    files: HashMap<usize, (u64, bool)>,
+    /// The bytes of all of them.
+    bytes: u64,
+}
+
+impl Spill {
+    /// A new directory of this walk's own under `parent`.
+    fn new(parent: &Path) -> Result<Spill, Error> {
+        static WALKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let walk = WALKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = parent.join(format!("foxbase-walk-{}-{walk}", std::process::id()));
+        let io = |e| Error::Table(TableError::new(dir.display().to_string(), ErrorKind::Io(e)));
+        // A directory left by an earlier process of the same id is stale: it is replaced.
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(io)?;
+        }
+        std::fs::create_dir(&dir).map_err(io)?;
+        Ok(Spill { dir, files: HashMap::new(), bytes: 0 })
+    }
+
+    fn path(&self, u: usize, plies: bool) -> PathBuf {
+        self.dir.join(if plies { format!("{u}.plies") } else { format!("{u}.values") })
+    }
+
+    /// Writes the complete tier at walk place `u` unless it is there
+    /// already; whether it wrote it.
+    fn write<G: TierGame>(&mut self, game: &G, u: usize, whole: &WholeTier<G>) -> Result<bool, Error> {
+        if self.files.contains_key(&u) {
+            return Ok(false);
+        }
+        let header = TableHeader {
+            game: game.game_name().to_string(),
+            variant: game.variant_json(),
+            tier: game.tier_name(whole.tier),
+            slots: whole.values.len(),
+        };
+        let mut bytes = crate::table::write_table_scratch(&self.path(u, false), &header, &whole.values)?;
+        if let Some(plies) = &whole.plies {
+            let path = self.path(u, true);
+            bytes += crate::table::write_plies_upload(&path, &header, plies, None, Layout::Solved, false)?.1;
+        }
+        self.files.insert(u, (bytes, whole.plies.is_some()));
+        self.bytes += bytes;
+        Ok(true)
+    }
+
+    /// The complete tier `tier` at walk place `u`, if it was spilled.
+    fn read<G: TierGame>(&self, game: &G, tier: G::Tier, u: usize) -> Option<Result<WholeTier<G>, Error>> {
+        self.files.get(&u).map(|&(_, has_plies)| {
+            let values = TableFile::open(&self.path(u, false))?.read_all()?;
+            let plies = match has_plies {
+                true => Some(TableFile::open(&self.path(u, true))?.read_all_plies(&values)?),
+                false => None,
+            };
+            let index = game.tier_index(tier);
+            Ok(WholeTier { tier, index, values, layout: Layout::Solved, plies, plies_layout: Layout::Solved })
+        })
+    }
+
+    /// Removes the files of the tier at walk place `u`, if it was spilled.
+    fn remove(&mut self, u: usize) {
+        if let Some((bytes, _)) = self.files.remove(&u) {
+            self.bytes -= bytes;
+            // What cannot be removed now goes with the directory.
+            let _ = std::fs::remove_file(self.path(u, false));
+            let _ = std::fs::remove_file(self.path(u, true));
+        }
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        // Nothing in it is needed once the walk is over; a failure leaves
+        // files in a temporary directory, which is no reason to fail.
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

@@ -28,7 +28,7 @@ use crate::plies::Plies;
 use crate::source::DirLocation;
 use crate::table::TableFile;
 use crate::tier_files::table_header;
-use crate::tier_walk::TierWalk;
+use crate::tier_walk::{TierWalk, WalkFigures, WalkMemory};
 use crate::tiered::{outcome_by_one_step, LocateChild, StepScratch, WholeTier};
 use crate::TierTables;
 use foxbase_core::play::{Playable, WithRules};
@@ -73,12 +73,9 @@ pub struct Verified {
     pub tiers: usize,
     pub slots: u64,
     pub positions_checked: u64,
+    /// How the walk over the tiers held them ([`TierWalk`]).
+    pub walk: WalkFigures,
 }
-
-/// Complete tiers kept in memory between tiers, for the parents that read
-/// them ([`TierWalk`]): the most the 20-sheep Fox Game tables keep at once
-/// in the walk's order (1.7 GB), with room.
-pub const KEPT_BYTES: u64 = 2 << 30;
 
 /// How far a pass over the tiers is: tiers, and their slots (the measure
 /// of a tier's work: tiers differ in size by orders of magnitude, so a
@@ -339,6 +336,7 @@ pub fn verify_dir<G: LocateChild + WithRules>(
     dir: &Path,
     on_tier: OnTier,
     one_step: bool,
+    memory: &WalkMemory,
 ) -> Result<Verified, Problem> {
     let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
     let game = G::from_variant_json(&manifest.variant).map_err(|e| {
@@ -347,7 +345,7 @@ pub fn verify_dir<G: LocateChild + WithRules>(
             format!("{}: tables of game '{}' variant {}: {e}", dir.display(), manifest.game, manifest.variant),
         )
     })?;
-    verify_game(game, dir, on_tier, one_step)
+    verify_game(game, dir, on_tier, one_step, memory)
 }
 
 /// Verifies a tablebase of `game` in `dir`, solved or published; the error
@@ -358,15 +356,16 @@ pub fn verify_game<G: LocateChild + WithRules>(
     dir: &Path,
     on_tier: OnTier,
     one_step: bool,
+    memory: &WalkMemory,
 ) -> Result<Verified, Problem> {
-    verify_game_then(game, dir, on_tier, one_step, |_| Ok(()))
+    verify_game_then(game, dir, on_tier, one_step, memory, |_| Ok(()))
 }
 
 /// Verifies a tablebase of `game` in `dir`, solved or published; the error
 /// is the first problem found. Steps 1 and 2 for every file; then step 3
 /// tier by tier, each whole and complete with its children
-/// ([`TierWalk`]: each read, and derived, once while [`KEPT_BYTES`] hold
-/// what is kept between tiers): the values by the game's installed
+/// ([`TierWalk`]: each read, and derived, once, holding what is kept
+/// between tiers as `memory` says): the values by the game's installed
 /// [`TierCheck`] where it takes the tier (not with `one_step`), every used
 /// slot otherwise, and the plies one position at a time
 /// ([`outcome_by_one_step`]). A published tier's even slots are derived
@@ -382,6 +381,7 @@ pub fn verify_game_then<G: LocateChild + WithRules>(
     dir: &Path,
     on_tier: OnTier,
     one_step: bool,
+    memory: &WalkMemory,
     mut then: impl FnMut(&WholeTier<G>) -> Result<(), Problem>,
 ) -> Result<Verified, Problem> {
     let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
@@ -413,11 +413,11 @@ pub fn verify_game_then<G: LocateChild + WithRules>(
     let files: std::collections::HashMap<G::Tier, (&String, u64)> =
         tiers.iter().map(|(tier, file, block_slots)| (*tier, (file, *block_slots))).collect();
     let order: Vec<G::Tier> = tiers.iter().map(|(tier, _, _)| *tier).collect();
-    let walk = TierWalk::new(game, &order, KEPT_BYTES);
+    let walk = TierWalk::new(game, &order, memory.clone());
     let mut checked = 0;
     let counter = TierCounter::new(tiers.len(), manifest.total_slots(), on_tier);
     let load_problem = |t: G::Tier, e: Error| dir_problem(&crate::tier_files::table_key(game, t), e);
-    walk.walk(&tables, load_problem, |own, children| {
+    let walked = walk.walk(&tables, load_problem, |own, children| {
         let tier = own.tier;
         let (file, block_slots) = files[&tier];
         let size = game.tier_size(&own.index);
@@ -448,7 +448,7 @@ pub fn verify_game_then<G: LocateChild + WithRules>(
         counter.done(size);
         Ok(())
     })?;
-    Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked })
+    Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked, walk: walked })
 }
 
 /// Step 3 (values and plies) one position at a time for the tier `refs[0]`

@@ -20,8 +20,13 @@ const FIXTURE: &str = "tests/data/tiny";
 
 #[test]
 fn the_fixture_verifies_and_answers_probes() {
-    let v = foxbase_tables::verify::verify_dir::<foxbase_core::foxgame::FoxGame>(Path::new(FIXTURE), &|_| {}, true)
-        .unwrap();
+    let v = foxbase_tables::verify::verify_dir::<foxbase_core::foxgame::FoxGame>(
+        Path::new(FIXTURE),
+        &|_| {},
+        true,
+        &foxbase_tables::tier_walk::WalkMemory::default(),
+    )
+    .unwrap();
     assert_eq!((v.tiers, v.slots), (50, 101_232));
     let tables = FoxTables::open(Path::new(FIXTURE)).unwrap();
     assert_eq!(tables.layout(), Layout::Published);
