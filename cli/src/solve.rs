@@ -17,7 +17,7 @@ use foxbase_core::game::GameKind;
 use foxbase_core::{Geometry, Variant};
 use foxbase_objstore::StoreUrl;
 use foxbase_tables::plies::Distance;
-use foxbase_tables::publish::Publishable;
+use foxbase_tables::publish::{Levels, Publishable};
 use foxbase_tables::seal::SealRun;
 use foxbase_tables::source::Location;
 use foxbase_worker::kernel::{choose_kernel, Kernel, Output, SolveTier};
@@ -121,14 +121,23 @@ pub struct SolveArgs {
     #[arg(long, value_name = "MB", default_value_t = DEFAULT_TABLES_IN_MEMORY >> 20)]
     tables_in_memory: u64,
     /// Keep the tables in --out DIR within this many bytes (a number, or with K, M, G or T: powers
-    /// of 1024): each tier is published in place (the bytes `foxbase publish` writes, checked value
-    /// for value against the solved table, journaled) once every tier that reads it is solved, and
+    /// of 1024): each tier is published in place (the bytes `foxbase publish` writes, at
+    /// --publish-level, checked value for value against the solved table, journaled) once every
+    /// tier that reads it is solved, and
     /// a tier is begun only when the bytes held and its unpacked size (2 bits a position, 2 bytes
     /// with plies) fit; a budget too small for the next tier stops the solve with an error (resume
     /// with a larger one). The finished DIR is the published tablebase, with its SHA256SUMS. A
     /// directory --out only; resume such a solve with --disk-budget too.
     #[arg(long, value_name = "BYTES", value_parser = crate::cluster::parse_bytes)]
     disk_budget: Option<u64>,
+    /// With --disk-budget: the zstd level of the tiers published in place, tables and plies files
+    /// alike, 1..=22 (default: those of `foxbase publish`). The finished DIR is then what `foxbase
+    /// publish --level LEVEL --plies-level LEVEL` writes. Publishing spends its time compressing:
+    /// at `foxbase publish`'s level 15 it takes several times the solve's own CPU, at 3 less than
+    /// the solve, for tables about a fifth larger (docs/results.md, "Open runs"). A resumed solve
+    /// may take another level; the tiers published already keep theirs.
+    #[arg(long, value_name = "LEVEL", requires = "disk_budget", value_parser = clap::value_parser!(i32).range(1..=22))]
+    publish_level: Option<i32>,
     /// Print one JSON summary object at the end instead of text.
     #[arg(long)]
     json: bool,
@@ -354,6 +363,7 @@ fn run<G: SolveTier + SealRun + Publishable>(
         output,
         tables_in_memory: args.tables_in_memory.saturating_mul(1 << 20),
         disk_budget: args.disk_budget,
+        publish_levels: args.publish_level.map_or_else(Levels::default, |level| Levels { values: level, plies: level }),
     };
     let mut disk_high_water = None;
     let (manifest, location, resumed, imported, not_solved_slots): (_, Box<dyn Location>, _, _, _) = match &out {

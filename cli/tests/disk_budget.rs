@@ -152,6 +152,36 @@ fn a_solve_stopped_after_any_step_of_publishing_in_place_resumes_to_the_same_tab
     }
 }
 
+/// `--publish-level`: the tablebase `foxbase publish` writes at that level
+/// (not the one it writes at its own, so the level is not ignored); a
+/// solve stopped and resumed at another level ends as a tablebase that
+/// checks and gives back the solve, its tiers at either level.
+#[test]
+fn a_solve_within_a_disk_budget_publishes_at_the_level_it_is_given() {
+    // Level 3's tables are larger: a budget that publishing in place keeps, if not a tight one.
+    const LEVEL_BUDGET: &str = "120K";
+    let root = TempDir::new("disk-budget-level");
+    let (_, at_15) = reference(&root.0, &[]);
+    let (plain, at_3) = (root.0.join("plain"), root.0.join("published-3"));
+    let (plain, at_3) = (plain.to_str().unwrap(), at_3.to_str().unwrap());
+    ok(&["publish", plain, at_3, "--level", "3", "--plies-level", "3"]);
+    let expected = files(Path::new(at_3));
+    assert!(expected.iter().any(|(name, bytes)| name.starts_with("tiers/") && at_15[name] != *bytes));
+
+    let dir = root.0.join("budgeted");
+    let out = dir.to_str().unwrap();
+    ok(&solve_args(out, &["--disk-budget", LEVEL_BUDGET, "--publish-level", "3"]));
+    assert_same_tablebase(&dir, &expected);
+
+    let mixed = root.0.join("mixed");
+    let mixed_out = mixed.to_str().unwrap();
+    let stopped =
+        foxbase(&solve_args(mixed_out, &["--disk-budget", LEVEL_BUDGET, "--publish-level", "3"]), Some("installed:40"));
+    assert!(!stopped.status.success(), "the solve was not stopped");
+    ok(&solve_args(mixed_out, &["--disk-budget", LEVEL_BUDGET, "--resume", "--publish-level", "19"]));
+    ok(&["verify", mixed_out, "--published", "--against", plain]);
+}
+
 /// Values alone: the check derives a published tier's fox-to-move values
 /// with the kernel's whole-table derivation (the one the binary installs),
 /// from children some of which are published already.

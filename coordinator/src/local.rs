@@ -57,6 +57,11 @@ pub struct LocalOptions {
     /// directory is the published tablebase. `None`: no budget, the
     /// solved tables are kept.
     pub disk_budget: Option<u64>,
+    /// The zstd levels of the tiers published in place under a disk budget:
+    /// the finished directory is what `foxbase publish` writes at these
+    /// levels. Publishing spends its time compressing, so a long solve may
+    /// want lower ones than [`Levels::default`] (docs/results.md, "Open runs").
+    pub publish_levels: Levels,
 }
 
 /// [`LocalOptions::tables_in_memory`] by default: 1 GiB, which holds about
@@ -64,7 +69,8 @@ pub struct LocalOptions {
 pub const DEFAULT_TABLES_IN_MEMORY: u64 = 1 << 30;
 
 impl Default for LocalOptions {
-    /// One worker of one thread, the default kernel, 1 GiB of tables in memory.
+    /// One worker of one thread, the default kernel, 1 GiB of tables in
+    /// memory, no disk budget (publishing levels as `foxbase publish`'s).
     fn default() -> LocalOptions {
         LocalOptions {
             workers: 1,
@@ -73,6 +79,7 @@ impl Default for LocalOptions {
             output: Output::Values,
             tables_in_memory: DEFAULT_TABLES_IN_MEMORY,
             disk_budget: None,
+            publish_levels: Levels::default(),
         }
     }
 }
@@ -297,7 +304,7 @@ pub fn solve_local_journaled<G: SolveTier + Publishable>(
     let checkpoints = Checkpoints { journal: Mutex::new((journal, None)), pending: Mutex::new(Vec::new()) };
     let publisher = match options.disk_budget {
         Some(limit) => {
-            let publisher = Publisher::new(game, plan, dir, limit, options.output.plies(), &state, published);
+            let publisher = Publisher::new(game, plan, dir, limit, &options, &state, published);
             // Tiers no tier left to solve reads, finished before a stop but not yet published.
             let entry_of = |name: &str| state.finished_entry(name).cloned();
             for tier in publisher.unread_unpublished(&state) {
@@ -439,6 +446,8 @@ struct Publisher<'g, G: TierGame> {
     dir: &'g Path,
     limit: u64,
     plies: bool,
+    /// The zstd levels of the published files ([`LocalOptions::publish_levels`]).
+    levels: Levels,
     /// The game's published layout, and its steps 1 and 2 of publishing a tier.
     layout: Layout,
     steps: Steps<G>,
@@ -511,7 +520,7 @@ impl<'g, G: TierGame> Publisher<'g, G> {
         plan: &'g TierPlan<G>,
         dir: &'g Path,
         limit: u64,
-        plies: bool,
+        options: &LocalOptions,
         state: &RunState<'_, G>,
         published: HashMap<String, TierEntry>,
     ) -> Publisher<'g, G>
@@ -536,7 +545,8 @@ impl<'g, G: TierGame> Publisher<'g, G> {
             plan,
             dir,
             limit,
-            plies,
+            plies: options.output.plies(),
+            levels: options.publish_levels,
             layout: G::LAYOUT,
             steps: Steps { write: retire::write::<G>, check: retire::check::<G> },
             books: Mutex::new(books),
@@ -629,7 +639,7 @@ impl<'g, G: TierGame> Publisher<'g, G> {
             .map(|&c| entry_named(&self.game.tier_name(c)))
             .collect::<Result<Vec<_>, _>>()?;
         let fail = |e: &dyn std::fmt::Display| format!("publishing tier {name} in place: {e}");
-        let published = (self.steps.write)(self.game, self.dir, &entry, Levels::default()).map_err(|e| fail(&e))?;
+        let published = (self.steps.write)(self.game, self.dir, &entry, self.levels).map_err(|e| fail(&e))?;
         self.books.lock().unwrap().hold(entry_bytes(&published));
         stop_point("written");
         (self.steps.check)(self.game, self.dir, &entry, &published, &children).map_err(|e| fail(&e))?;
