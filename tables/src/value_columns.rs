@@ -107,10 +107,65 @@ pub fn from_columns(stored: &[u8], n: usize, start: u64, period: u64) -> Vec<u8>
 /// the stored codes instead when both share one column order,
 /// [`crate::plies_pack::Block::in_columns`].)
 pub fn slot_order(stored: &[u8], index: &ColumnIndex) -> Vec<u8> {
-    let mut out = slot_order_in(stored, index, 0, index.n);
-    out.resize(stored.len(), 0);
+    let (n, period) = (index.n, index.period);
+    // The stored codes a byte each, then column by column (reading in
+    // order) each to its odd slot's place (a byte each, in slot order):
+    // no shift, mask or column wrap per code, as a piece needs
+    // ([`slot_order_in`]).
+    let mut codes = Vec::with_capacity(stored.len() * 4);
+    for &byte in stored {
+        codes.extend_from_slice(&UNPACKED[byte as usize].to_le_bytes());
+    }
+    let mut odd = vec![0u8; n / 2];
+    for (half, &base) in index.base.iter().enumerate() {
+        let column = 2 * half + 1;
+        // The block's first slot in this column, and its first row's.
+        let (mut j, mut row) = match column < index.first_column {
+            true => (column + period - index.first_column, 1),
+            false => (column - index.first_column, 0),
+        };
+        while j < n {
+            odd[j / 2] = codes[(base + row) as usize];
+            j += period;
+            row += 1;
+        }
+    }
+    let mut out = vec![0u8; stored.len()];
+    let pairs = odd.chunks_exact(2);
+    let last = pairs.remainder().first().copied();
+    for (byte, pair) in out.iter_mut().zip(pairs) {
+        *byte = DOUBLED[(pair[0] | pair[1] << 2) as usize];
+    }
+    if let Some(code) = last {
+        out[odd.len() / 2] = DOUBLED[code as usize];
+    }
     out
 }
+
+/// Per byte of four codes, the codes a byte each (little-endian).
+const UNPACKED: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u32;
+        table[byte] = (b & 3) | (b >> 2 & 3) << 8 | (b >> 4 & 3) << 16 | (b >> 6 & 3) << 24;
+        byte += 1;
+    }
+    table
+};
+
+/// Per pair of codes `a | b << 2` of consecutive odd slots, the byte of
+/// their four slots: each even slot a copy of the odd slot after it.
+const DOUBLED: [u8; 16] = {
+    let mut table = [0u8; 16];
+    let mut pair = 0;
+    while pair < 16 {
+        let (a, b) = (pair as u8 & 3, pair as u8 >> 2);
+        table[pair] = a | a << 2 | b << 4 | b << 6;
+        pair += 1;
+    }
+    table
+};
 
 /// Slots `from..to` of a stored block (`from` a multiple of 4, `to` even,
 /// both at most the block's slots) in slot order, four to a byte: one
