@@ -123,19 +123,18 @@ pub struct SolveArgs {
     /// Keep the tables in --out DIR within this many bytes (a number, or with K, M, G or T: powers
     /// of 1024): each tier is published in place (the bytes `foxbase publish` writes, at
     /// --publish-level, checked value for value against the solved table, journaled) once every
-    /// tier that reads it is solved, and
-    /// a tier is begun only when the bytes held and its unpacked size (2 bits a position, 2 bytes
-    /// with plies) fit; a budget too small for the next tier stops the solve with an error (resume
-    /// with a larger one). The finished DIR is the published tablebase, with its SHA256SUMS. A
+    /// tier that reads it is solved, and a tier is begun only when the bytes held and its unpacked
+    /// size (2 bits a position, 2 bytes with plies) fit; a budget too small for the next tier stops
+    /// the solve with an error (resume with a larger one). The finished DIR is the published tablebase, with its SHA256SUMS. A
     /// directory --out only; resume such a solve with --disk-budget too.
     #[arg(long, value_name = "BYTES", value_parser = crate::cluster::parse_bytes)]
     disk_budget: Option<u64>,
     /// With --disk-budget: the zstd level of the tiers published in place, tables and plies files
     /// alike, 1..=22 (default: those of `foxbase publish`). The finished DIR is then what `foxbase
-    /// publish --level LEVEL --plies-level LEVEL` writes. Publishing spends its time compressing:
-    /// at `foxbase publish`'s level 15 it takes several times the solve's own CPU, at 3 less than
-    /// the solve, for tables about a fifth larger (docs/results.md, "Open runs"). A resumed solve
-    /// may take another level; the tiers published already keep theirs.
+    /// publish --level LEVEL --plies-level LEVEL` writes. Publishing spends its time compressing: a
+    /// solve within a budget has taken 5 times the CPU of the same solve without one at `foxbase
+    /// publish`'s level 15, 2.4 times at 3, for tables about a fifth larger (docs/results.md, "Open
+    /// runs"). A resumed solve may take another level; the tiers published already keep theirs.
     #[arg(long, value_name = "LEVEL", requires = "disk_budget", value_parser = clap::value_parser!(i32).range(1..=22))]
     publish_level: Option<i32>,
     /// Print one JSON summary object at the end instead of text.
