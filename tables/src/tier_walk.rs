@@ -358,8 +358,8 @@ impl Holder for Sizes {
 }
 
 /// A walk's spill directory (see the module documentation): complete
-/// tiers by their place in the walk, as solved tables (and plies files),
-/// compressed and not synced: nothing outlives the walk, which removes
+/// tiers by their place in the walk, as table files of their exact bytes
+/// (and plies files), not synced: nothing outlives the walk, which removes
 /// the directory when it ends, however it ends.
 struct Spill {
     dir: PathBuf,
