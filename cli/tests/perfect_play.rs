@@ -411,7 +411,10 @@ fn tictactoe_through_the_cli_and_its_exported_dataset() {
     assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stderr));
     let v: Json = serde_json::from_slice(&verify.stdout).unwrap();
     // 789 canonical positions: the 61 whose side to move alone has a line cannot arise (unused slots).
-    assert_eq!(v, serde_json::json!({"ok": true, "tiers": 10, "positions": 789, "problem": null}));
+    // Each tier made complete once and held in memory, nothing spilled.
+    let walk = serde_json::json!({"completed": 10, "kept_high_water_bytes": 3780, "spill_high_water_bytes": 0,
+        "spill_reads": 0, "spilled": 0});
+    assert_eq!(v, serde_json::json!({"ok": true, "tiers": 10, "positions": 789, "problem": null, "walk": walk}));
     let versus = foxbase(&["versus", "--tables", o, "--side", "none", "--seed", "1"], "");
     assert!(String::from_utf8(versus.stdout).unwrap().trim_end().ends_with("game over after 9 plies: a draw"));
 }
