@@ -55,6 +55,28 @@ pub(super) fn decode_child<const BMI2: bool>(
     }
 }
 
+/// Row `r` of [`decode_child`]'s won and lost planes (the placements with
+/// a fox on the `r`-th free point, both halves) of a set that is not its
+/// own mirror image: the row's stored slots, then the `r`-th slot of each
+/// later row. A capture reads a few rows of a block (one a jump), where
+/// decoding the whole block cost `n` rows and two transposes.
+pub(super) fn decode_child_row<const BMI2: bool>(
+    values: &PackedValues,
+    base: u64,
+    n: usize,
+    side: u64,
+    r: usize,
+) -> (u32, u32) {
+    let (mut won, mut lost) =
+        if r > 0 { row_codes::<BMI2>(values.bytes(), base + (r * (r - 1)) as u64, r, side) } else { (0, 0) };
+    for j in r + 1..n {
+        let code = values.code(base + (j * (j - 1) + 2 * r) as u64 + side);
+        won |= ((code == WIN_CODE) as u32) << j;
+        lost |= ((code == LOSS_CODE) as u32) << j;
+    }
+    (won, lost)
+}
+
 /// The won and lost rows of one side of a canonical sheep set in a child
 /// table with one fox (bit `i`: the fox on the `i`-th free point).
 pub(super) fn decode_child_one<const BMI2: bool>(

@@ -766,19 +766,51 @@ mod tests {
 
     #[test]
     fn transpose32_matches_the_definition() {
-        let mut a: Rows = [0; 32];
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        for r in a.iter_mut() {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            *r = x as u32;
+        for round in 0..200 {
+            let mut a: Rows = [0; 32];
+            for r in a.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *r = x as u32;
+            }
+            let mut t = a;
+            transpose32(&mut t);
+            for (i, row) in t.iter().enumerate() {
+                for (j, column) in a.iter().enumerate() {
+                    assert_eq!((row >> j) & 1, (column >> i) & 1, "{round}: {i} {j}");
+                }
+            }
+            let mut rounds = a;
+            transpose_rounds(&mut rounds, 16, 0x0000_FFFF);
+            assert_eq!(rounds, t, "{round}: the scalar rounds");
         }
-        let mut t = a;
-        transpose32(&mut t);
-        for (i, row) in t.iter().enumerate() {
-            for (j, column) in a.iter().enumerate() {
-                assert_eq!((row >> j) & 1, (column >> i) & 1, "{i} {j}");
+    }
+
+    #[test]
+    fn a_child_row_decoded_alone_is_that_row_of_the_whole_block() {
+        use foxbase_tables::packed::PackedValues;
+        let mut x = 0x0123_4567_89AB_CDEFu64;
+        for n in [2, 13, 17, 21, 26, 31] {
+            let per_set = (n * (n - 1)) as u64;
+            let mut values = PackedValues::filled(3 * per_set + 5, 0);
+            for i in 0..3 * per_set + 5 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                values.set_code(i, (x % 4) as u8);
+            }
+            for (base, side) in [(0, 0), (per_set, 1), (2 * per_set + 5 - per_set % 2, 0)] {
+                let (mut won, mut lost): (Rows, Rows) = ([0; 32], [0; 32]);
+                decode_child::<false>(&values, base, n, side, false, 0, &mut won, &mut lost);
+                for r in 0..n {
+                    let want = (won[r], lost[r]);
+                    assert_eq!(decode_child_row::<false>(&values, base, n, side, r), want, "{n} {base} {side} {r}");
+                    if bmi2_in_use() {
+                        assert_eq!(decode_child_row::<true>(&values, base, n, side, r), want, "{n} {base} {side} {r}");
+                    }
+                }
             }
         }
     }

@@ -64,9 +64,14 @@ impl Placements for TwoFoxes {
         let (mut won, mut lost) = ([0u32; 32], [0u32; 32]);
         for o in BitIter(view.sheep) {
             let Some((jumps, target)) = ctx.captures_over(view, o, 2)? else { continue };
+            // A set that is its own mirror image is decoded whole (its
+            // mirror images' slots are filled from the stored ones); any
+            // other has the rows of the jumps' landings read alone.
             if let Target::Child(c, rank) = target {
-                let child = &ctx.children[c];
-                decode_child::<BMI2>(child.values, rank.base, n + 1, 1, rank.symmetric, rank.free, &mut won, &mut lost);
+                if rank.symmetric {
+                    let child = &ctx.children[c];
+                    decode_child::<BMI2>(child.values, rank.base, n + 1, 1, true, rank.free, &mut won, &mut lost);
+                }
             }
             let map = match target {
                 Target::Child(_, rank) => {
@@ -86,8 +91,13 @@ impl Placements for TwoFoxes {
                 match target {
                     Target::Child(c, rank) => {
                         let map = map.as_ref().expect("a child's map");
-                        let row_won = map.row(&won, t, &scratch.mirror);
-                        let row_lost = map.row(&lost, t, &scratch.mirror);
+                        let (row_won, row_lost) = if rank.symmetric {
+                            (map.row(&won, t, &scratch.mirror), map.row(&lost, t, &scratch.mirror))
+                        } else {
+                            let (w, l) =
+                                decode_child_row::<BMI2>(ctx.children[c].values, rank.base, n + 1, 1, map.child_row(t));
+                            (map.apply(w, &scratch.mirror), map.apply(l, &scratch.mirror))
+                        };
                         x_won[ia] |= row_lost & ok;
                         x_open[ia] |= !row_won & ok;
                         if plies && ctx.to_zeroing {
