@@ -252,8 +252,15 @@ impl Publishable for FoxGame {
         if whole.is_complete() {
             return Ok((whole.values, whole.plies));
         }
-        let children =
-            children.iter().map(|c| read_whole_stored(self, c)).collect::<Result<Vec<WholeTier<FoxGame>>, Error>>()?;
+        // A fox move stays in the tier or jumps one sheep (one jump a
+        // move): of the child tiers, only those with the same foxes and
+        // one sheep fewer are read, not the sheep steps' (most of them).
+        let (foxes, sheep) = (own.tier.foxes(), own.tier.sheep());
+        let children = children
+            .iter()
+            .filter(|c| c.tier.foxes() == foxes && c.tier.sheep() + 1 == sheep)
+            .map(|c| read_whole_stored(self, c))
+            .collect::<Result<Vec<WholeTier<FoxGame>>, Error>>()?;
         let refs: Vec<&WholeTier<FoxGame>> = children.iter().collect();
         derive_left_out(self, fox_side_deriver(), &mut whole, &refs, distance)?;
         Ok((whole.values, whole.plies))
