@@ -269,11 +269,14 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
-            for j in BitIter((w & !w0) as u64) {
-                pl[self.block_slot(h, j as usize, side)] = P::put(level_win);
+            // A two-fox plane holds each placement twice ([h][j] and [j][h],
+            // one slot): its plies are written from the row of the higher point.
+            let (first, once) = if self.one_fox { (0, u32::MAX) } else { (h * h.saturating_sub(1), row_mask(h)) };
+            for j in BitIter((w & !w0 & once) as u64) {
+                pl[first + 2 * j as usize + side] = P::put(level_win);
             }
-            for j in BitIter((l & !l0) as u64) {
-                pl[self.block_slot(h, j as usize, side)] = P::put(level_loss);
+            for j in BitIter((l & !l0 & once) as u64) {
+                pl[first + 2 * j as usize + side] = P::put(level_loss);
             }
             changed |= w != w0 || l != l0;
             planes[WON * rows + h] = w;
