@@ -244,44 +244,53 @@ impl<'a> Ctx<'a> {
         let floors_pass = !self.to_zeroing || level_loss == 0;
         let wins_due = *due <= k;
         let mut next_due = if wins_due { u32::MAX } else { *due };
-        let mut changed = false;
+        // A two-fox plane holds each placement twice, [h][j] and [j][h] in
+        // one slot: it is settled from the row of its higher point, `h`, and
+        // the bit of the row of the lower one (settled before) set to match.
+        let two_foxes = !self.one_fox;
         for h in 0..rows {
             let (w0, l0) = (before[h], before[32 + h]);
             let (mut w, mut l) = (planes[WON * rows + h], planes[LOST * rows + h]);
-            for j in BitIter((l & !l0) as u64).filter(|_| floors_pass) {
-                let floor = pl[self.block_slot(h, j as usize, side)].get();
+            let (first, once) = if two_foxes { (h * h.saturating_sub(1), row_mask(h)) } else { (0, u32::MAX) };
+            let new_losses = if floors_pass { l & !l0 & once } else { 0 };
+            for j in BitIter(new_losses as u64) {
+                let floor = pl[first + 2 * j as usize + side].get();
                 if floor > level_loss {
                     l &= !(1 << j);
+                    if two_foxes {
+                        planes[LOST * rows + j as usize] &= !(1 << h);
+                    }
                     next_due = next_due.min(if exact { floor } else { loss_phase(side, floor) });
                 }
             }
             if wins_due {
-                let valid = if self.one_fox { row_mask(self.n) } else { row_mask(self.n) & !(1 << h) };
-                for j in BitIter((planes[CANNOT_LOSE * rows + h] & !w & !l & valid) as u64) {
-                    let at = pl[self.block_slot(h, j as usize, side)].get();
+                let valid = if two_foxes { row_mask(self.n) & !(1 << h) } else { row_mask(self.n) };
+                for j in BitIter((planes[CANNOT_LOSE * rows + h] & !w & !l & valid & once) as u64) {
+                    let at = pl[first + 2 * j as usize + side].get();
                     if at == 0 {
                         continue;
                     }
                     if at <= level_win {
                         w |= 1 << j;
+                        if two_foxes {
+                            planes[WON * rows + j as usize] |= 1 << h;
+                        }
                     } else {
                         next_due = next_due.min(if exact { at } else { win_phase(at) });
                     }
                 }
             }
-            // A two-fox plane holds each placement twice ([h][j] and [j][h],
-            // one slot): its plies are written from the row of the higher point.
-            let (first, once) = if self.one_fox { (0, u32::MAX) } else { (h * h.saturating_sub(1), row_mask(h)) };
             for j in BitIter((w & !w0 & once) as u64) {
                 pl[first + 2 * j as usize + side] = P::put(level_win);
             }
             for j in BitIter((l & !l0 & once) as u64) {
                 pl[first + 2 * j as usize + side] = P::put(level_loss);
             }
-            changed |= w != w0 || l != l0;
             planes[WON * rows + h] = w;
             planes[LOST * rows + h] = l;
         }
+        let changed =
+            (0..rows).any(|h| planes[WON * rows + h] != before[h] || planes[LOST * rows + h] != before[32 + h]);
         *due = next_due;
         changed
     }
