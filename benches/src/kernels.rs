@@ -317,13 +317,14 @@ pub fn run(threads_list: &[usize], json_out: bool) -> Vec<String> {
             "dtz_memory_budget_bytes": dtz_budget});
         say(&summary);
         if !identical {
-            missed.push(format!("tables differ between the kernels with {t} threads"));
+            missed.push(format!("tables differ between the kernels on {t} thread(s)"));
         }
         let figure = |j: &Json, key: &str| j[key].as_f64().unwrap();
         let mut check = |name: &str, value: f64, bound: f64, at_most: bool| {
             if (at_most && value > bound) || (!at_most && value < bound) {
                 let sign = if at_most { "at most" } else { "at least" };
-                missed.push(format!("{name} {value:.3} with {t} threads (target: {sign} {bound})"));
+                let threads = if t == 1 { "1 thread".to_string() } else { format!("{t} threads") };
+                missed.push(format!("{name} {value:.3} on {threads} (target: {sign} {bound})"));
             }
         };
         check("slots_per_core_second", figure(&block, "slots_per_core_second"), 10e6, false);
