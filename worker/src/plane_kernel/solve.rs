@@ -264,8 +264,9 @@ impl<'a> Ctx<'a> {
                 }
             }
             if wins_due {
-                let valid = if two_foxes { row_mask(self.n) & !(1 << h) } else { row_mask(self.n) };
-                for j in BitIter((planes[CANNOT_LOSE * rows + h] & !w & !l & valid & once) as u64) {
+                // `once` leaves out the diagonal (both foxes on one point).
+                let valid = row_mask(self.n) & once;
+                for j in BitIter((planes[CANNOT_LOSE * rows + h] & !w & !l & valid) as u64) {
                     let at = pl[first + 2 * j as usize + side].get();
                     if at == 0 {
                         continue;
