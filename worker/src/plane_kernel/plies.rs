@@ -152,11 +152,17 @@ pub(super) trait Ply: Copy + Default + Send + Sync {
     /// The solve's plies as the tier's [`Plies`]: draws (pending floors,
     /// wins never due) and unused slots set to 0, in place.
     fn finish(mut plies: Vec<Self>, values: &PackedValues) -> Plies {
-        plies.par_chunks_mut(1 << 16).enumerate().for_each(|(c, chunk)| {
-            for (k, x) in chunk.iter_mut().enumerate() {
-                let code = values.code(((c as u64) << 16) + k as u64);
-                if code != WIN_CODE && code != LOSS_CODE {
-                    *x = Self::default();
+        debug_assert!(plies.len() as u64 <= values.len(), "a value for every count");
+        // Four codes a byte, read a byte at a time: a code is a win (1) or
+        // a loss (2) exactly when its two bits differ.
+        const _: () = assert!(WIN_CODE == 1 && LOSS_CODE == 2);
+        plies.par_chunks_mut(1 << 16).zip(values.bytes().par_chunks(1 << 14)).for_each(|(chunk, codes)| {
+            for (four, &byte) in chunk.chunks_mut(4).zip(codes) {
+                let decided = ((byte ^ (byte >> 1)) & 0b0101_0101) as u32;
+                for (k, x) in four.iter_mut().enumerate() {
+                    // All ones where decided, else 0: no branch per count.
+                    let keep = 0u32.wrapping_sub(decided >> (2 * k) & 1);
+                    *x = Self::put(x.get() & keep);
                 }
             }
         });

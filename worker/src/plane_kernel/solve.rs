@@ -661,6 +661,8 @@ impl Ctx<'_> {
         let (pl, due) = slices;
         let per_set = self.per_set as usize;
         match (how, before) {
+            // Nothing new and nothing due: settling would change nothing.
+            (Settle::Plies, Some(_)) if !changed && due[block] > at => false,
             (Settle::Plies, Some(before)) => {
                 self.settle(side, planes, &before, &mut pl[block * per_set..(block + 1) * per_set], at, &mut due[block])
             }
