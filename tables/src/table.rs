@@ -276,6 +276,32 @@ pub fn raw_block(values: &PackedValues, block_slots: u32, b: u64) -> Vec<u8> {
     raw_block_with(values, block_slots, b, Layout::Solved)
 }
 
+/// [`Layout::Published`]'s raw byte of four stored codes (two pairs, each
+/// written as its odd slot's code, an unused one as the code written
+/// before it), and the code it ends with, by the code written before it
+/// (never [`UNUSED`]) and the stored byte.
+static PUBLISHED_PAIRS: [[(u8, u8); 256]; 4] = {
+    let mut table = [[(0u8, 0u8); 256]; 4];
+    let mut last = 0;
+    while last < 4 {
+        let mut byte = 0;
+        while byte < 256 {
+            let mut first = (byte >> 2) as u8 & 3;
+            if first == UNUSED {
+                first = last as u8;
+            }
+            let mut second = (byte >> 6) as u8 & 3;
+            if second == UNUSED {
+                second = first;
+            }
+            table[last][byte] = (first | first << 2 | second << 4 | second << 6, second);
+            byte += 1;
+        }
+        last += 1;
+    }
+    table
+};
+
 /// Raw bytes of block `b`: its codes, four to a byte, lowest bits first.
 /// Unused slots take the code of the stored slot before them (a don't-care
 /// that lengthens runs). With [`Layout::Published`] an even slot takes
@@ -323,8 +349,14 @@ pub fn raw_block_with(values: &PackedValues, block_slots: u32, b: u64, layout: L
         }
         Layout::Published => {
             // Blocks hold a multiple of 4 slots, so start is even and pairs
-            // (even, odd) never straddle two blocks.
-            for j in (0..n).step_by(2) {
+            // (even, odd) never straddle two blocks. Whole bytes (two
+            // pairs) through a table, the tail pair by pair.
+            let bytes = &values.bytes()[(start / 4) as usize..];
+            let whole = (n / 4) as usize;
+            for (out, &byte) in raw[..whole].iter_mut().zip(&bytes[..whole]) {
+                (*out, last) = PUBLISHED_PAIRS[last as usize][byte as usize];
+            }
+            for j in (4 * whole as u64..n).step_by(2) {
                 let mut code = if j + 1 < n { values.code(start + j + 1) } else { last };
                 if code == UNUSED {
                     code = last;
@@ -1218,6 +1250,46 @@ mod tests {
                 assert_eq!(&decompress_block(&frame, raw.len()).unwrap(), raw);
             }
         }
+    }
+
+    /// The byte-at-a-time table of the published layout writes what the
+    /// rule says pair by pair: both slots of a pair take the odd slot's
+    /// code, an unused one the code written before it, and a last even
+    /// slot without its odd one that code too.
+    #[test]
+    fn published_blocks_write_each_pair_as_its_odd_slot() {
+        let len = 10_001u64;
+        let mut values = PackedValues::filled(len, 0);
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for i in 0..len {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let code = if (i / 700) % 3 == 0 { (x % 4) as u8 } else { (x % 3) as u8 };
+            values.set_code(i, code);
+        }
+        let mut pairs_unused = 0;
+        for block_slots in [4u32, 64, 1000, 4096] {
+            for b in 0..len.div_ceil(block_slots as u64) {
+                let raw = raw_block_with(&values, block_slots, b, Layout::Published);
+                let start = b * block_slots as u64;
+                let n = (start + block_slots as u64).min(len) - start;
+                let mut last = 0;
+                for j in (0..n).step_by(2) {
+                    let mut want = if j + 1 < n { values.code(start + j + 1) } else { last };
+                    if want == UNUSED {
+                        want = last;
+                        pairs_unused += 1;
+                    }
+                    last = want;
+                    for k in j..(j + 2).min(n) {
+                        let got = (raw[(k / 4) as usize] >> ((k % 4) * 2)) & 3;
+                        assert_eq!(got, want, "block {b} of {block_slots}, slot {k}");
+                    }
+                }
+            }
+        }
+        assert!(pairs_unused > 1000, "the values hold unused odd slots: {pairs_unused}");
     }
 
     /// The word-at-a-time copy of the solved layout writes what the rule
