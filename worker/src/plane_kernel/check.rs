@@ -84,10 +84,10 @@ pub(super) fn check<const BMI2: bool>(
                 let own_fox = &stored_fox[set * stride..(set + 1) * stride];
                 let own_sheep = &stored_sheep[set * stride..(set + 1) * stride];
                 ctx.fox_phase_any::<BMI2>(view.sheep, &mut f, own_sheep);
-                ctx.sheep_phase::<BMI2>(
+                ctx.sheep_phase::<BMI2, _>(
                     view.sheep,
                     &mut s,
-                    &stored_fox,
+                    &AllBlocks { planes: &stored_fox, stride },
                     sideways.block(0),
                     &sideways,
                     &mut scratch.mirror,

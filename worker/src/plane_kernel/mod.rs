@@ -40,6 +40,11 @@
 //! is decided `d` plies into the tier's own propagation. Values only grow
 //! (undecided to won or lost), so the fixpoint is the counter kernel's;
 //! positions never decided are draws.
+//! A solve of values only, which needs no plies, runs [`colours`] passes
+//! instead: each block's sheep phase and then its fox phase in one visit,
+//! the blocks of one colour at a time (every sideways step leads to a
+//! block of the other colour), so a sheep phase reads what the pass before
+//! decided.
 //!
 //! The few placements that need per-position care go through a scalar
 //! path in the initial pass: a sheep step that traps a fox (which is then
@@ -57,7 +62,8 @@
 //! leads, traps, captures, values read from children), [`init`] (the
 //! initial pass over a block, written once over [`init::Placements`]),
 //! [`two_foxes`] and [`one_fox`] (what each shape of placements does in
-//! the passes over a block), [`block_traps`] and [`child_planes`] (the
+//! the passes over a block), [`colours`] (the phases of a solve of values
+//! only), [`block_traps`] and [`child_planes`] (the
 //! foxes a sheep step traps, found once per set it leads to instead of
 //! once per step, in a solve of values), [`plies`] (distances), [`solve`]
 //! (a tier: initial pass, phases, packing), [`pack`] (planes to 2-bit
@@ -117,6 +123,7 @@ mod block_traps;
 mod check;
 mod child_planes;
 mod children;
+mod colours;
 mod decode;
 mod derive;
 mod exact;
@@ -130,6 +137,7 @@ mod two_foxes;
 use bits::*;
 pub use bits::{transpose32, transpose_pair};
 use block_traps::BlockTraps;
+use colours::*;
 pub use check::{check_tier, CheckError, Contradiction, PlaneCheck};
 use child_planes::HeldPlanes;
 pub use child_planes::KeptPlanes;
@@ -591,6 +599,27 @@ struct SidewaysStep {
     kt: u8,
     /// The set the step leads to is stored mirrored.
     mirrored: bool,
+}
+
+/// Where a sheep phase reads the fox planes of the blocks its sideways
+/// steps lead to: every block's ([`AllBlocks`]), or in a colour pass
+/// those of the other colour ([`colours`]).
+trait FoxPlanes {
+    /// Block `b`'s fox planes ([`Ctx::stride`] `u32`s).
+    fn block(&self, b: usize) -> &[u32];
+}
+
+/// The fox planes of every block of a tier, `stride` `u32`s a block.
+struct AllBlocks<'a> {
+    planes: &'a [u32],
+    stride: usize,
+}
+
+impl FoxPlanes for AllBlocks<'_> {
+    #[inline]
+    fn block(&self, b: usize) -> &[u32] {
+        &self.planes[b * self.stride..][..self.stride]
+    }
 }
 
 /// Two foxes of which a sideways step traps the first, in the coordinates

@@ -513,6 +513,9 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
             &set_bits,
             ctx.exact_cap,
         );
+    } else if !ctx.plies && sideways_steps_change_colour(game.rules.board) {
+        // Values only: no ply to keep apart, so the fewer visits of the colour passes.
+        levels += colour_passes::<BMI2>(&ctx, &mut fox_planes, &mut sheep_planes, &sideways, &set_bits);
     } else {
         let mut rounds =
             Rounds { sheep_changed: vec![true; sets], fox_changed: vec![false; sets], first: true, k: 1, levels };
@@ -777,7 +780,8 @@ pub(super) fn sheep_pass<const BMI2: bool, P: Ply>(
                 let steps = sideways.block(b);
                 let before = ctx.before_phase(settle, sb);
                 let sheep = set_bits[it * BLOCKS_PER_ITEM + b];
-                let phase_changed = ctx.sheep_phase::<BMI2>(sheep, sb, fox_planes, steps, sideways, &mut mirror);
+                let all = AllBlocks { planes: fox_planes, stride };
+                let phase_changed = ctx.sheep_phase::<BMI2, _>(sheep, sb, &all, steps, sideways, &mut mirror);
                 changed[b] = ctx.settle_as(settle, SHEEP, sb, before, b, (&mut *pl, &mut *due_s), at, phase_changed);
                 any |= changed[b];
             }

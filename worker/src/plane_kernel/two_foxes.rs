@@ -406,16 +406,16 @@ impl<'a> Ctx<'a> {
     /// the stored set: those contributions are gathered there and mirrored
     /// back once.
     #[inline(never)]
-    pub(super) fn sheep_phase<const BMI2: bool>(
+    pub(super) fn sheep_phase<const BMI2: bool, F: FoxPlanes>(
         &self,
         sheep: Bits,
         s: &mut [u32],
-        fox_planes: &[u32],
+        fox_planes: &F,
         steps: &[SidewaysStep],
         sideways: &Sideways,
         mirror: &mut MirrorTable,
     ) -> bool {
-        let (n, rows, stride) = (self.n, self.rows, self.stride);
+        let (n, rows) = (self.n, self.rows);
         // The block's sheep set alone: a phase needs no [`SetView`] here.
         let free = ALL_POINTS & !sheep;
         if sheep.count_ones() < self.game.rules.pen_target {
@@ -443,7 +443,7 @@ impl<'a> Ctx<'a> {
         let (mut any_lost_m, mut all_won_m) = ([0u32; 32], [full; 32]);
         let mut any_mirrored = false;
         for step in steps {
-            let planes = &fox_planes[step.child as usize * stride..][..stride];
+            let planes = fox_planes.block(step.child as usize);
             let (child_won, child_lost) = (&planes[WON * rows..][..rows], &planes[LOST * rows..][..rows]);
             let (lost_acc, won_acc) =
                 if step.mirrored { (&mut any_lost_m, &mut all_won_m) } else { (&mut any_lost, &mut all_won) };

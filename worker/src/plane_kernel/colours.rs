@@ -1,0 +1,219 @@
+//! Values only: the phases as passes over the blocks of one colour at a
+//! time, each block's sheep phase and then its fox phase in one visit.
+//!
+//! A sideways sheep step moves a sheep to the next point of its rank, so
+//! the number of sheep on odd-numbered points changes by one; a rank's
+//! mirror image keeps every point's parity (ranks have an odd width). So
+//! the *colour* of a sheep set (that number's parity, [`colour`]) is its
+//! stored form's too, and every sideways step leads to a block of the
+//! other colour ([`sideways_steps_change_colour`] checks this of the
+//! board). A colour pass computes the blocks of one colour: a block's sheep
+//! phase reads only the fox planes of the other colour, which no one writes
+//! in that pass, and its fox phase, right after, reads only the block's own
+//! sheep planes. So the passes need no copies, no atomics and no locks, and
+//! the planes after each pass are the same for any thread count.
+//!
+//! Each pass reads what the pass before it decided, so a position is
+//! decided in fewer block visits than by alternating a fox phase over
+//! every block with a sheep phase over every block, where a sheep phase
+//! reads fox planes one phase old (the crowded stand-in of
+//! docs/results.md: 12.6 M sheep phases instead of 15.7 M). The order in
+//! which positions are decided is no longer one ply a phase, so a solve
+//! with plies keeps the alternating phases ([`super::solve`]). Values only
+//! grow, so the fixpoint is the same ([`super`]).
+
+use super::*;
+use foxbase_core::board::{Board, RANK_MASK_OF_POINT};
+use std::marker::PhantomData;
+
+/// Points with an odd number: a sheep set's colour counts its sheep there.
+const ODD_POINTS: Bits = 0xAAAA_AAAA;
+
+/// The colour of a sheep set (0 or 1): the parity of its sheep on odd-numbered points.
+#[inline]
+pub(super) fn colour(sheep: Bits) -> usize {
+    ((sheep & ODD_POINTS).count_ones() & 1) as usize
+}
+
+/// Whether every sideways sheep step of `board` (one within a rank) moves a
+/// sheep between points of different parity and every rank's mirror image
+/// keeps each point's parity: then every sideways step changes a set's
+/// [`colour`], stored mirrored or not. What the colour passes rest on.
+pub(super) fn sideways_steps_change_colour(board: &Board) -> bool {
+    (0..RANK_WIDTH.len()).all(|rank| RANK_WIDTH[rank] % 2 == 1)
+        && (0..33u8).all(|from| {
+            let same_rank = RANK_MASK_OF_POINT[from as usize];
+            BitIter(board.sheep_steps[from as usize] & same_rank).all(|to| (from ^ to) & 1 == 1)
+        })
+        && (0..33u8).all(|p| mirror_point(p) & 1 == p & 1)
+}
+
+/// The fox planes of a tier while a colour pass computes the blocks of one
+/// colour: each block of that colour is written by the one work item that
+/// holds it; the blocks of the other colour are only read.
+pub(super) struct ColourPlanes<'a> {
+    planes: *mut u32,
+    stride: usize,
+    blocks: usize,
+    _planes: PhantomData<&'a mut [u32]>,
+}
+
+// SAFETY: the pointer is to `blocks * stride` u32s borrowed mutably for
+// 'a; the passes share it between threads under the rule of
+// `ColourPlanes::read` and `ColourPlanes::write`.
+unsafe impl Send for ColourPlanes<'_> {}
+unsafe impl Sync for ColourPlanes<'_> {}
+
+impl<'a> ColourPlanes<'a> {
+    pub(super) fn new(planes: &'a mut [u32], stride: usize) -> ColourPlanes<'a> {
+        assert_eq!(planes.len() % stride, 0, "whole blocks");
+        ColourPlanes { planes: planes.as_mut_ptr(), stride, blocks: planes.len() / stride, _planes: PhantomData }
+    }
+
+    /// Block `b`'s fox planes, to read.
+    ///
+    /// # Safety
+    /// No one writes block `b` while the slice lives: in a colour pass, `b`
+    /// is of the other colour.
+    #[inline]
+    pub(super) unsafe fn read(&self, b: usize) -> &[u32] {
+        assert!(b < self.blocks, "block {b} of {}", self.blocks);
+        // SAFETY: in bounds (above); no writer, by the caller.
+        unsafe { std::slice::from_raw_parts(self.planes.add(b * self.stride), self.stride) }
+    }
+
+    /// Block `b`'s fox planes, to write.
+    ///
+    /// # Safety
+    /// No one else reads or writes block `b` while the slice lives: in a
+    /// colour pass, `b` is of the pass's colour and in the caller's work item.
+    #[allow(clippy::mut_from_ref)]
+    #[inline]
+    pub(super) unsafe fn write(&self, b: usize) -> &mut [u32] {
+        assert!(b < self.blocks, "block {b} of {}", self.blocks);
+        // SAFETY: in bounds (above); the caller's alone.
+        unsafe { std::slice::from_raw_parts_mut(self.planes.add(b * self.stride), self.stride) }
+    }
+}
+
+/// The fox planes a colour pass's sheep phases read: those of the blocks
+/// of the colour other than the pass's.
+pub(super) struct OtherColour<'p, 'a>(&'p ColourPlanes<'a>);
+
+impl FoxPlanes for OtherColour<'_, '_> {
+    #[inline]
+    fn block(&self, b: usize) -> &[u32] {
+        // SAFETY: a sideways step leads to a block of the other colour
+        // (`colour_passes` runs only where `sideways_steps_change_colour`),
+        // which this pass does not write.
+        unsafe { self.0.read(b) }
+    }
+}
+
+/// Colour passes from the planes after the initial pass (and its fox
+/// phase) until a pass changes no fox plane: first every block of colour
+/// 0, then every block of colour 1, then by turns the blocks of a colour
+/// with a sideways step into a block whose fox planes the pass before
+/// changed. Returns the passes that changed a fox plane.
+pub(super) fn colour_passes<const BMI2: bool>(
+    ctx: &Ctx,
+    fox_planes: &mut [u32],
+    sheep_planes: &mut [u32],
+    sideways: &[Sideways],
+    set_bits: &[Bits],
+) -> u32 {
+    let stride = ctx.stride;
+    let item = BLOCKS_PER_ITEM * stride;
+    // Per block: its fox planes changed in the last pass of its colour
+    // (`changed_now` written by the pass, `fox_changed` read by it).
+    let mut fox_changed = vec![false; set_bits.len()];
+    let mut changed_now = vec![false; set_bits.len()];
+    let fox = ColourPlanes::new(fox_planes, stride);
+    let (mut passes, mut first, mut levels) = (0u32, true, 0u32);
+    loop {
+        let pass_colour = (passes % 2) as usize;
+        let any = sheep_planes
+            .par_chunks_mut(item)
+            .zip(changed_now.par_chunks_mut(BLOCKS_PER_ITEM))
+            .zip(sideways)
+            .enumerate()
+            .map(|(it, ((s, changed_now), sideways))| {
+                let mut mirror = MirrorTable::default();
+                let other = OtherColour(&fox);
+                let mut any = false;
+                for (b, sb) in s.chunks_mut(stride).enumerate() {
+                    let set = it * BLOCKS_PER_ITEM + b;
+                    let sheep = set_bits[set];
+                    if colour(sheep) != pass_colour {
+                        continue;
+                    }
+                    changed_now[b] = false;
+                    // The first pass of a colour looks at every block of it
+                    // (one without sideways steps may be lost already); then
+                    // only where a step leads to a block whose fox planes changed.
+                    let steps = sideways.block(b);
+                    if !first && !steps.iter().any(|step| fox_changed[step.child as usize]) {
+                        continue;
+                    }
+                    if !ctx.sheep_phase::<BMI2, _>(sheep, sb, &other, steps, sideways, &mut mirror) {
+                        continue;
+                    }
+                    // SAFETY: `set` is of this pass's colour and in this work item.
+                    let fb = unsafe { fox.write(set) };
+                    changed_now[b] = ctx.fox_phase_any::<BMI2>(sheep, fb, sb);
+                    any |= changed_now[b];
+                }
+                any
+            })
+            .reduce(|| false, |a, b| a || b);
+        // Each block's flag is from the last pass of its colour: the next
+        // pass reads those of the colour this one computed.
+        fox_changed.copy_from_slice(&changed_now);
+        passes += 1;
+        levels += any as u32;
+        first = passes < 2;
+        if !first && !any {
+            return levels;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use foxbase_core::board::{mirror_bits, ALL_POINTS};
+    use foxbase_core::Geometry;
+
+    /// Every sideways sheep step of both boards, from sets of every size
+    /// around it, changes the set's colour; a set's mirror image has its
+    /// colour: what the colour passes rest on, which the board check says.
+    #[test]
+    fn every_sideways_step_changes_a_sets_colour() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut random_set = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state & ALL_POINTS
+        };
+        for geometry in Geometry::ALL {
+            let board = Board::get(geometry);
+            assert!(sideways_steps_change_colour(board), "{geometry:?}");
+            let mut steps = 0;
+            for from in 0..33u8 {
+                for to in BitIter(board.sheep_steps[from as usize] & RANK_MASK_OF_POINT[from as usize]) {
+                    steps += 1;
+                    for _ in 0..200 {
+                        let sheep = (random_set() | 1 << from) & !(1 << to);
+                        let moved = sheep ^ (1 << from) ^ (1 << to);
+                        assert_ne!(colour(sheep), colour(moved), "{geometry:?} {from} -> {to} from {sheep:#x}");
+                        assert_eq!(colour(moved), colour(mirror_bits(moved)), "{moved:#x}");
+                    }
+                }
+            }
+            // Each point steps to its neighbours in its rank: four steps in
+            // each of the four ranks of three, twelve in each rank of seven.
+            assert_eq!(steps, 4 * 4 + 3 * 12, "{geometry:?}");
+        }
+    }
+}
