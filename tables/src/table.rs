@@ -1252,13 +1252,9 @@ mod tests {
         }
     }
 
-    /// The byte-at-a-time table of the published layout writes what the
-    /// rule says pair by pair: both slots of a pair take the odd slot's
-    /// code, an unused one the code written before it, and a last even
-    /// slot without its odd one that code too.
-    #[test]
-    fn published_blocks_write_each_pair_as_its_odd_slot() {
-        let len = 10_001u64;
+    /// `len` pseudo-random codes: long runs without unused slots, and some
+    /// dense with them.
+    fn codes_with_unused_runs(len: u64) -> PackedValues {
         let mut values = PackedValues::filled(len, 0);
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         for i in 0..len {
@@ -1268,6 +1264,17 @@ mod tests {
             let code = if (i / 700) % 3 == 0 { (x % 4) as u8 } else { (x % 3) as u8 };
             values.set_code(i, code);
         }
+        values
+    }
+
+    /// The byte-at-a-time table of the published layout writes what the
+    /// rule says pair by pair: both slots of a pair take the odd slot's
+    /// code, an unused one the code written before it, and a last even
+    /// slot without its odd one that code too.
+    #[test]
+    fn published_blocks_write_each_pair_as_its_odd_slot() {
+        let len = 10_001u64;
+        let values = codes_with_unused_runs(len);
         let mut pairs_unused = 0;
         for block_slots in [4u32, 64, 1000, 4096] {
             for b in 0..len.div_ceil(block_slots as u64) {
@@ -1297,16 +1304,7 @@ mod tests {
     #[test]
     fn solved_blocks_fill_unused_slots_with_the_code_before_them() {
         let len = 10_000u64;
-        let mut values = PackedValues::filled(len, 0);
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        for i in 0..len {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            // Long runs without unused slots, and some dense with them.
-            let code = if (i / 700) % 3 == 0 { (x % 4) as u8 } else { (x % 3) as u8 };
-            values.set_code(i, code);
-        }
+        let values = codes_with_unused_runs(len);
         for block_slots in [4u32, 64, 1000, 4096] {
             for b in 0..len.div_ceil(block_slots as u64) {
                 let raw = raw_block_with(&values, block_slots, b, Layout::Solved);
