@@ -91,8 +91,8 @@ pub struct VerifyArgs {
     dir: String,
     /// Print one JSON object: {"ok", "tiers", "positions", "problem", "walk": {"completed",
     /// "spilled", "spill_reads", "spill_high_water_bytes", "kept_high_water_bytes"}}, with
-    /// --published "checksums" (files checked) and with --against "against" (tiers compared).
-    /// "walk" says how the tiers were held: made complete from their files, written to and read
+    /// --published "checksums" (files checked), with --against "against" (tiers compared) and with
+    /// --journal "checked_before" (tiers the journal recorded, not checked again). "walk" says how the tiers were held: made complete from their files, written to and read
     /// back from --spill-dir, and the most bytes held on disk and in memory at once.
     #[arg(long)]
     json: bool,
@@ -111,6 +111,12 @@ pub struct VerifyArgs {
     /// s3://BUCKET/PREFIX).
     #[arg(long, value_name = "SOLVED", requires = "published")]
     against: Option<String>,
+    /// Record each tier that passed in this file (created if missing, outside the tablebase), and
+    /// do not check again the tiers it recorded: a verification stopped at any point goes on from
+    /// where it was when run again with the same options. Refused if the file is the journal of
+    /// another tablebase or of another check (--one-step, --against).
+    #[arg(long, value_name = "FILE")]
+    journal: Option<PathBuf>,
     #[command(flatten)]
     memory: WalkMemoryArgs,
 }
@@ -266,17 +272,40 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
     // unreadable manifest, or one of no known game, is a problem found.
     let manifest_problem =
         |message: String| Problem { file: Some("manifest.json".into()), block: None, position: None, message };
-    struct Verify<'a>(&'a std::path::Path, OnTier<'a>, bool, Option<(&'a str, &'a std::path::Path)>, &'a WalkMemory);
+    // The journal of this very check of this very tablebase, if asked for.
+    let mut journal = match &args.journal {
+        None => None,
+        Some(path) => match foxbase_tables::checksums::sha256_file(&dir.join("manifest.json")) {
+            Err(e) => return problem_out(manifest_problem(e.to_string())),
+            Ok(digest) => {
+                let check = format!(
+                    "{}{}",
+                    if args.one_step { "one-step" } else { "kernel" },
+                    if args.against.is_some() { "+against" } else { "" }
+                );
+                let opened = foxbase_tables::verify_journal::VerifyJournal::open(path, &digest, &check);
+                Some(opened.map_err(|e| Failure::bad_input(e.to_string()))?)
+            }
+        },
+    };
+    struct Verify<'a>(
+        &'a std::path::Path,
+        OnTier<'a>,
+        bool,
+        Option<(&'a str, &'a std::path::Path)>,
+        &'a WalkMemory,
+        Option<&'a mut foxbase_tables::verify_journal::VerifyJournal>,
+    );
     impl GameVisitor for Verify<'_> {
         type Output = (Result<(Verified, Option<usize>), Problem>, Option<Bound>);
         fn visit<G: SolveTier + SealRun + foxbase_tables::publish::Publishable + 'static>(
             self,
             game: G,
         ) -> Self::Output {
-            let Verify(dir, on_tier, one_step, against, memory) = self;
+            let Verify(dir, on_tier, one_step, against, memory, journal) = self;
             // Tables solved under a sheep floor say so.
             let bound = game.bound();
-            (verify_as(game, dir, on_tier, one_step, against, memory), bound)
+            (verify_as(game, dir, on_tier, one_step, against, memory, journal), bound)
         }
     }
     let against_dir = against.as_ref().map(|(solved, (dir, _))| (*solved, dir.as_path()));
@@ -285,8 +314,12 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
         Err(e) => (Err(Problem { file: None, block: None, position: None, message: e.to_string() }), None),
         Ok(manifest) => match manifest.game.parse::<GameKind>() {
             Err(e) => (Err(manifest_problem(e.to_string())), None),
-            Ok(kind) => with_game(kind, &manifest.variant, Verify(&dir, &on_tier, args.one_step, against_dir, &memory))
-                .unwrap_or_else(|e| (Err(manifest_problem(e.to_string())), None)),
+            Ok(kind) => with_game(
+                kind,
+                &manifest.variant,
+                Verify(&dir, &on_tier, args.one_step, against_dir, &memory, journal.as_mut()),
+            )
+            .unwrap_or_else(|e| (Err(manifest_problem(e.to_string())), None)),
         },
     };
     let (v, compared) = match result {
@@ -309,12 +342,22 @@ pub fn verify(args: VerifyArgs) -> CommandResult {
         if let Some(n) = compared {
             view["against"] = json!(n);
         }
+        if args.journal.is_some() {
+            view["checked_before"] = json!(v.checked_before);
+        }
         return json(&with_bound(view, bound));
     }
     if let Some(n) = checksums {
         line(format_args!("ok: {n} files match their SHA-256 in SHA256SUMS"))?;
     }
     line(format_args!("ok: {} tiers, {} positions checked against their children", v.tiers, v.positions_checked))?;
+    if let Some(path) = &args.journal {
+        line(format_args!(
+            "of which {} tiers were checked before, as the journal {} records",
+            v.checked_before,
+            path.display()
+        ))?;
+    }
     if v.walk.spilled > 0 {
         line(format_args!(
             "held: {} tiers spilled beyond --memory (at most {} bytes on disk), read back {} times",
@@ -336,6 +379,7 @@ fn verify_as<G: foxbase_tables::publish::Publishable>(
     one_step: bool,
     against: Option<(&str, &std::path::Path)>,
     memory: &WalkMemory,
+    journal: Option<&mut foxbase_tables::verify_journal::VerifyJournal>,
 ) -> Result<(Verified, Option<usize>), Problem> {
     let against_problem = |solved: &str, e: foxbase_tables::Error| Problem {
         file: None,
@@ -357,7 +401,7 @@ fn verify_as<G: foxbase_tables::publish::Publishable>(
         }
     };
     let mut compared = 0;
-    let verified = foxbase_tables::verify::verify_game_then(game, dir, on_tier, one_step, memory, |own| {
+    let verified = foxbase_tables::verify::verify_game_then(game, dir, on_tier, one_step, memory, journal, |own| {
         if let Some((solved, comparison)) = &comparison {
             comparison.compare(own).map_err(|e| against_problem(solved, e))?;
             compared += 1;

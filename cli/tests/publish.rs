@@ -333,6 +333,65 @@ fn publish_writes_a_checksum_list_that_verify_published_checks() {
     assert!(String::from_utf8_lossy(&v.stderr).contains(&format!("{}: listed in SHA256SUMS", manifest.tiers[0].file)));
 }
 
+/// `verify --journal`: a verification stopped after some tiers (its
+/// journal cut there, the last line torn) checks only the other tiers
+/// when run again and records them, so that the two runs check every
+/// position once; the journal of another check or of another tablebase
+/// is refused, naming the option.
+#[test]
+fn a_verify_stopped_midway_goes_on_from_its_journal() {
+    let (root, src, out, manifest) = solved_and_published("verify-journal", 3);
+    let (src_s, out_s) = (src.to_str().unwrap(), out.to_str().unwrap());
+    let journal = root.0.join("verify.journal");
+    let j = journal.to_str().unwrap();
+    let checked = |args: &[&str]| -> serde_json::Value {
+        let v = foxbase(args);
+        assert!(v.status.success(), "{args:?}: {}", String::from_utf8_lossy(&v.stderr));
+        serde_json::from_slice(&v.stdout).unwrap()
+    };
+    let with_journal = ["verify", out_s, "--published", "--json", "--journal", j];
+    let all = checked(&["verify", out_s, "--published", "--json"])["positions"].as_u64().unwrap();
+    assert!(all > 0);
+    let first = checked(&with_journal);
+    assert_eq!((first["positions"].as_u64(), first["checked_before"].as_u64()), (Some(all), Some(0)));
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let tiers = manifest.tiers.len();
+    assert_eq!(lines.len(), 1 + tiers, "{text}");
+    let recorded = |text: &str| -> Vec<String> {
+        let mut names: Vec<String> = text.lines().skip(1).map(|l| l.split_once(' ').unwrap().1.to_string()).collect();
+        names.sort();
+        names
+    };
+    let mut names: Vec<String> = manifest.tiers.iter().map(|t| t.name.clone()).collect();
+    names.sort();
+    assert_eq!(recorded(&text), names);
+
+    // Stopped after k tiers, the next record torn: the rest is checked, and recorded.
+    let k = tiers / 2;
+    std::fs::write(&journal, format!("{}{}", lines[..1 + k].concat(), &lines[1 + k][..6])).unwrap();
+    let rest = checked(&with_journal);
+    assert_eq!(rest["checked_before"].as_u64(), Some(k as u64));
+    assert_eq!(recorded(&std::fs::read_to_string(&journal).unwrap()), names);
+    // The journal of the other tiers alone: the first k are checked, and the two runs make one.
+    std::fs::write(&journal, format!("{}{}", lines[0], lines[1 + k..].concat())).unwrap();
+    let head = checked(&with_journal);
+    assert_eq!(head["checked_before"].as_u64(), Some((tiers - k) as u64));
+    assert_eq!(rest["positions"].as_u64().unwrap() + head["positions"].as_u64().unwrap(), all);
+    let v = foxbase(&["verify", out_s, "--published", "--journal", j]);
+    let text = String::from_utf8(v.stdout).unwrap();
+    assert!(text.contains(&format!("ok: {tiers} tiers, 0 positions checked")), "{text}");
+    assert!(text.contains(&format!("of which {tiers} tiers were checked before, as the journal {j} records")));
+
+    // Another check, another tablebase.
+    for args in [&["verify", out_s, "--one-step", "--journal", j][..], &["verify", src_s, "--journal", j]] {
+        let v = foxbase(args);
+        assert_eq!(v.status.code(), Some(2), "{args:?}");
+        let e = String::from_utf8_lossy(&v.stderr);
+        assert!(e.contains(&format!("--journal {j}: the journal of another verification")), "{e}");
+    }
+}
+
 /// The same for Bagh-Chal (2 goats, capture target 2), whose published tables keep every slot.
 #[test]
 fn a_published_baghchal_tablebase_checks_against_its_solve() {

@@ -11,7 +11,7 @@
 //! caches of single reads; [`fox_tables`] what the Fox Game adds to it),
 //! [`tiered`] (a tier in memory and the one-step valuation), [`tier_walk`]
 //! (every tier in turn with its children, each read once), [`reader`]
-//! (the reading API, [`Tablebase`]), [`probe`], [`engine`] (perfect play), [`verify`], [`publish`], [`survey`],
+//! (the reading API, [`Tablebase`]), [`probe`], [`engine`] (perfect play), [`verify`] (with [`verify_journal`]), [`publish`], [`survey`],
 //! [`seal`] (finishing a run), [`retire`] (publishing a solve's tiers in
 //! place under a disk budget) and [`error`].
 
@@ -43,6 +43,7 @@ pub mod tiered;
 pub mod uring;
 pub mod value_columns;
 pub mod verify;
+pub mod verify_journal;
 
 pub use error::{Error, ErrorKind, TableError};
 pub use fox_tables::FoxTables;

@@ -82,10 +82,18 @@ pub struct WalkFigures {
 /// The tiers of a tablebase in walk order with their children. See the
 /// module documentation.
 pub struct TierWalk<G: TierGame> {
-    /// The tiers, in walk order.
+    /// The tiers walked, in walk order.
     order: Vec<G::Tier>,
-    /// Per tier of `order`: where its children are in `order`.
+    /// Per tier of `order`: whether the walk visits it (else it is walked
+    /// only as a child of the tiers it visits).
+    visits: Vec<bool>,
+    /// Per tier of `order`: where its children are in `order` (for a tier
+    /// not visited, none: no tier is read for it).
     children: Vec<Vec<usize>>,
+    /// Per tier of `order`: all its children in the tablebase, in
+    /// [`TierGame::child_tiers`] order, with their place in `order` if
+    /// walked: what a tier is derived from when it is made complete.
+    derived_from: Vec<Vec<(G::Tier, Option<usize>)>>,
     memory: WalkMemory,
 }
 
@@ -97,30 +105,69 @@ impl<G: LocateChild + WithRules> TierWalk<G> {
     /// Panics if the child relation has a cycle: the tier contract
     /// (`foxbase_core::tier`) rules that out.
     pub fn new(game: &G, tiers: &[G::Tier], memory: WalkMemory) -> TierWalk<G> {
+        TierWalk::visiting(game, tiers, |_| true, memory)
+    }
+
+    /// A walk that visits the tiers of `tiers` for which `visit` holds
+    /// (each once), each with its children among `tiers`; a child not
+    /// visited itself is walked only to be read for its parents (a
+    /// verification going on from its journal: the tiers checked before
+    /// are read only where a tier still to check reads them). The order
+    /// is by level of the child relation among the tiers walked.
+    ///
+    /// Panics if the child relation has a cycle.
+    pub fn visiting(game: &G, tiers: &[G::Tier], visit: impl Fn(G::Tier) -> bool, memory: WalkMemory) -> TierWalk<G> {
         let at: HashMap<G::Tier, usize> = tiers.iter().enumerate().map(|(i, t)| (*t, i)).collect();
-        let kids: Vec<Vec<usize>> =
+        let all_kids: Vec<Vec<usize>> =
             tiers.iter().map(|t| game.child_tiers(*t).iter().filter_map(|c| at.get(c).copied()).collect()).collect();
-        let level = levels(&kids, |i| game.tier_name(tiers[i]));
-        let mut walk: Vec<usize> = (0..tiers.len()).collect();
-        walk.sort_by_key(|&i| (level[i], i));
-        let mut place = vec![0; tiers.len()];
-        for (k, &i) in walk.iter().enumerate() {
-            place[i] = k;
+        let visited: Vec<bool> = tiers.iter().map(|&t| visit(t)).collect();
+        let mut walked = visited.clone();
+        for i in (0..tiers.len()).filter(|&i| visited[i]) {
+            for &c in &all_kids[i] {
+                walked[c] = true;
+            }
         }
+        let kept: Vec<usize> = (0..tiers.len()).filter(|&i| walked[i]).collect();
+        let mut kept_at = vec![usize::MAX; tiers.len()];
+        for (k, &i) in kept.iter().enumerate() {
+            kept_at[i] = k;
+        }
+        let kids: Vec<Vec<usize>> =
+            kept.iter().map(|&i| all_kids[i].iter().filter(|&&c| walked[c]).map(|&c| kept_at[c]).collect()).collect();
+        let level = levels(&kids, |k| game.tier_name(tiers[kept[k]]));
+        let mut walk: Vec<usize> = (0..kept.len()).collect();
+        walk.sort_by_key(|&k| (level[k], k));
+        let mut place = vec![0; kept.len()];
+        for (p, &k) in walk.iter().enumerate() {
+            place[k] = p;
+        }
+        let place_of = |i: usize| walked[i].then(|| place[kept_at[i]]);
         TierWalk {
-            order: walk.iter().map(|&i| tiers[i]).collect(),
-            children: walk.iter().map(|&i| kids[i].iter().map(|&c| place[c]).collect()).collect(),
+            order: walk.iter().map(|&k| tiers[kept[k]]).collect(),
+            visits: walk.iter().map(|&k| visited[kept[k]]).collect(),
+            children: walk
+                .iter()
+                .map(|&k| match visited[kept[k]] {
+                    true => kids[k].iter().map(|&c| place[c]).collect(),
+                    false => Vec::new(),
+                })
+                .collect(),
+            derived_from: walk
+                .iter()
+                .map(|&k| all_kids[kept[k]].iter().map(|&c| (tiers[c], place_of(c))).collect())
+                .collect(),
             memory,
         }
     }
 
-    /// The tiers in the order [`TierWalk::walk`] visits them.
+    /// The tiers walked, in the order [`TierWalk::walk`] comes to them
+    /// (those it does not visit among them: [`TierWalk::visiting`]).
     pub fn order(&self) -> &[G::Tier] {
         &self.order
     }
 
-    /// Visits every tier in turn, complete, with its complete children
-    /// (in [`TierGame::child_tiers`] order, those walked), read from
+    /// Visits every tier it visits in turn, complete, with its complete
+    /// children (in [`TierGame::child_tiers`] order, those walked), read from
     /// `tables`. A tier that cannot be read, derived, spilled or read back
     /// stops the walk with `load_error(tier, why)`; `visit`'s first error
     /// stops it too.
@@ -161,8 +208,9 @@ impl<G: LocateChild + WithRules> TierWalk<G> {
     /// reader.
     fn drive<H: Holder>(&self, holder: &mut H) -> Result<WalkFigures, H::Error> {
         // Where each tier is read: its own place, then each parent's (ascending).
+        // A tier not visited is read at its parents' places alone.
         let mut uses: Vec<VecDeque<usize>> = vec![VecDeque::new(); self.order.len()];
-        for (k, kids) in self.children.iter().enumerate() {
+        for (k, kids) in self.children.iter().enumerate().filter(|&(k, _)| self.visits[k]) {
             uses[k].push_back(k);
             for &c in kids {
                 uses[c].push_back(k);
@@ -171,7 +219,7 @@ impl<G: LocateChild + WithRules> TierWalk<G> {
         let mut figures = WalkFigures::default();
         let mut kept: HashMap<usize, H::Held> = HashMap::new();
         let mut kept_bytes = 0;
-        for k in 0..self.order.len() {
+        for k in (0..self.order.len()).filter(|&k| self.visits[k]) {
             let needed: Vec<usize> = std::iter::once(k).chain(self.children[k].iter().copied()).collect();
             let mut loaded = Vec::with_capacity(needed.len());
             for &u in &needed {
@@ -218,9 +266,9 @@ impl<G: LocateChild + WithRules> TierWalk<G> {
         if stored.is_complete() {
             return Ok(stored);
         }
-        let children = self.children[u]
+        let children = self.derived_from[u]
             .iter()
-            .map(|&c| kept.get(&c).map_or_else(|| tables.stored(self.order[c]), |w| Ok(w.clone())))
+            .map(|&(tier, c)| c.and_then(|c| kept.get(&c)).map_or_else(|| tables.stored(tier), |w| Ok(w.clone())))
             .collect::<Result<Vec<_>, Error>>()?;
         let refs: Vec<&WholeTier<G>> = children.iter().map(|w| w.as_ref()).collect();
         Ok(Arc::new(tables.derive_complete(&stored, &refs)?))

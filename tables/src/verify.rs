@@ -30,11 +30,13 @@ use crate::table::TableFile;
 use crate::tier_files::table_header;
 use crate::tier_walk::{TierWalk, WalkFigures, WalkMemory};
 use crate::tiered::{outcome_by_one_step, LocateChild, StepScratch, WholeTier};
+use crate::verify_journal::{VerifyJournal, VerifyJournalError};
 use crate::TierTables;
 use foxbase_core::play::{Playable, WithRules};
 use foxbase_core::tier::TierGame;
 use foxbase_core::Value;
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::path::Path;
 
 /// The first problem found, precisely.
@@ -71,6 +73,8 @@ fn problem(file: Option<&str>, message: impl Into<String>) -> Problem {
 #[derive(Debug, Clone, Default)]
 pub struct Verified {
     pub tiers: usize,
+    /// Of those, the tiers a journal recorded as checked before, not checked again.
+    pub checked_before: usize,
     pub slots: u64,
     pub positions_checked: u64,
     /// How the walk over the tiers held them ([`TierWalk`]).
@@ -141,8 +145,19 @@ pub(crate) fn check_tier_files<G: TierGame>(
     dir: &Path,
     manifest: &Manifest,
 ) -> Result<Vec<(G::Tier, String, u64)>, Problem> {
+    check_tier_files_but(game, dir, manifest, &HashSet::new())
+}
+
+/// [`check_tier_files`] but for the tiers named in `checked_before`,
+/// which are left out of what it returns.
+fn check_tier_files_but<G: TierGame>(
+    game: &G,
+    dir: &Path,
+    manifest: &Manifest,
+    checked_before: &HashSet<String>,
+) -> Result<Vec<(G::Tier, String, u64)>, Problem> {
     let mut tiers = Vec::new();
-    for entry in &manifest.tiers {
+    for entry in manifest.tiers.iter().filter(|e| !checked_before.contains(&e.name)) {
         let checked = check_tier(game, dir, manifest, entry)?;
         tiers.push((checked.tier, entry.file.clone(), checked.block_slots));
     }
@@ -358,7 +373,7 @@ pub fn verify_game<G: LocateChild + WithRules>(
     one_step: bool,
     memory: &WalkMemory,
 ) -> Result<Verified, Problem> {
-    verify_game_then(game, dir, on_tier, one_step, memory, |_| Ok(()))
+    verify_game_then(game, dir, on_tier, one_step, memory, None, |_| Ok(()))
 }
 
 /// Verifies a tablebase of `game` in `dir`, solved or published; the error
@@ -376,12 +391,18 @@ pub fn verify_game<G: LocateChild + WithRules>(
 /// comparison with a solve, [`crate::publish::SolveComparison`], goes
 /// there); its problem stops the check. Problems name positions in the
 /// game's notation ([`Playable::format_position`]).
+///
+/// With a `journal`, each tier that passed (`then` included) is recorded
+/// in it, and the tiers it recorded before are not checked again (steps 1
+/// to 3): they are read only where a tier still to check reads them, and
+/// `on_tier` counts the tiers still to check.
 pub fn verify_game_then<G: LocateChild + WithRules>(
     game: G,
     dir: &Path,
     on_tier: OnTier,
     one_step: bool,
     memory: &WalkMemory,
+    mut journal: Option<&mut VerifyJournal>,
     mut then: impl FnMut(&WholeTier<G>) -> Result<(), Problem>,
 ) -> Result<Verified, Problem> {
     let manifest = Manifest::read(dir).map_err(|e| problem(None, e.to_string()))?;
@@ -398,7 +419,9 @@ pub fn verify_game_then<G: LocateChild + WithRules>(
             ),
         ));
     }
-    let tiers = check_tier_files(&game, dir, &manifest)?;
+    let checked_before = journal.as_ref().map(|j| j.done().clone()).unwrap_or_default();
+    let journal_problem = |e: VerifyJournalError| problem(None, e.to_string());
+    let tiers = check_tier_files_but(&game, dir, &manifest, &checked_before)?;
     let (check, deriver) = if one_step { (None, None) } else { (G::installed_check(), G::installed_deriver()) };
     // The walk keeps the complete tiers; the reader keeps one stored tier beside them.
     let tables = TierTables::open_game_at(game, Box::new(DirLocation::new(dir)))
@@ -412,10 +435,16 @@ pub fn verify_game_then<G: LocateChild + WithRules>(
     let derived_even = manifest.layout != crate::table::Layout::Solved;
     let files: std::collections::HashMap<G::Tier, (&String, u64)> =
         tiers.iter().map(|(tier, file, block_slots)| (*tier, (file, *block_slots))).collect();
-    let order: Vec<G::Tier> = tiers.iter().map(|(tier, _, _)| *tier).collect();
-    let walk = TierWalk::new(game, &order, memory.clone());
+    // Every tier of the tablebase, walked where a tier still to check reads it.
+    let all: Vec<G::Tier> = manifest
+        .tiers
+        .iter()
+        .map(|e| game.parse_tier_name(&e.name).ok_or_else(|| problem(Some(&e.file), "names an unknown tier")))
+        .collect::<Result<_, _>>()?;
+    let walk = TierWalk::visiting(game, &all, |t| files.contains_key(&t), memory.clone());
     let mut checked = 0;
-    let counter = TierCounter::new(tiers.len(), manifest.total_slots(), on_tier);
+    let slots_to_check = tiers.iter().map(|(tier, _, _)| game.tier_size(&game.tier_index(*tier))).sum();
+    let counter = TierCounter::new(tiers.len(), slots_to_check, on_tier);
     let load_problem = |t: G::Tier, e: Error| dir_problem(&crate::tier_files::table_key(game, t), e);
     let walked = walk.walk(&tables, load_problem, |own, children| {
         let tier = own.tier;
@@ -445,10 +474,22 @@ pub fn verify_game_then<G: LocateChild + WithRules>(
             }
         }
         then(own)?;
+        if let Some(j) = journal.as_deref_mut() {
+            j.record(&name).map_err(journal_problem)?;
+        }
         counter.done(size);
         Ok(())
     })?;
-    Ok(Verified { tiers: tiers.len(), slots: manifest.total_slots(), positions_checked: checked, walk: walked })
+    if let Some(j) = journal {
+        j.finish().map_err(journal_problem)?;
+    }
+    Ok(Verified {
+        tiers: manifest.tiers.len(),
+        checked_before: checked_before.len(),
+        slots: manifest.total_slots(),
+        positions_checked: checked,
+        walk: walked,
+    })
 }
 
 /// Step 3 (values and plies) one position at a time for the tier `refs[0]`
