@@ -42,8 +42,12 @@ pub fn json(value: &serde_json::Value) -> Result<(), Failure> {
 /// nothing (standard output stays one line or one JSON object).
 pub struct TierBar {
     bar: Option<ProgressBar>,
-    /// What the tiers are being counted for ("checking tiers"), named on each line.
-    doing: &'static str,
+    /// What the tiers are being counted for in each pass, in turn
+    /// ("checking files", "checking tiers"), named on each line: a count
+    /// at zero starts the next pass (the last one stays).
+    passes: Vec<&'static str>,
+    /// The passes started so far.
+    started_passes: Mutex<usize>,
     started: Instant,
     /// When the count last started from zero (the time left is estimated from its pace since).
     counting_since: Mutex<Instant>,
@@ -55,6 +59,13 @@ impl TierBar {
     pub const EVERY: Duration = Duration::from_secs(30);
 
     pub fn new(doing: &'static str, json: bool) -> TierBar {
+        TierBar::passes(&[doing], json)
+    }
+
+    /// A bar for a count in several passes, each named: a count at zero
+    /// starts the next of `passes` (the last one stays).
+    pub fn passes(passes: &[&'static str], json: bool) -> TierBar {
+        let doing = passes[0];
         let bar = (!json && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::new(0);
             bar.set_style(
@@ -67,7 +78,20 @@ impl TierBar {
             bar
         });
         let now = Instant::now();
-        TierBar { bar, doing, started: now, counting_since: Mutex::new(now), last_line: Mutex::new(now) }
+        TierBar {
+            bar,
+            passes: passes.to_vec(),
+            started_passes: Mutex::new(0),
+            started: now,
+            counting_since: Mutex::new(now),
+            last_line: Mutex::new(now),
+        }
+    }
+
+    /// What the pass under way counts for.
+    fn doing(&self) -> &'static str {
+        let started = *self.started_passes.lock().unwrap();
+        self.passes[started.saturating_sub(1).min(self.passes.len() - 1)]
     }
 
     /// Progress: tiers and their slots done, of those in all. A count at
@@ -77,6 +101,7 @@ impl TierBar {
     pub fn set(&self, p: TierProgress) {
         if p.tiers_done == 0 {
             *self.counting_since.lock().unwrap() = Instant::now();
+            *self.started_passes.lock().unwrap() += 1;
             if let Some(b) = &self.bar {
                 b.reset_eta();
             }
@@ -85,7 +110,7 @@ impl TierBar {
             Some(b) => {
                 b.set_length(p.slots);
                 b.set_position(p.slots_done);
-                b.set_message(format!("{} ({}/{} tiers)", self.doing, p.tiers_done, p.tiers));
+                b.set_message(format!("{} ({}/{} tiers)", self.doing(), p.tiers_done, p.tiers));
             }
             None => {
                 let mut last = self.last_line.lock().unwrap();
@@ -94,7 +119,7 @@ impl TierBar {
                 }
                 *last = Instant::now();
                 let counting = self.counting_since.lock().unwrap().elapsed();
-                eprintln!("foxbase: {}", tiers_line(self.doing, p, self.started.elapsed(), counting));
+                eprintln!("foxbase: {}", tiers_line(self.doing(), p, self.started.elapsed(), counting));
             }
         }
     }
@@ -335,6 +360,21 @@ mod tests {
         assert!(started >= before + Duration::from_millis(20));
         bar.set(p(1, 10));
         assert_eq!(*bar.counting_since.lock().unwrap(), started);
+    }
+
+    /// Each count from zero is the next pass, named on its lines (verify:
+    /// its files, then its tiers); the last name stays.
+    #[test]
+    fn each_count_from_zero_is_the_next_named_pass() {
+        let p = |tiers_done, slots_done| TierProgress { tiers_done, tiers: 2, slots_done, slots: 20 };
+        let bar = TierBar::passes(&["checking files", "checking tiers"], true);
+        let mut seen = Vec::new();
+        for (tiers, slots) in [(0, 0), (1, 10), (2, 20), (0, 0), (1, 10), (0, 0)] {
+            bar.set(p(tiers, slots));
+            seen.push(bar.doing());
+        }
+        let (files, tiers) = ("checking files", "checking tiers");
+        assert_eq!(seen, [files, files, files, tiers, tiers, tiers]);
     }
 
     #[test]

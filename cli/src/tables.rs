@@ -244,7 +244,7 @@ pub fn to_zeroing(distance: Option<Distance>) -> &'static str {
 }
 
 pub fn verify(args: VerifyArgs) -> CommandResult {
-    let bar = TierBar::new("checking tiers", args.json);
+    let bar = TierBar::passes(&["checking files", "checking tiers"], args.json);
     let (dir, _scratch) = location::local_copy("DIR", &args.dir, "verify")?;
     let on_tier = |p| bar.set(p);
     let problem_out = |p: foxbase_tables::verify::Problem| -> CommandResult {

@@ -156,10 +156,24 @@ fn check_tier_files_but<G: TierGame>(
     manifest: &Manifest,
     checked_before: &HashSet<String>,
 ) -> Result<Vec<(G::Tier, String, u64)>, Problem> {
+    check_tier_files_counted(game, dir, manifest, checked_before, None)
+}
+
+/// [`check_tier_files_but`], each tier counted by `counter` once its files passed.
+fn check_tier_files_counted<G: TierGame>(
+    game: &G,
+    dir: &Path,
+    manifest: &Manifest,
+    checked_before: &HashSet<String>,
+    counter: Option<&TierCounter>,
+) -> Result<Vec<(G::Tier, String, u64)>, Problem> {
     let mut tiers = Vec::new();
     for entry in manifest.tiers.iter().filter(|e| !checked_before.contains(&e.name)) {
         let checked = check_tier(game, dir, manifest, entry)?;
         tiers.push((checked.tier, entry.file.clone(), checked.block_slots));
+        if let Some(counter) = counter {
+            counter.done(entry.slots);
+        }
     }
     check_index(dir, manifest)?;
     Ok(tiers)
@@ -392,10 +406,11 @@ pub fn verify_game<G: LocateChild + WithRules>(
 /// there); its problem stops the check. Problems name positions in the
 /// game's notation ([`Playable::format_position`]).
 ///
-/// With a `journal`, each tier that passed (`then` included) is recorded
-/// in it, and the tiers it recorded before are not checked again (steps 1
-/// to 3): they are read only where a tier still to check reads them, and
-/// `on_tier` counts the tiers still to check.
+/// `on_tier` hears two counts of the tiers to check, each from zero:
+/// steps 1 and 2, then step 3. With a `journal`, each tier that passed
+/// (`then` included) is recorded in it, and the tiers it recorded before
+/// are not checked again (steps 1 to 3): they are read only where a tier
+/// still to check reads them, and are not counted.
 pub fn verify_game_then<G: LocateChild + WithRules>(
     game: G,
     dir: &Path,
@@ -421,7 +436,11 @@ pub fn verify_game_then<G: LocateChild + WithRules>(
     }
     let checked_before = journal.as_ref().map(|j| j.done().clone()).unwrap_or_default();
     let journal_problem = |e: VerifyJournalError| problem(None, e.to_string());
-    let tiers = check_tier_files_but(&game, dir, &manifest, &checked_before)?;
+    // Steps 1 and 2, counted as a pass of their own: `on_tier` hears two counts from zero.
+    let to_check = manifest.tiers.iter().filter(|e| !checked_before.contains(&e.name));
+    let (tiers_to_check, slots_to_check) = to_check.fold((0, 0), |(t, s), e| (t + 1, s + e.slots));
+    let files_counter = TierCounter::new(tiers_to_check, slots_to_check, on_tier);
+    let tiers = check_tier_files_counted(&game, dir, &manifest, &checked_before, Some(&files_counter))?;
     let (check, deriver) = if one_step { (None, None) } else { (G::installed_check(), G::installed_deriver()) };
     // The walk keeps the complete tiers; the reader keeps one stored tier beside them.
     let tables = TierTables::open_game_at(game, Box::new(DirLocation::new(dir)))
@@ -443,7 +462,6 @@ pub fn verify_game_then<G: LocateChild + WithRules>(
         .collect::<Result<_, _>>()?;
     let walk = TierWalk::visiting(game, &all, |t| files.contains_key(&t), memory.clone());
     let mut checked = 0;
-    let slots_to_check = tiers.iter().map(|(tier, _, _)| game.tier_size(&game.tier_index(*tier))).sum();
     let counter = TierCounter::new(tiers.len(), slots_to_check, on_tier);
     let load_problem = |t: G::Tier, e: Error| dir_problem(&crate::tier_files::table_key(game, t), e);
     let walked = walk.walk(&tables, load_problem, |own, children| {
