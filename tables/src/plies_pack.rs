@@ -385,11 +385,11 @@ const ESCAPE_STRIDE: usize = 1024;
 
 /// Where a packed block's members lie, so that one slot's count is found
 /// without a pass over the block: per group, in slot order the members in
-/// the words of codes before every stretch of [`STRETCH_WORDS`] words (about
+/// the words of codes before every stretch of `STRETCH_WORDS` (64) words (about
 /// 2 KB for a block of 2^18 slots), in column order the members in the
 /// columns before each column and, per column, in the rows before every
-/// stretch of [`STRETCH_ROWS`] rows (64 KB for a published block of 2^18
-/// slots); and the escaped members before every [`ESCAPE_STRIDE`] members.
+/// stretch of `STRETCH_ROWS` (32) rows (64 KB for a published block of 2^18
+/// slots); and the escaped members before every `ESCAPE_STRIDE` (1,024) members.
 /// Built once per block (one pass over its codes and units) and kept with a
 /// reader's cached block; a count then costs at most a stretch of popcounts
 /// (column order: of code reads, one a row) and a stride of units.

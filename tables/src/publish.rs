@@ -241,7 +241,7 @@ impl Publishable for FoxGame {
         self.tier_index(tier).fox_slots * 2
     }
 
-    /// The fox-to-move values (and plies) derived as [`FoxTables`] derives them.
+    /// The fox-to-move values (and plies) derived as [`FoxTables`](crate::FoxTables) derives them.
     fn read_whole(
         &self,
         own: &TierFiles<FoxTier>,

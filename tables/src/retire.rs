@@ -6,7 +6,7 @@
 //!
 //! A tier is published in four steps, each durable before the next:
 //!
-//! 1. [`write`] checks its solved files as `foxbase verify` does and
+//! 1. [`write()`] checks its solved files as `foxbase verify` does and
 //!    writes its published files (the bytes `foxbase publish` writes)
 //!    into `DIR/retiring/`, at the paths its entry names;
 //! 2. [`check`] reads them back as a reader of the published tablebase gets them
