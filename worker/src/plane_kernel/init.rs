@@ -185,15 +185,18 @@ impl<'a> Ctx<'a> {
         // first, each line fetched ahead, then the steps.
         if self.reads_lines {
             scratch.steps.clear();
+            scratch.step_targets.clear();
             for from in BitIter(sheep) {
                 for to in BitIter(board.sheep_steps[from as usize] & view.free) {
                     let keep = self.target(sheep ^ (1 << from) ^ (1 << to), P::FOXES, from, Some(to));
                     self.prefetch_target(&keep);
-                    scratch.steps.push((from, to, keep));
+                    scratch.steps.push((from, to));
+                    scratch.step_targets.push(keep);
                 }
             }
             for at in 0..scratch.steps.len() {
-                let step = scratch.steps[at];
+                let (from, to) = scratch.steps[at];
+                let step = (from, to, scratch.step_targets[at]);
                 self.sheep_step::<P, BMI2>(view, step, s, scratch, sideways, &mut has_move, &mut cramped, win_plane)?;
             }
         } else {
