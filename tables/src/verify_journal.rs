@@ -16,12 +16,13 @@
 //! passed for it; the journal lives outside the tablebase (a published
 //! one lists every file in SHA256SUMS).
 //!
-//! Records are made durable in batches: fsync'd at most every
-//! [`SYNC_EVERY`] and when the journal is finished, so a verification
-//! killed in between checks the tiers of its last batch again. A crash can
-//! leave a last line cut short: it fails its checksum and is cut off when
-//! the journal is opened again. A bad line before the last is corruption
-//! and refused.
+//! Each line is written as its tier passes (a killed verification loses
+//! none of them), and fsync'd with the first record that comes
+//! [`SYNC_EVERY`] or more after the last fsync, and when the journal is
+//! finished: a crash of the machine loses at most the tiers recorded since
+//! the last fsync, which are checked again. A crash can also leave a last
+//! line cut short: it fails its checksum and is cut off when the journal
+//! is opened again. A bad line before the last is corruption and refused.
 
 use crate::durable;
 use std::collections::HashSet;
@@ -32,7 +33,8 @@ use std::time::{Duration, Instant};
 
 const MAGIC: &str = "foxbase-verify-journal 1";
 
-/// The longest a recorded tier waits to be made durable.
+/// The least time between two fsyncs of the records (each tier's own
+/// would cost more than checking a small tier).
 pub const SYNC_EVERY: Duration = Duration::from_secs(5);
 
 /// Why a verification journal cannot be opened or written.
@@ -134,8 +136,9 @@ impl VerifyJournal {
         &self.done
     }
 
-    /// Records that `tier` passed; durable within [`SYNC_EVERY`] (or at
-    /// [`VerifyJournal::finish`]).
+    /// Records that `tier` passed: written now, fsync'd with it the
+    /// records since the last fsync when that was [`SYNC_EVERY`] or more
+    /// ago (the rest at [`VerifyJournal::finish`]).
     pub fn record(&mut self, tier: &str) -> Result<(), VerifyJournalError> {
         let io = |source| VerifyJournalError::Io { path: self.path.display().to_string(), source };
         self.file.write_all(tier_line(tier).as_bytes()).map_err(io)?;
