@@ -116,18 +116,21 @@ pub fn slot_order(stored: &[u8], index: &ColumnIndex) -> Vec<u8> {
     for &byte in stored {
         codes.extend_from_slice(&UNPACKED[byte as usize].to_le_bytes());
     }
+    // Then the odd slots in slot order, a tier row of the period at a time:
+    // odd slot j is in column c = (j + first_column) % period of row
+    // r = (j + first_column) / period, whose code is at base[c / 2] + r. Every
+    // write goes forward and each column's reads too, where writing each
+    // column's slots (a period apart) missed the cache a slot.
     let mut odd = vec![0u8; n / 2];
-    for (half, &base) in index.base.iter().enumerate() {
-        let column = 2 * half + 1;
-        // The block's first slot in this column, and its first row's.
-        let (mut j, mut row) = match column < index.first_column {
-            true => (column + period - index.first_column, 1),
-            false => (column - index.first_column, 0),
-        };
-        while j < n {
-            odd[j / 2] = codes[(base + row) as usize];
-            j += period;
-            row += 1;
+    let (first_column, halves) = (index.first_column as isize, period / 2);
+    for r in 0..(n + index.first_column).div_ceil(period) {
+        // The odd slot of the row's first column (odd, as first_column is even).
+        let j0 = (r * period) as isize + 1 - first_column;
+        let from = if j0 < 1 { ((1 - j0) / 2) as usize } else { 0 };
+        let to = (((n as isize - j0 + 1) / 2).max(0) as usize).min(halves);
+        let k0 = (j0 - 1) / 2;
+        for h in from..to {
+            odd[(k0 + h as isize) as usize] = codes[(index.base[h] + r as isize) as usize];
         }
     }
     let mut out = vec![0u8; stored.len()];
