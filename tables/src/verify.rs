@@ -145,21 +145,12 @@ pub(crate) fn check_tier_files<G: TierGame>(
     dir: &Path,
     manifest: &Manifest,
 ) -> Result<Vec<(G::Tier, String, u64)>, Problem> {
-    check_tier_files_but(game, dir, manifest, &HashSet::new())
+    check_tier_files_counted(game, dir, manifest, &HashSet::new(), None)
 }
 
 /// [`check_tier_files`] but for the tiers named in `checked_before`,
-/// which are left out of what it returns.
-fn check_tier_files_but<G: TierGame>(
-    game: &G,
-    dir: &Path,
-    manifest: &Manifest,
-    checked_before: &HashSet<String>,
-) -> Result<Vec<(G::Tier, String, u64)>, Problem> {
-    check_tier_files_counted(game, dir, manifest, checked_before, None)
-}
-
-/// [`check_tier_files_but`], each tier counted by `counter` once its files passed.
+/// which are left out of what it returns; each tier counted by `counter`
+/// once its files passed.
 fn check_tier_files_counted<G: TierGame>(
     game: &G,
     dir: &Path,
