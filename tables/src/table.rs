@@ -978,6 +978,7 @@ impl TableFile {
     fn read_all_raw(&self) -> Result<Vec<u8>, TableError> {
         // Grows with what was actually read and checked, never ahead of it.
         let mut bytes = Vec::new();
+        let mut slot_order = crate::value_columns::SlotOrder::default();
         let step = crate::uring::QUEUE_DEPTH as usize * 4;
         let mut b = 0;
         while b < self.blocks.len() {
@@ -986,7 +987,8 @@ impl TableFile {
                 if self.values_period > 1 {
                     // A table in column order, back in slot order.
                     let (start, n) = ((b + k) as u64 * self.block_slots as u64, self.slots_in_block(b + k) as usize);
-                    bytes.extend_from_slice(&crate::value_columns::from_columns(&raw, n, start, self.values_period));
+                    let index = crate::value_columns::ColumnIndex::new(n, start, self.values_period);
+                    slot_order.append(&raw, &index, &mut bytes);
                 } else {
                     bytes.extend_from_slice(&raw);
                 }

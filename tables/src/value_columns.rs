@@ -107,42 +107,78 @@ pub fn from_columns(stored: &[u8], n: usize, start: u64, period: u64) -> Vec<u8>
 /// the stored codes instead when both share one column order,
 /// [`crate::plies_pack::Block::in_columns`].)
 pub fn slot_order(stored: &[u8], index: &ColumnIndex) -> Vec<u8> {
-    let (n, period) = (index.n, index.period);
-    // The stored codes a byte each, then column by column (reading in
-    // order) each to its odd slot's place (a byte each, in slot order):
-    // no shift, mask or column wrap per code, as a piece needs
-    // ([`slot_order_in`]).
-    let mut codes = Vec::with_capacity(stored.len() * 4);
-    for &byte in stored {
-        codes.extend_from_slice(&UNPACKED[byte as usize].to_le_bytes());
-    }
-    // Then the odd slots in slot order, a tier row of the period at a time:
-    // odd slot j is in column c = (j + first_column) % period of row
-    // r = (j + first_column) / period, whose code is at base[c / 2] + r. Every
-    // write goes forward and each column's reads too, where writing each
-    // column's slots (a period apart) missed the cache a slot.
-    let mut odd = vec![0u8; n / 2];
-    let (first_column, halves) = (index.first_column as isize, period / 2);
-    for r in 0..(n + index.first_column).div_ceil(period) {
-        // The odd slot of the row's first column (odd, as first_column is even).
-        let j0 = (r * period) as isize + 1 - first_column;
-        let from = if j0 < 1 { ((1 - j0) / 2) as usize } else { 0 };
-        let to = (((n as isize - j0 + 1) / 2).max(0) as usize).min(halves);
-        let k0 = (j0 - 1) / 2;
-        for h in from..to {
-            odd[(k0 + h as isize) as usize] = codes[(index.base[h] + r as isize) as usize];
-        }
-    }
-    let mut out = vec![0u8; stored.len()];
-    let pairs = odd.chunks_exact(2);
-    let last = pairs.remainder().first().copied();
-    for (byte, pair) in out.iter_mut().zip(pairs) {
-        *byte = DOUBLED[(pair[0] | pair[1] << 2) as usize];
-    }
-    if let Some(code) = last {
-        out[odd.len() / 2] = DOUBLED[code as usize];
-    }
+    let mut out = Vec::with_capacity(stored.len());
+    SlotOrder::default().append(stored, index, &mut out);
     out
+}
+
+/// What turning blocks back into slot order works in, kept from one
+/// block to the next by a reader of many blocks (a whole table), so that
+/// a block costs no allocation.
+#[derive(Default)]
+pub struct SlotOrder {
+    /// The stored codes, a byte each.
+    codes: Vec<u8>,
+    /// The block's odd slots' codes in slot order, a byte each.
+    odd: Vec<u8>,
+}
+
+impl SlotOrder {
+    /// Appends to `out` the block `stored` (in column order, `index`) in
+    /// slot order, four codes to a byte, each even slot a copy of the odd
+    /// slot after it: `stored.len()` bytes.
+    pub fn append(&mut self, stored: &[u8], index: &ColumnIndex, out: &mut Vec<u8>) {
+        let (n, period) = (index.n, index.period);
+        // The stored codes a byte each, then column by column (reading in
+        // order) each to its odd slot's place (a byte each, in slot order):
+        // no shift, mask or column wrap per code, as a piece needs
+        // ([`slot_order_in`]).
+        let codes = &mut self.codes;
+        codes.resize(stored.len() * 4, 0);
+        for (four, &byte) in codes.chunks_exact_mut(4).zip(stored) {
+            four.copy_from_slice(&UNPACKED[byte as usize].to_le_bytes());
+        }
+        // Then the odd slots in slot order, a tier row of the period at a time:
+        // odd slot j is in column c = (j + first_column) % period of row
+        // r = (j + first_column) / period, whose code is at base[c / 2] + r. Every
+        // write goes forward and each column's reads too, where writing each
+        // column's slots (a period apart) missed the cache a slot.
+        let odd = &mut self.odd;
+        // Whole words of 8 below: the padding after the last odd slot is
+        // zero, as the upper half of a last byte with one odd slot must be.
+        odd.resize((n / 2).next_multiple_of(8), 0);
+        odd[n / 2..].fill(0);
+        let (first_column, halves) = (index.first_column as isize, period / 2);
+        for r in 0..(n + index.first_column).div_ceil(period) {
+            // The odd slot of the row's first column (odd, as first_column is even).
+            let j0 = (r * period) as isize + 1 - first_column;
+            let from = if j0 < 1 { ((1 - j0) / 2) as usize } else { 0 };
+            let to = (((n as isize - j0 + 1) / 2).max(0) as usize).min(halves);
+            if from >= to {
+                continue;
+            }
+            let k0 = ((j0 - 1) / 2 + from as isize) as usize;
+            for (code, &base) in odd[k0..k0 + (to - from)].iter_mut().zip(&index.base[from..to]) {
+                *code = codes[(base + r as isize) as usize];
+            }
+        }
+        // Each pair of odd slots' codes a, b is the byte a | a << 2 | b << 4
+        // | b << 6 of their four slots: eight codes a word at a time. A code
+        // times 5 is its two slots' bits (at most 15, so no carry leaves a
+        // byte); each odd byte then moves up a nibble onto the even byte
+        // before it, and the even bytes close up.
+        let (start, bytes) = (out.len(), stored.len());
+        out.resize(start + bytes.max(odd.len() / 2), 0);
+        for (four, eight) in out[start..].chunks_exact_mut(4).zip(odd.chunks_exact(8)) {
+            let y = u64::from_le_bytes(eight.try_into().unwrap()) * 5;
+            let mut t = (y | y >> 4) & 0x00FF_00FF_00FF_00FF;
+            t = (t | t >> 8) & 0x0000_FFFF_0000_FFFF;
+            t = (t | t >> 16) & 0xFFFF_FFFF;
+            four.copy_from_slice(&(t as u32).to_le_bytes());
+        }
+        // As many bytes as stored: the words' padding off, or zeros after.
+        out.resize(start + bytes, 0);
+    }
 }
 
 /// Per byte of four codes, the codes a byte each (little-endian).
@@ -153,19 +189,6 @@ const UNPACKED: [u32; 256] = {
         let b = byte as u32;
         table[byte] = (b & 3) | (b >> 2 & 3) << 8 | (b >> 4 & 3) << 16 | (b >> 6 & 3) << 24;
         byte += 1;
-    }
-    table
-};
-
-/// Per pair of codes `a | b << 2` of consecutive odd slots, the byte of
-/// their four slots: each even slot a copy of the odd slot after it.
-const DOUBLED: [u8; 16] = {
-    let mut table = [0u8; 16];
-    let mut pair = 0;
-    while pair < 16 {
-        let (a, b) = (pair as u8 & 3, pair as u8 >> 2);
-        table[pair] = a | a << 2 | b << 4 | b << 6;
-        pair += 1;
     }
     table
 };
@@ -253,6 +276,33 @@ mod tests {
         let codes: Vec<u8> = (0..12).map(|m| code_at(&stored, m)).collect();
         assert_eq!(codes, [2, 1, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(from_columns(&stored, 12, 4, 6), raw);
+    }
+
+    /// One [`SlotOrder`] turning block after block into one buffer, larger
+    /// blocks before smaller (what it keeps from the last must not show)
+    /// and an odd number of odd slots (a last byte half padding).
+    #[test]
+    fn blocks_appended_one_after_another_are_each_block_s_slot_order() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut slot_order = SlotOrder::default();
+        let (mut out, mut want) = (Vec::new(), Vec::new());
+        for (n, start, period) in
+            [(1usize << 12, 1u64 << 18, 78u64), (6, 4, 6), (2 * 1001, 12, 156), (4, 0, 2), (30, 8, 10)]
+        {
+            let odd: Vec<u8> = (0..n / 2)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x % 4) as u8
+                })
+                .collect();
+            let raw = published(&odd);
+            let stored = to_columns(&raw, n, start, period);
+            slot_order.append(&stored, &ColumnIndex::new(n, start, period), &mut out);
+            want.extend_from_slice(&raw);
+            assert_eq!(out, want, "n {n} start {start} period {period}");
+        }
     }
 
     #[test]
