@@ -278,6 +278,18 @@ mod tests {
         assert_eq!(from_columns(&stored, 12, 4, 6), raw);
     }
 
+    /// `count` codes below `below` from the xorshift state `x`.
+    fn random_codes(count: usize, below: u64, x: &mut u64) -> Vec<u8> {
+        (0..count)
+            .map(|_| {
+                *x ^= *x << 13;
+                *x ^= *x >> 7;
+                *x ^= *x << 17;
+                (*x % below) as u8
+            })
+            .collect()
+    }
+
     /// One [`SlotOrder`] turning block after block into one buffer, larger
     /// blocks before smaller (what it keeps from the last must not show)
     /// and an odd number of odd slots (a last byte half padding).
@@ -289,15 +301,7 @@ mod tests {
         for (n, start, period) in
             [(1usize << 12, 1u64 << 18, 78u64), (6, 4, 6), (2 * 1001, 12, 156), (4, 0, 2), (30, 8, 10)]
         {
-            let odd: Vec<u8> = (0..n / 2)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (x % 4) as u8
-                })
-                .collect();
-            let raw = published(&odd);
+            let raw = published(&random_codes(n / 2, 4, &mut x));
             let stored = to_columns(&raw, n, start, period);
             slot_order.append(&stored, &ColumnIndex::new(n, start, period), &mut out);
             want.extend_from_slice(&raw);
@@ -310,15 +314,7 @@ mod tests {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         for period in [2u64, 4, 6, 156, 2 * 528] {
             for (n, start) in [(4usize, 0u64), (100, 8), (1 << 12, 1 << 18), (2 * 1000 + 2, 12)] {
-                let odd: Vec<u8> = (0..n / 2)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        (x % 3) as u8
-                    })
-                    .collect();
-                let raw = published(&odd);
+                let raw = published(&random_codes(n / 2, 3, &mut x));
                 let stored = to_columns(&raw, n, start, period);
                 assert!(stored[n / 8 + 1..].iter().all(|&b| b == 0), "the second half is zero");
                 assert_eq!(from_columns(&stored, n, start, period), raw, "n {n} start {start} period {period}");
