@@ -383,7 +383,9 @@ fn run<G: SolveTier + SealRun + Publishable>(
                 }
             };
             if solved.published_in_place {
-                finish_published(game, dir, &manifest).map_err(Failure::failed)?;
+                let bar = crate::output::TierBar::new("checking the published files", args.json);
+                finish_published(game, dir, &manifest, &|p| bar.set(p)).map_err(Failure::failed)?;
+                bar.finish();
                 disk_high_water = solved.disk_high_water;
             }
             let not_solved = solved.resumed_slots + solved.imported_slots;

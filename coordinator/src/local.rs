@@ -22,6 +22,7 @@ use foxbase_tables::manifest::{Manifest, TierEntry, MANIFEST_FILE};
 use foxbase_tables::plies::Distance;
 use foxbase_tables::publish::{Levels, Publishable};
 use foxbase_tables::retire;
+use foxbase_tables::verify::OnTier;
 use foxbase_tables::Layout;
 use foxbase_worker::job::TierReport;
 use foxbase_worker::kernel::{Kernel, Output, SolveTier};
@@ -400,13 +401,19 @@ fn published_in_place<G: TierGame>(game: &G, plan: &TierPlan<G>, dir: &Path) -> 
 /// verify` checks it, `retiring/`, `incoming/` and the journal removed, and
 /// the checksum list written last (unless a finished run wrote it): `dir`
 /// is then the published tablebase, as `foxbase publish` writes it.
-pub fn finish_published<G: TierGame>(game: &G, dir: &Path, manifest: &Manifest) -> Result<(), CoordinatorError> {
+/// `on_tier` hears the count of tiers whose files passed, from zero.
+pub fn finish_published<G: TierGame>(
+    game: &G,
+    dir: &Path,
+    manifest: &Manifest,
+    on_tier: OnTier,
+) -> Result<(), CoordinatorError> {
     let io = |path: &Path| {
         let path = path.display().to_string();
         move |source| CoordinatorError::Io { path, source }
     };
     stop_point("sealed");
-    retire::check_finished(game, dir, manifest)?;
+    retire::check_finished(game, dir, manifest, on_tier)?;
     let incoming = dir.join(INCOMING);
     if incoming.exists() {
         std::fs::remove_dir_all(&incoming).map_err(io(&incoming))?;

@@ -29,7 +29,7 @@ use crate::error::{io_error, Error};
 use crate::manifest::{Manifest, TierEntry};
 use crate::publish::{compare_tier, write_published_tier, Levels, Publishable, TierFiles};
 use crate::table::Layout;
-use crate::verify::{check_tier_as, check_tier_files};
+use crate::verify::{check_tier_as, check_tier_files_counted, OnTier, TierCounter};
 use foxbase_core::tier::TierGame;
 use std::collections::HashSet;
 use std::fs;
@@ -137,8 +137,11 @@ pub fn clear_unjournaled(dir: &Path, keep: &HashSet<String>) -> Result<(), Error
 /// published and `manifest` (in the published layout) sealed in `dir`,
 /// every file is checked as `foxbase verify` checks it (header, blocks,
 /// length, checksum, layout, the tier index), and `retiring/` is removed.
-pub fn check_finished<G: TierGame>(game: &G, dir: &Path, manifest: &Manifest) -> Result<(), Error> {
-    check_tier_files(game, dir, manifest).map_err(|p| Error::PublishedCheck(Box::new(p)))?;
+/// `on_tier` hears the count of tiers checked, from zero.
+pub fn check_finished<G: TierGame>(game: &G, dir: &Path, manifest: &Manifest, on_tier: OnTier) -> Result<(), Error> {
+    let counter = TierCounter::new(manifest.tiers.len(), manifest.total_slots(), on_tier);
+    check_tier_files_counted(game, dir, manifest, &HashSet::new(), Some(&counter))
+        .map_err(|p| Error::PublishedCheck(Box::new(p)))?;
     let retiring = dir.join(RETIRING_DIR);
     if retiring.exists() {
         fs::remove_dir_all(&retiring).map_err(io_error(retiring.display().to_string()))?;

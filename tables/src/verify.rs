@@ -151,20 +151,47 @@ pub(crate) fn check_tier_files<G: TierGame>(
 /// [`check_tier_files`] but for the tiers named in `checked_before`,
 /// which are left out of what it returns; each tier counted by `counter`
 /// once its files passed.
-fn check_tier_files_counted<G: TierGame>(
+///
+/// The tiers are checked on rayon's threads (each reads and decompresses
+/// its own files); the problem returned is the one of the first failing
+/// tier in the manifest's order, as a check one tier at a time finds it.
+/// Once a tier failed, no tier after it starts.
+pub(crate) fn check_tier_files_counted<G: TierGame>(
     game: &G,
     dir: &Path,
     manifest: &Manifest,
     checked_before: &HashSet<String>,
     counter: Option<&TierCounter>,
 ) -> Result<Vec<(G::Tier, String, u64)>, Problem> {
-    let mut tiers = Vec::new();
-    for entry in manifest.tiers.iter().filter(|e| !checked_before.contains(&e.name)) {
-        let checked = check_tier(game, dir, manifest, entry)?;
-        tiers.push((checked.tier, entry.file.clone(), checked.block_slots));
-        if let Some(counter) = counter {
-            counter.done(entry.slots);
-        }
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let to_check: Vec<_> = manifest.tiers.iter().filter(|e| !checked_before.contains(&e.name)).collect();
+    // The first tier, in the manifest's order, known to have failed.
+    let first_failed = AtomicUsize::new(usize::MAX);
+    let checked: Vec<Option<Result<_, Problem>>> = to_check
+        .par_iter()
+        .enumerate()
+        .map(|(at, entry)| {
+            if at > first_failed.load(Relaxed) {
+                return None;
+            }
+            let checked = check_tier(game, dir, manifest, entry);
+            match &checked {
+                Ok(_) => {
+                    if let Some(counter) = counter {
+                        counter.done(entry.slots);
+                    }
+                }
+                Err(_) => {
+                    first_failed.fetch_min(at, Relaxed);
+                }
+            }
+            Some(checked.map(|c| (c.tier, entry.file.clone(), c.block_slots)))
+        })
+        .collect();
+    let mut tiers = Vec::with_capacity(checked.len());
+    // A tier left out comes after a failed one, so the loop returns before it.
+    for result in checked.into_iter().flatten() {
+        tiers.push(result?);
     }
     check_index(dir, manifest)?;
     Ok(tiers)
