@@ -105,6 +105,19 @@ fn a_solve_within_a_disk_budget_keeps_it_and_ends_as_the_published_tablebase() {
     // Resumed once finished: nothing to do, the same tablebase.
     ok(&solve_args(out, &["--disk-budget", BUDGET, "--resume"]));
     assert_same_tablebase(&dir, &expected);
+    // Nor is anything read again (on the whole game that check takes
+    // minutes): a damaged tier file goes unnoticed by the resume, and
+    // `verify` names it.
+    let damaged = std::fs::read_dir(dir.join("tiers")).unwrap().next().unwrap().unwrap().path();
+    let original = std::fs::read(&damaged).unwrap();
+    std::fs::write(&damaged, b"not a table").unwrap();
+    ok(&solve_args(out, &["--disk-budget", BUDGET, "--resume"]));
+    let checked = foxbase(&["verify", out, "--published"], None);
+    assert_eq!(checked.status.code(), Some(1));
+    let name = damaged.file_name().unwrap().to_str().unwrap();
+    assert!(String::from_utf8_lossy(&checked.stderr).contains(name), "{}", String::from_utf8_lossy(&checked.stderr));
+    std::fs::write(&damaged, original).unwrap();
+    assert_same_tablebase(&dir, &expected);
 
     // A budget too small for a tier stops the solve, saying so; a larger
     // one resumes it; resuming without one is refused.

@@ -399,8 +399,9 @@ fn published_in_place<G: TierGame>(game: &G, plan: &TierPlan<G>, dir: &Path) -> 
 /// The last steps of a solve published in place ([`LocalSolve::disk_high_water`]),
 /// once its `manifest` is sealed in `dir`: every file checked as `foxbase
 /// verify` checks it, `retiring/`, `incoming/` and the journal removed, and
-/// the checksum list written last (unless a finished run wrote it): `dir`
-/// is then the published tablebase, as `foxbase publish` writes it.
+/// the checksum list written last: `dir` is then the published tablebase,
+/// as `foxbase publish` writes it. Once that list exists (a finished run
+/// wrote it) there is nothing left to do, and nothing is read again.
 /// `on_tier` hears the count of tiers whose files passed, from zero.
 pub fn finish_published<G: TierGame>(
     game: &G,
@@ -413,6 +414,10 @@ pub fn finish_published<G: TierGame>(
         move |source| CoordinatorError::Io { path, source }
     };
     stop_point("sealed");
+    if dir.join(SUMS_FILE).exists() {
+        // Written last: every step below was done by the run that wrote it.
+        return Ok(());
+    }
     retire::check_finished(game, dir, manifest, on_tier)?;
     let incoming = dir.join(INCOMING);
     if incoming.exists() {
@@ -424,9 +429,7 @@ pub fn finish_published<G: TierGame>(
         foxbase_tables::durable::sync_dir(dir).map_err(io(dir))?;
         stop_point("journal-removed");
     }
-    if !dir.join(SUMS_FILE).exists() {
-        write_sums(dir).map_err(|p| foxbase_tables::Error::PublishedCheck(Box::new(p)))?;
-    }
+    write_sums(dir).map_err(|p| foxbase_tables::Error::PublishedCheck(Box::new(p)))?;
     Ok(())
 }
 
