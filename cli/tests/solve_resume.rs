@@ -2,9 +2,10 @@
 //! resumed writes the same bytes as one that was never stopped; a finished
 //! solve resumed again is left as it is; a directory holding a journal or
 //! tables is refused without `--resume`, a journal of another solve with
-//! it; a torn last journal line is dropped and its tier solved again, a
-//! damaged line before it refused. On a small Bagh-Chal variant (2 goats,
-//! capture target 2: 5 tiers, 846,328 slots, under 2 s).
+//! it, and a directory another solve is writing into either way; a torn
+//! last journal line is dropped and its tier solved again, a damaged line
+//! before it refused. On a small Bagh-Chal variant (2 goats, capture
+//! target 2: 5 tiers, 846,328 slots, under 2 s).
 
 mod common;
 
@@ -207,6 +208,14 @@ fn a_directory_with_tables_or_another_solves_journal_is_refused_and_left_as_it_i
         &["output: values and plies to zeroing, --distance dtz (this solve: values and plies to the end, --distance dtm)"],
         2,
     );
+
+    // Another solve writing there (holding the directory's lock): refused
+    // at once, --resume or not; resumed once it is gone.
+    let held = std::fs::File::open(&out).unwrap();
+    held.try_lock().unwrap();
+    refused(&["--resume"], &["another foxbase solve is writing into this directory", "then --resume"], 2);
+    refused(&[], &["another foxbase solve is writing into this directory"], 2);
+    drop(held);
 
     // Tables without a journal: refused with --resume too (nothing to resume).
     std::fs::remove_file(out.join("journal.log")).unwrap();

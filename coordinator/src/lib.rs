@@ -6,6 +6,7 @@
 //! `foxbase` command line (crate `foxbase`, in `cli/`) is a layer over this
 //! library, `foxbase-tables` and `foxbase-worker`.
 
+pub mod dir_lock;
 pub mod error;
 pub mod grpc;
 pub mod journal;

@@ -9,6 +9,7 @@
 //! [`solve_local_into`] keep no journal: a solve that stops is started
 //! again, so they sync the tables once at the end.
 
+use crate::dir_lock::DirLock;
 use crate::error::CoordinatorError;
 use crate::journal::Journal;
 use crate::plan::TierPlan;
@@ -111,6 +112,7 @@ pub fn solve_local<G: SolveTier>(
 ) -> Result<Manifest, CoordinatorError> {
     std::fs::create_dir_all(dir.join("tiers"))
         .map_err(|source| CoordinatorError::Io { path: dir.display().to_string(), source })?;
+    let _lock = DirLock::take(dir)?;
     solve_local_into(game, plan, &DirStore::synced_at_end(dir), dir, options, progress)
 }
 
@@ -165,6 +167,9 @@ pub struct LocalSolve {
     /// during this run (each tier's files as they were written: solved,
     /// then published); `None` for a run that found the solve finished.
     pub disk_high_water: Option<u64>,
+    /// The directory's lock ([`DirLock`]): no other solve writes there
+    /// while this is held, through the sealing and [`finish_published`].
+    pub lock: DirLock,
 }
 
 /// Solves every tier of `plan` into the directory `dir`, journaled so
@@ -215,6 +220,8 @@ pub fn solve_local_journaled<G: SolveTier + Publishable>(
     sources: &[TableSource],
     progress: &dyn Progress,
 ) -> Result<LocalSolve, CoordinatorError> {
+    // Taken before the directory is read (it is created below when new).
+    let lock = if dir.exists() { Some(DirLock::take(dir)?) } else { None };
     let journal_path = dir.join(LOCAL_JOURNAL);
     let journaled = journal_path.exists();
     if journaled && !resume {
@@ -226,8 +233,19 @@ pub fn solve_local_journaled<G: SolveTier + Publishable>(
         )));
     }
     if !journaled && resume {
-        if let Some(finished) = published_in_place(game, plan, dir) {
-            return Ok(finished);
+        if let Some(manifest) = published_in_place(game, plan, dir) {
+            return Ok(LocalSolve {
+                resumed: manifest.tiers.len(),
+                resumed_slots: manifest.total_slots(),
+                imported: 0,
+                imported_slots: 0,
+                sealed: Some(manifest.clone()),
+                manifest,
+                published_in_place: true,
+                disk_high_water: None,
+                // The manifest was read, so the directory exists and is locked.
+                lock: lock.expect("a directory with a manifest is locked"),
+            });
         }
     }
     let found = tables_in(dir);
@@ -243,6 +261,10 @@ pub fn solve_local_journaled<G: SolveTier + Publishable>(
     // tiers/ before the journal: creating the journal fsyncs `dir`.
     std::fs::create_dir_all(dir.join("tiers"))
         .map_err(|source| CoordinatorError::Io { path: dir.display().to_string(), source })?;
+    let lock = match lock {
+        Some(lock) => lock,
+        None => DirLock::take(dir)?,
+    };
     let (game_name, run) = (game.game_name(), journal_run(game, plan, options.output));
     let (mut journal, mut finished) = if journaled {
         check_journal_run(dir, &journal_path, game_name, &run)?;
@@ -334,6 +356,7 @@ pub fn solve_local_journaled<G: SolveTier + Publishable>(
                     sealed: Some(written),
                     published_in_place: publisher.is_some(),
                     disk_high_water: high_water,
+                    lock,
                 });
             }
         }
@@ -348,6 +371,7 @@ pub fn solve_local_journaled<G: SolveTier + Publishable>(
         sealed: None,
         published_in_place: publisher.is_some(),
         disk_high_water: publisher.as_ref().map(|p| p.high_water()),
+        lock,
     })
 }
 
@@ -375,25 +399,13 @@ fn take_published(entries: &mut Vec<TierEntry>) -> HashMap<String, TierEntry> {
 }
 
 /// A solve published in place and finished, its journal removed (the last
-/// steps of [`finish_published`]): `dir`'s manifest is of this game,
-/// variant and plan, in the published layout or with its checksum list.
-fn published_in_place<G: TierGame>(game: &G, plan: &TierPlan<G>, dir: &Path) -> Option<LocalSolve> {
+/// steps of [`finish_published`]): `dir`'s manifest, when it is of this
+/// game, variant and plan, in the published layout or with its checksum list.
+fn published_in_place<G: TierGame>(game: &G, plan: &TierPlan<G>, dir: &Path) -> Option<Manifest> {
     let manifest = Manifest::read(dir).ok()?;
     let published = manifest.layout != Layout::Solved || dir.join(SUMS_FILE).exists();
     let same = manifest.game == game.game_name() && manifest.variant == game.variant_json();
-    if !(published && same && manifest.tiers.len() == plan.order.len()) {
-        return None;
-    }
-    Some(LocalSolve {
-        resumed: manifest.tiers.len(),
-        resumed_slots: manifest.total_slots(),
-        imported: 0,
-        imported_slots: 0,
-        sealed: Some(manifest.clone()),
-        manifest,
-        published_in_place: true,
-        disk_high_water: None,
-    })
+    (published && same && manifest.tiers.len() == plan.order.len()).then_some(manifest)
 }
 
 /// The last steps of a solve published in place ([`LocalSolve::disk_high_water`]),
