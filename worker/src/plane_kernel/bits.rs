@@ -475,6 +475,18 @@ impl ColumnMap {
         self.apply(rows[self.child_row(p)].into(), mirror)
     }
 
+    /// The masks of [`ColumnMap::apply`] on a row's first 16 columns (the
+    /// columns kept, those taken from the child's next one up, from its
+    /// next one down), before a mirrored child's [`MirrorTable`]; `None`
+    /// where more than one point differs one way.
+    #[inline(always)]
+    pub(super) fn one_each_way(&self) -> Option<(u16, u16, u16)> {
+        match self.general {
+            Some(_) => None,
+            None => Some((self.keep as u16, self.down as u16, self.up as u16)),
+        }
+    }
+
     /// The child block's row of a fox on the parent's point `p`.
     #[inline(always)]
     pub(super) fn child_row(&self, p: u8) -> usize {

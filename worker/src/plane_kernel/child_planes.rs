@@ -84,6 +84,12 @@ impl ChildPlanes {
         self.planes[(base / self.per_set) as usize].planes(self.rows)
     }
 
+    /// The line of the child block whose set's first slot is `base`.
+    #[inline(always)]
+    pub(super) fn line(&self, base: u64) -> &Line {
+        &self.planes[(base / self.per_set) as usize]
+    }
+
     /// Asks for [`ChildPlanes::won_lost`]'s line.
     #[inline(always)]
     pub(super) fn prefetch(&self, base: u64) {

@@ -49,47 +49,48 @@ pub(super) fn sideways_steps_change_colour(board: &Board) -> bool {
 }
 
 /// The fox planes of a tier while a colour pass computes the blocks of one
-/// colour: each block of that colour is written by the one work item that
-/// holds it; the blocks of the other colour are only read.
-pub(super) struct ColourPlanes<'a> {
-    planes: *mut u32,
+/// colour (or any per-block array of `T`, `stride` a block): each block of
+/// that colour is written by the one work item that holds it; the blocks
+/// of the other colour are only read.
+pub(super) struct ColourPlanes<'a, T = u32> {
+    planes: *mut T,
     stride: usize,
     blocks: usize,
-    _planes: PhantomData<&'a mut [u32]>,
+    _planes: PhantomData<&'a mut [T]>,
 }
 
-// SAFETY: the pointer is to `blocks * stride` u32s borrowed mutably for
+// SAFETY: the pointer is to `blocks * stride` `T`s borrowed mutably for
 // 'a; the passes share it between threads under the rule of
 // `ColourPlanes::read` and `ColourPlanes::write`.
-unsafe impl Send for ColourPlanes<'_> {}
-unsafe impl Sync for ColourPlanes<'_> {}
+unsafe impl<T: Send> Send for ColourPlanes<'_, T> {}
+unsafe impl<T: Sync> Sync for ColourPlanes<'_, T> {}
 
-impl<'a> ColourPlanes<'a> {
-    pub(super) fn new(planes: &'a mut [u32], stride: usize) -> ColourPlanes<'a> {
+impl<'a, T> ColourPlanes<'a, T> {
+    pub(super) fn new(planes: &'a mut [T], stride: usize) -> ColourPlanes<'a, T> {
         assert_eq!(planes.len() % stride, 0, "whole blocks");
         ColourPlanes { planes: planes.as_mut_ptr(), stride, blocks: planes.len() / stride, _planes: PhantomData }
     }
 
-    /// Block `b`'s fox planes, to read.
+    /// Block `b`'s planes, to read.
     ///
     /// # Safety
     /// No one writes block `b` while the slice lives: in a colour pass, `b`
     /// is of the other colour.
     #[inline]
-    pub(super) unsafe fn read(&self, b: usize) -> &[u32] {
+    pub(super) unsafe fn read(&self, b: usize) -> &[T] {
         assert!(b < self.blocks, "block {b} of {}", self.blocks);
         // SAFETY: in bounds (above); no writer, by the caller.
         unsafe { std::slice::from_raw_parts(self.planes.add(b * self.stride), self.stride) }
     }
 
-    /// Block `b`'s fox planes, to write.
+    /// Block `b`'s planes, to write.
     ///
     /// # Safety
     /// No one else reads or writes block `b` while the slice lives: in a
     /// colour pass, `b` is of the pass's colour and in the caller's work item.
     #[allow(clippy::mut_from_ref)]
     #[inline]
-    pub(super) unsafe fn write(&self, b: usize) -> &mut [u32] {
+    pub(super) unsafe fn write(&self, b: usize) -> &mut [T] {
         assert!(b < self.blocks, "block {b} of {}", self.blocks);
         // SAFETY: in bounds (above); the caller's alone.
         unsafe { std::slice::from_raw_parts_mut(self.planes.add(b * self.stride), self.stride) }
@@ -97,8 +98,12 @@ impl<'a> ColourPlanes<'a> {
 }
 
 /// The fox planes a colour pass's sheep phases read: those of the blocks
-/// of the colour other than the pass's.
-pub(super) struct OtherColour<'p, 'a>(&'p ColourPlanes<'a>);
+/// of the colour other than the pass's, and their lines ([`fox_line`]) where the
+/// tier has [`BlockTraps`].
+pub(super) struct OtherColour<'p, 'a> {
+    planes: &'p ColourPlanes<'a>,
+    lines: Option<&'p ColourPlanes<'a, Line>>,
+}
 
 impl FoxPlanes for OtherColour<'_, '_> {
     #[inline]
@@ -106,8 +111,29 @@ impl FoxPlanes for OtherColour<'_, '_> {
         // SAFETY: a sideways step leads to a block of the other colour
         // (`colour_passes` runs only where `sideways_steps_change_colour`),
         // which this pass does not write.
-        unsafe { self.0.read(b) }
+        unsafe { self.planes.read(b) }
     }
+
+    #[inline]
+    fn line(&self, b: usize) -> Option<&Line> {
+        // SAFETY: as for `block`.
+        self.lines.map(|lines| unsafe { &lines.read(b)[0] })
+    }
+}
+
+/// A block's fox-to-move won and lost rows as the sheep steps into it read
+/// them, with its placements that have a trapped fox ([`BlockTraps::trapped`],
+/// valued by the initial pass) taken out: counted won (they never keep a
+/// parent's loss from holding) and not lost. One cache line a block, where
+/// the planes and the trapped rows are three to four: the sheep phase reads
+/// a line at random per sideways step.
+fn fox_line(f: &[u32], trapped: &[u16], rows: usize) -> Line {
+    let (mut won, mut lost) = ([0u32; 16], [0u32; 16]);
+    for i in 0..rows {
+        won[i] = f[WON * rows + i] | trapped[i] as u32;
+        lost[i] = f[LOST * rows + i] & !(trapped[i] as u32);
+    }
+    Line::of(&won, &lost, rows)
 }
 
 /// Colour passes from the planes after the initial pass (and its fox
@@ -128,6 +154,16 @@ pub(super) fn colour_passes<const BMI2: bool>(
     // (`changed_now` written by the pass, `fox_changed` read by it).
     let mut fox_changed = vec![false; set_bits.len()];
     let mut changed_now = vec![false; set_bits.len()];
+    // With block traps, every block's fox line, kept with its planes.
+    let rows = ctx.rows;
+    let mut lines: Vec<Line> = match &ctx.block_traps {
+        Some(traps) => {
+            fox_planes.par_chunks(stride).enumerate().map(|(b, f)| fox_line(f, traps.trapped(b), rows)).collect()
+        }
+        None => Vec::new(),
+    };
+    let fox_lines = ColourPlanes::new(&mut lines, 1);
+    let fox_lines = ctx.block_traps.as_ref().map(|traps| (&fox_lines, traps));
     let fox = ColourPlanes::new(fox_planes, stride);
     let (mut passes, mut first, mut levels) = (0u32, true, 0u32);
     loop {
@@ -139,7 +175,7 @@ pub(super) fn colour_passes<const BMI2: bool>(
             .enumerate()
             .map(|(it, ((s, changed_now), sideways))| {
                 let mut mirror = MirrorTable::default();
-                let other = OtherColour(&fox);
+                let other = OtherColour { planes: &fox, lines: fox_lines.map(|(lines, _)| lines) };
                 let mut any = false;
                 for (b, sb) in s.chunks_mut(stride).enumerate() {
                     let set = it * BLOCKS_PER_ITEM + b;
@@ -161,6 +197,10 @@ pub(super) fn colour_passes<const BMI2: bool>(
                     // SAFETY: `set` is of this pass's colour and in this work item.
                     let fb = unsafe { fox.write(set) };
                     changed_now[b] = ctx.fox_phase_any::<BMI2>(sheep, fb, sb);
+                    if let (true, Some((lines, traps))) = (changed_now[b], fox_lines) {
+                        // SAFETY: as for the planes.
+                        unsafe { lines.write(set)[0] = fox_line(fb, traps.trapped(set), rows) };
+                    }
                     any |= changed_now[b];
                 }
                 any

@@ -176,6 +176,11 @@ impl<'a> Ctx<'a> {
             return Ok(());
         }
         let board = rules.board;
+        // Steps into child blocks of `child_planes`: sixteen rows at a time.
+        let step_rows = !plies && self.traps_once_per_set();
+        if step_rows {
+            scratch.step_rows.start(n);
+        }
         // Found when a step first needs it (not for targets valued once per block).
         let mut cramped: Option<Cramped> = None;
         // Placements with a legal sheep move (a fox on `to` blocks a step).
@@ -217,6 +222,9 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
+        if step_rows {
+            scratch.step_rows.add_to(view, s, win_plane, &mut scratch.mirror);
+        }
         if plies {
             // No legal sheep move: lost now, 0 plies (the phases would find it at ply 2).
             P::no_move_lost(s, &has_move, n);
@@ -249,6 +257,17 @@ impl<'a> Ctx<'a> {
         // Targets whose trapped foxes are valued once per block.
         if let Target::Child(c, rank) = &keep {
             if let Some(Some(planes)) = self.child_planes.get(*c) {
+                if !self.plies {
+                    let map = ColumnMap::new(rank.free, rank.mirrored, view.free);
+                    let kt_in_frame = if rank.mirrored {
+                        (mirror_bits(view.free) & ((1u64 << mirror_point(to)) - 1)).count_ones() as usize
+                    } else {
+                        kt
+                    };
+                    if scratch.step_rows.add(planes.line(rank.base), &map, kt_in_frame) {
+                        return Ok(());
+                    }
+                }
                 let rows = planes.won_lost(rank.base);
                 P::child_rows::<BMI2, u16>(self, view, kt, (None, rank), rows, &P::NONE, s, scratch, win_plane);
                 return Ok(());

@@ -65,7 +65,8 @@
 //! the passes over a block), [`colours`] (the phases of a solve of values
 //! only), [`block_traps`] and [`child_planes`] (the
 //! foxes a sheep step traps, found once per set it leads to instead of
-//! once per step, in a solve of values), [`plies`] (distances), [`solve`]
+//! once per step, in a solve of values), [`step_rows`] (a block's sheep
+//! steps into those child blocks, sixteen rows at a time), [`plies`] (distances), [`solve`]
 //! (a tier: initial pass, phases, packing), [`pack`] (planes to 2-bit
 //! values), [`exact`] (exact distances to zeroing, for a no-progress
 //! rule: a ply of each side at a time), [`check`] (`foxbase verify`'s
@@ -132,6 +133,7 @@ mod one_fox;
 mod pack;
 mod plies;
 mod solve;
+mod step_rows;
 mod two_foxes;
 
 use bits::*;
@@ -148,6 +150,7 @@ use init::*;
 use pack::*;
 use plies::*;
 use solve::*;
+use step_rows::StepRows;
 
 /// The rows of one plane (at most 32 free points: a tier has a sheep).
 type Rows = [u32; 32];
@@ -581,6 +584,9 @@ struct Scratch {
     /// and its initial pass takes 2 % less time without it.)
     steps: Vec<(u8, u8)>,
     step_targets: Vec<Target>,
+    /// The block's sheep steps into child blocks of [`child_planes`], in a
+    /// solve of values.
+    step_rows: StepRows,
 }
 
 /// A sideways sheep step of a block, as the initial pass found it, so that
@@ -613,6 +619,13 @@ struct SidewaysStep {
 trait FoxPlanes {
     /// Block `b`'s fox planes ([`Ctx::stride`] `u32`s).
     fn block(&self, b: usize) -> &[u32];
+
+    /// Block `b`'s won and lost rows, its trapped foxes taken out, in one
+    /// line, where they are kept (in colour passes over a tier with
+    /// [`BlockTraps`]).
+    fn line(&self, _b: usize) -> Option<&Line> {
+        None
+    }
 }
 
 /// The fox planes of every block of a tier, `stride` `u32`s a block.

@@ -443,8 +443,6 @@ impl<'a> Ctx<'a> {
         let (mut any_lost_m, mut all_won_m) = ([0u32; 32], [full; 32]);
         let mut any_mirrored = false;
         for step in steps {
-            let planes = fox_planes.block(step.child as usize);
-            let (child_won, child_lost) = (&planes[WON * rows..][..rows], &planes[LOST * rows..][..rows]);
             let (lost_acc, won_acc) =
                 if step.mirrored { (&mut any_lost_m, &mut all_won_m) } else { (&mut any_lost, &mut all_won) };
             any_mirrored |= step.mirrored;
@@ -454,6 +452,17 @@ impl<'a> Ctx<'a> {
             // row (and a mask from a table of bits, not a shift by the row's
             // number, which SSE has no instruction for).
             let row_in = |read: u32, i: usize| (((read & BIT[i]) != 0) as u32).wrapping_neg();
+            if let Some(line) = fox_planes.line(step.child as usize) {
+                // The child's trapped foxes are out of its line already.
+                let (child_won, child_lost) = line.planes(rows);
+                for i in 0..rows {
+                    lost_acc[i] |= child_lost[i] as u32 & !blocked & row_in(read, i);
+                    won_acc[i] &= child_won[i] as u32 | blocked | !row_in(read, i);
+                }
+                continue;
+            }
+            let planes = fox_planes.block(step.child as usize);
+            let (child_won, child_lost) = (&planes[WON * rows..][..rows], &planes[LOST * rows..][..rows]);
             if let Some(traps) = &self.block_traps {
                 // The child's placements with a trapped fox are elsewhere
                 // (valued by the initial pass): they drop out.
