@@ -176,8 +176,8 @@ impl<'a> Ctx<'a> {
             return Ok(());
         }
         let board = rules.board;
-        // Steps into child blocks of `child_planes`: sixteen rows at a time.
-        let step_rows = !plies && self.traps_once_per_set();
+        // Steps into child blocks of `child_planes` (values, plies to zeroing): sixteen rows at a time.
+        let step_rows = self.traps_once_per_set() && (!plies || self.to_zeroing);
         if step_rows {
             scratch.step_rows.start(n);
         }
@@ -223,7 +223,8 @@ impl<'a> Ctx<'a> {
             }
         }
         if step_rows {
-            scratch.step_rows.add_to(view, s, win_plane, &mut scratch.mirror);
+            let zeroing = plies.then_some(&mut scratch.plies);
+            scratch.step_rows.add_to(view, s, win_plane, &mut scratch.mirror, zeroing);
         }
         if plies {
             // No legal sheep move: lost now, 0 plies (the phases would find it at ply 2).
@@ -257,16 +258,15 @@ impl<'a> Ctx<'a> {
         // Targets whose trapped foxes are valued once per block.
         if let Target::Child(c, rank) = &keep {
             if let Some(Some(planes)) = self.child_planes.get(*c) {
-                if !self.plies {
-                    let map = ColumnMap::new(rank.free, rank.mirrored, view.free);
-                    let kt_in_frame = if rank.mirrored {
-                        (mirror_bits(view.free) & ((1u64 << mirror_point(to)) - 1)).count_ones() as usize
-                    } else {
-                        kt
-                    };
-                    if scratch.step_rows.add(planes.line(rank.base), &map, kt_in_frame) {
-                        return Ok(());
-                    }
+                // Sixteen rows at a time ([`StepRows`]), added to the planes at the block's end.
+                let map = ColumnMap::new(rank.free, rank.mirrored, view.free);
+                let kt_in_frame = if rank.mirrored {
+                    (mirror_bits(view.free) & ((1u64 << mirror_point(to)) - 1)).count_ones() as usize
+                } else {
+                    kt
+                };
+                if scratch.step_rows.add(planes.line(rank.base), &map, kt_in_frame) {
+                    return Ok(());
                 }
                 let rows = planes.won_lost(rank.base);
                 P::child_rows::<BMI2, u16>(self, view, kt, (None, rank), rows, &P::NONE, s, scratch, win_plane);

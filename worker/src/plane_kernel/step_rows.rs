@@ -1,6 +1,6 @@
 //! A block's sheep steps into child blocks of [`ChildPlanes`](super::child_planes::ChildPlanes),
-//! sixteen rows at a time: values only, two foxes, at most
-//! [`ROWS_ONCE_PER_SET`] free points.
+//! sixteen rows at a time: values and plies to zeroing (where those child
+//! blocks are built), two foxes, at most [`ROWS_ONCE_PER_SET`] free points.
 //!
 //! Such a child block is one [`Line`]: its won and lost rows (fox to move),
 //! sixteen 16-bit rows a plane, so four 64-bit words a plane. A sheep step
@@ -80,6 +80,9 @@ pub(super) struct StepRows {
     won: [Lanes; 2],
     /// Where a step's child is not won for the foxes: the sheep cannot lose.
     open: [Lanes; 2],
+    /// Where a step's child is won for the foxes (with plies to zeroing,
+    /// a child of 0 plies lost for the sheep).
+    child_won: [Lanes; 2],
     /// Rows `0..n`, each without its own bit (the foxes on two points),
     /// and nothing past `n`: the placements of `n` free points.
     placements: Lanes,
@@ -106,6 +109,7 @@ impl StepRows {
         }
         self.won = [[0; 4]; 2];
         self.open = [[0; 4]; 2];
+        self.child_won = [[0; 4]; 2];
         self.any = [false; 2];
     }
 
@@ -144,6 +148,7 @@ impl StepRows {
             let ok = self.placements[k] & !blocked_column & !blocked_row;
             self.won[frame][k] |= lost[k] & ok;
             self.open[frame][k] |= !won[k] & ok;
+            self.child_won[frame][k] |= won[k] & ok;
         }
         self.any[frame] = true;
         true
@@ -151,24 +156,50 @@ impl StepRows {
 
     /// Adds what the steps gave to the block's sheep planes `s` (`won_plane`:
     /// where a child lost for the foxes goes), the mirrored frame's through
-    /// `mirror` (set to the block's free points here).
+    /// `mirror` (set to the block's free points here); with plies to
+    /// zeroing, the children of 0 plies to `zeroing` too.
     #[inline]
-    pub(super) fn add_to(&self, view: &SetView, s: &mut [u32], won_plane: usize, mirror: &mut MirrorTable) {
-        let n = self.n;
+    pub(super) fn add_to(
+        &self,
+        view: &SetView,
+        s: &mut [u32],
+        won_plane: usize,
+        mirror: &mut MirrorTable,
+        mut zeroing: Option<&mut PlyScratch>,
+    ) {
         if self.any[0] {
-            for i in 0..n {
-                s[won_plane * n + i] |= lane(&self.won[0], i);
-                s[CANNOT_LOSE * n + i] |= lane(&self.open[0], i);
+            for i in 0..self.n {
+                self.add_row(s, won_plane, zeroing.as_deref_mut(), (0, i), i, |row| row);
             }
         }
         if self.any[1] {
             mirror.set_free(view.free);
+            let mirror = &*mirror;
             // Row `j` of the mirror image is the fox on the mirror of its point.
             for (j, q) in BitIter(mirror_bits(view.free)).enumerate() {
                 let i = view.index_of(mirror_point(q));
-                s[won_plane * n + i] |= mirror.apply(lane(&self.won[1], j));
-                s[CANNOT_LOSE * n + i] |= mirror.apply(lane(&self.open[1], j));
+                self.add_row(s, won_plane, zeroing.as_deref_mut(), (1, j), i, |row| mirror.apply(row));
             }
+        }
+    }
+
+    /// Row `j` of frame `frame`, through `map`, into row `i` of the planes.
+    #[inline(always)]
+    fn add_row(
+        &self,
+        s: &mut [u32],
+        won_plane: usize,
+        zeroing: Option<&mut PlyScratch>,
+        (frame, j): (usize, usize),
+        i: usize,
+        map: impl Fn(u32) -> u32,
+    ) {
+        let n = self.n;
+        let lost_child = map(lane(&self.won[frame], j));
+        s[won_plane * n + i] |= lost_child;
+        s[CANNOT_LOSE * n + i] |= map(lane(&self.open[frame], j));
+        if let Some(plies) = zeroing {
+            plies.zeroing_children(SHEEP, i, lost_child, map(lane(&self.child_won[frame], j)));
         }
     }
 }
@@ -237,7 +268,7 @@ mod tests {
                         mirrored_steps += mirrored as u32;
                     }
                 }
-                rows.add_to(&view, &mut got, WON, &mut mirror);
+                rows.add_to(&view, &mut got, WON, &mut mirror, None);
                 assert_eq!(want, got, "{geometry:?}, sheep {sheep:#x}");
             }
         }
