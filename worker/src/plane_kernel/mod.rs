@@ -585,7 +585,7 @@ struct Scratch {
     steps: Vec<(u8, u8)>,
     step_targets: Vec<Target>,
     /// The block's sheep steps into child blocks of [`child_planes`], in a
-    /// solve of values.
+    /// solve of values or of plies to zeroing.
     step_rows: StepRows,
 }
 
