@@ -158,9 +158,9 @@ pub struct TierIndex {
     n_low: [u64; 7],
     n_full: [u64; 7],
     /// contribution[b][GROUP_OFFSET[g] + bits]: what the sheep pattern
-    /// `bits` of group g adds to the slot index of a position in block b
-    /// (each rank's digit times its place value, times fox_slots * 2), so
-    /// ranking is five lookups and a sum.
+    /// `bits` of group g adds to the index of a sheep set in block b (each
+    /// rank's digit times its place value), so ranking is five lookups and
+    /// a sum.
     contribution: Box<[[u32; 512]; 8]>,
 }
 
@@ -180,8 +180,11 @@ const GROUP_OFFSET: [usize; 5] = [0, 64, 192, 320, 448];
 /// ([`TierIndex::set_rank`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SetRank {
-    /// Slot of fox index 0, fox to move, of the canonical sheep set.
+    /// Slot of fox index 0, fox to move, of the canonical sheep set:
+    /// `set` times the slots of a set.
     pub base: u64,
+    /// Index of the canonical sheep set ([`TierIndex::sheep_index`]).
+    pub set: u64,
     /// The sheep set is stored mirrored: the foxes are mirrored too.
     pub mirrored: bool,
     /// The sheep set is its own mirror: foxes take the smaller of them and their mirror.
@@ -266,7 +269,7 @@ impl TierIndex {
                     Digit::Full => (&t.full, n_full[y]),
                 };
                 for pattern in 0..1usize << RANK_WIDTH[y] {
-                    per_rank[y][pattern] = table[pattern] as u64 * place * fox_slots * 2;
+                    per_rank[y][pattern] = table[pattern] as u64 * place;
                 }
                 place *= radix;
             }
@@ -315,13 +318,14 @@ impl TierIndex {
     /// Slot index of `(sheep, foxes, side)`, given `mirrored = mirror_bits(sheep)`.
     #[inline]
     fn slot(&self, sheep: Bits, mirrored: Bits, foxes: Bits, side: Side) -> u64 {
-        self.set_base_given(sheep, mirrored) + self.fox_index(sheep, foxes) * 2 + (side == Side::Sheep) as u64
+        self.set_index_given(sheep, mirrored) * self.fox_slots * 2
+            + self.fox_index(sheep, foxes) * 2
+            + (side == Side::Sheep) as u64
     }
 
-    /// The slot of fox index 0, fox to move, of a canonical sheep set, given
-    /// `mirrored = mirror_bits(sheep)`.
+    /// The index of a canonical sheep set, given `mirrored = mirror_bits(sheep)`.
     #[inline]
-    fn set_base_given(&self, sheep: Bits, mirrored: Bits) -> u64 {
+    fn set_index_given(&self, sheep: Bits, mirrored: Bits) -> u64 {
         let diff = sheep ^ mirrored;
         let b = if diff == 0 { 7 } else { 6 - RANK_OF_POINT[63 - diff.leading_zeros() as usize] as usize };
         let c = &self.contribution[b];
@@ -330,7 +334,7 @@ impl TierIndex {
             sum = sum
                 .wrapping_add(c[GROUP_OFFSET[g] + ((sheep >> GROUP_START[g]) & ((1 << GROUP_BITS[g]) - 1)) as usize]);
         }
-        self.block_start[b] * self.fox_slots * 2 + sum as u64
+        self.block_start[b] + sum as u64
     }
 
     /// The first slot of a canonical sheep set of this tier (fox index 0,
@@ -339,7 +343,7 @@ impl TierIndex {
     /// Precondition: `sheep` is a canonical sheep set of this tier.
     #[inline]
     pub fn set_base(&self, sheep: Bits) -> u64 {
-        self.set_base_given(sheep, mirror_bits(sheep))
+        self.set_index_given(sheep, mirror_bits(sheep)) * self.fox_slots * 2
     }
 
     /// The sheep part of the index of every position of this tier with the
@@ -351,9 +355,11 @@ impl TierIndex {
     pub fn set_rank(&self, sheep: Bits) -> SetRank {
         let mirror = mirror_bits(sheep);
         let canonical = sheep.min(mirror);
+        // The canonical set's mirror image is the other of the two.
+        let set = self.set_index_given(canonical, sheep.max(mirror));
         SetRank {
-            // The canonical set's mirror image is the other of the two.
-            base: self.set_base_given(canonical, sheep.max(mirror)),
+            base: set * self.fox_slots * 2,
+            set,
             mirrored: mirror < sheep,
             symmetric: mirror == sheep,
             free: ALL_POINTS & !canonical,
@@ -364,7 +370,7 @@ impl TierIndex {
     ///
     /// Precondition: `sheep` is a canonical sheep set of this tier.
     pub fn sheep_index(&self, sheep: Bits) -> u64 {
-        self.set_base(sheep) / (self.fox_slots * 2)
+        self.set_index_given(sheep, mirror_bits(sheep))
     }
 
     /// The canonical sheep set with index `idx < sheep_sets`.

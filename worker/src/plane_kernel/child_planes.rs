@@ -43,7 +43,7 @@ impl KeptPlanes {
     /// Fills the slot with `blocks` empty lines (for the cache's tests).
     #[cfg(test)]
     pub(crate) fn fill_for_test(&self, blocks: usize) {
-        let planes = ChildPlanes { rows: 13, per_set: 156, planes: vec![Line::EMPTY; blocks] };
+        let planes = ChildPlanes { rows: 13, planes: vec![Line::EMPTY; blocks] };
         assert!(self.0.set(planes).is_ok(), "filled once");
     }
 }
@@ -73,27 +73,26 @@ impl std::ops::Deref for HeldPlanes<'_> {
 /// [`Line`] a block.
 pub(super) struct ChildPlanes {
     rows: usize,
-    per_set: u64,
     planes: Vec<Line>,
 }
 
 impl ChildPlanes {
-    /// The won and lost rows of the child block whose set's first slot is `base`.
+    /// The won and lost rows of the child block of set `set`.
     #[inline(always)]
-    pub(super) fn won_lost(&self, base: u64) -> (&[u16], &[u16]) {
-        self.planes[(base / self.per_set) as usize].planes(self.rows)
+    pub(super) fn won_lost(&self, set: u64) -> (&[u16], &[u16]) {
+        self.planes[set as usize].planes(self.rows)
     }
 
-    /// The line of the child block whose set's first slot is `base`.
+    /// The line of the child block of set `set`.
     #[inline(always)]
-    pub(super) fn line(&self, base: u64) -> &Line {
-        &self.planes[(base / self.per_set) as usize]
+    pub(super) fn line(&self, set: u64) -> &Line {
+        &self.planes[set as usize]
     }
 
     /// Asks for [`ChildPlanes::won_lost`]'s line.
     #[inline(always)]
-    pub(super) fn prefetch(&self, base: u64) {
-        prefetch(&self.planes[(base / self.per_set) as usize]);
+    pub(super) fn prefetch(&self, set: u64) {
+        prefetch(&self.planes[set as usize]);
     }
 }
 
@@ -132,7 +131,6 @@ impl<'a> Ctx<'a> {
     /// The planes of child `c`, with `twin` its one-fox twin.
     fn child_planes<const BMI2: bool>(&self, c: usize, twin: usize) -> ChildPlanes {
         let (rows, child, twin) = (self.rows, &self.children[c], &self.children[twin]);
-        let per_set = child.index.fox_slots * 2;
         let mut planes = vec![Line::EMPTY; child.index.sheep_sets as usize];
         planes.par_chunks_mut(BLOCKS_PER_ITEM).enumerate().for_each(|(item, chunk)| {
             for (b, line) in chunk.iter_mut().enumerate() {
@@ -140,7 +138,7 @@ impl<'a> Ctx<'a> {
                 *line = self.child_block::<BMI2>(child, twin, set);
             }
         });
-        ChildPlanes { rows, per_set, planes }
+        ChildPlanes { rows, planes }
     }
 
     /// One block of [`Ctx::child_planes`]: the set of index `set` of `child`.

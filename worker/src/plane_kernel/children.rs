@@ -28,12 +28,12 @@ impl<'a> Ctx<'a> {
         match *target {
             Target::Child(c, rank) => {
                 if let Some(Some(planes)) = self.child_planes.get(c) {
-                    planes.prefetch(rank.base);
+                    planes.prefetch(rank.set);
                 }
             }
             Target::InTier(rank) => {
                 if let Some(traps) = &self.block_traps {
-                    traps.prefetch((rank.base / self.per_set) as usize, rank.mirrored);
+                    traps.prefetch(rank.set as usize, rank.mirrored);
                 }
             }
             Target::NoTable => {}
@@ -52,10 +52,8 @@ impl<'a> Ctx<'a> {
             Place::Child(c) => {
                 let index = &self.children[c].index;
                 let rank = match *keep {
-                    Target::InTier(rank) => SetRank { base: rank.base / self.per_set * (index.fox_slots * 2), ..rank },
-                    Target::Child(k, rank) => {
-                        let per_set = self.children[k].index.fox_slots * 2;
-                        SetRank { base: rank.base / per_set * (index.fox_slots * 2), ..rank }
+                    Target::InTier(rank) | Target::Child(_, rank) => {
+                        SetRank { base: rank.set * (index.fox_slots * 2), ..rank }
                     }
                     Target::NoTable => index.set_rank(moved),
                 };

@@ -10,8 +10,10 @@
 //! board). A colour pass computes the blocks of one colour: a block's sheep
 //! phase reads only the fox planes of the other colour, which no one writes
 //! in that pass, and its fox phase, right after, reads only the block's own
-//! sheep planes. So the passes need no copies, no atomics and no locks, and
-//! the planes after each pass are the same for any thread count.
+//! sheep planes. So the passes need no copies and no locks (the only
+//! atomics are the marks of the blocks the next pass visits, which threads
+//! only set during a pass: [`colour_passes`]), and the planes after each
+//! pass are the same for any thread count.
 //!
 //! Each pass reads what the pass before it decided, so a position is
 //! decided in fewer block visits than by alternating a fox phase over
@@ -25,6 +27,7 @@
 use super::*;
 use foxbase_core::board::{Board, RANK_MASK_OF_POINT};
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Points with an odd number: a sheep set's colour counts its sheep there.
 const ODD_POINTS: Bits = 0xAAAA_AAAA;
@@ -46,6 +49,18 @@ pub(super) fn sideways_steps_change_colour(board: &Board) -> bool {
             BitIter(board.sheep_steps[from as usize] & same_rank).all(|to| (from ^ to) & 1 == 1)
         })
         && (0..33u8).all(|p| mirror_point(p) & 1 == p & 1)
+}
+
+/// Whether every sideways sheep step of `board` has its reverse (a sheep
+/// may step back to where it came from): then a block's sideways steps lead
+/// to exactly the blocks with a sideways step into it, which is how
+/// [`colour_passes`] finds the blocks to visit.
+pub(super) fn sideways_steps_reverse(board: &Board) -> bool {
+    (0..33u8).all(|from| {
+        let same_rank = RANK_MASK_OF_POINT[from as usize];
+        BitIter(board.sheep_steps[from as usize] & same_rank)
+            .all(|to| board.sheep_steps[to as usize] & (1 << from) != 0)
+    })
 }
 
 /// The fox planes of a tier while a colour pass computes the blocks of one
@@ -141,6 +156,15 @@ fn fox_line(f: &[u32], trapped: &[u16], rows: usize) -> Line {
 /// 0, then every block of colour 1, then by turns the blocks of a colour
 /// with a sideways step into a block whose fox planes the pass before
 /// changed. Returns the passes that changed a fox plane.
+///
+/// A block whose fox planes change marks the blocks its own sideways steps
+/// lead to, for the next pass: sideways steps go both ways
+/// ([`sideways_steps_reverse`], which the caller checks), so those are
+/// the blocks with a step into it, and a pass looks at a flag a block
+/// instead of the blocks behind each of its steps. A mark is set only on
+/// blocks of the colour the pass does not compute, and read and cleared
+/// only by the pass that computes them, so a relaxed store and load do:
+/// the marks after a pass are the same for any thread count and order.
 pub(super) fn colour_passes<const BMI2: bool>(
     ctx: &Ctx,
     fox_planes: &mut [u32],
@@ -150,10 +174,9 @@ pub(super) fn colour_passes<const BMI2: bool>(
 ) -> u32 {
     let stride = ctx.stride;
     let item = BLOCKS_PER_ITEM * stride;
-    // Per block: its fox planes changed in the last pass of its colour
-    // (`changed_now` written by the pass, `fox_changed` read by it).
-    let mut fox_changed = vec![false; set_bits.len()];
-    let mut changed_now = vec![false; set_bits.len()];
+    // Per block: a block its sideways steps lead to changed its fox planes
+    // since the block's own last pass.
+    let marked: Vec<AtomicBool> = (0..set_bits.len()).map(|_| AtomicBool::new(false)).collect();
     // With block traps, every block's fox line, kept with its planes.
     let rows = ctx.rows;
     let mut lines: Vec<Line> = match &ctx.block_traps {
@@ -170,10 +193,9 @@ pub(super) fn colour_passes<const BMI2: bool>(
         let pass_colour = (passes % 2) as usize;
         let any = sheep_planes
             .par_chunks_mut(item)
-            .zip(changed_now.par_chunks_mut(BLOCKS_PER_ITEM))
             .zip(sideways)
             .enumerate()
-            .map(|(it, ((s, changed_now), sideways))| {
+            .map(|(it, (s, sideways))| {
                 let mut mirror = MirrorTable::default();
                 let other = OtherColour { planes: &fox, lines: fox_lines.map(|(lines, _)| lines) };
                 let mut any = false;
@@ -183,32 +205,37 @@ pub(super) fn colour_passes<const BMI2: bool>(
                     if colour(sheep) != pass_colour {
                         continue;
                     }
-                    changed_now[b] = false;
                     // The first pass of a colour looks at every block of it
                     // (one without sideways steps may be lost already); then
-                    // only where a step leads to a block whose fox planes changed.
-                    let steps = sideways.block(b);
-                    if !first && !steps.iter().any(|step| fox_changed[step.child as usize]) {
+                    // only the marked ones.
+                    let was_marked = marked[set].load(Ordering::Relaxed);
+                    if was_marked {
+                        marked[set].store(false, Ordering::Relaxed);
+                    }
+                    if !first && !was_marked {
                         continue;
                     }
+                    let steps = sideways.block(b);
                     if !ctx.sheep_phase::<BMI2, _>(sheep, sb, &other, steps, sideways, &mut mirror) {
                         continue;
                     }
                     // SAFETY: `set` is of this pass's colour and in this work item.
                     let fb = unsafe { fox.write(set) };
-                    changed_now[b] = ctx.fox_phase_any::<BMI2>(sheep, fb, sb);
-                    if let (true, Some((lines, traps))) = (changed_now[b], fox_lines) {
+                    if !ctx.fox_phase_any::<BMI2>(sheep, fb, sb) {
+                        continue;
+                    }
+                    if let Some((lines, traps)) = fox_lines {
                         // SAFETY: as for the planes.
                         unsafe { lines.write(set)[0] = fox_line(fb, traps.trapped(set), rows) };
                     }
-                    any |= changed_now[b];
+                    for step in steps {
+                        marked[step.child as usize].store(true, Ordering::Relaxed);
+                    }
+                    any = true;
                 }
                 any
             })
             .reduce(|| false, |a, b| a || b);
-        // Each block's flag is from the last pass of its colour: the next
-        // pass reads those of the colour this one computed.
-        fox_changed.copy_from_slice(&changed_now);
         passes += 1;
         levels += any as u32;
         first = passes < 2;
@@ -239,6 +266,7 @@ mod tests {
         for geometry in Geometry::ALL {
             let board = Board::get(geometry);
             assert!(sideways_steps_change_colour(board), "{geometry:?}");
+            assert!(sideways_steps_reverse(board), "{geometry:?}");
             let mut steps = 0;
             for from in 0..33u8 {
                 for to in BitIter(board.sheep_steps[from as usize] & RANK_MASK_OF_POINT[from as usize]) {

@@ -265,16 +265,16 @@ impl<'a> Ctx<'a> {
                 } else {
                     kt
                 };
-                if scratch.step_rows.add(planes.line(rank.base), &map, kt_in_frame) {
+                if scratch.step_rows.add(planes.line(rank.set), &map, kt_in_frame) {
                     return Ok(());
                 }
-                let rows = planes.won_lost(rank.base);
+                let rows = planes.won_lost(rank.set);
                 P::child_rows::<BMI2, u16>(self, view, kt, (None, rank), rows, &P::NONE, s, scratch, win_plane);
                 return Ok(());
             }
         }
         if let (Target::InTier(rank), Some(traps)) = (&keep, &self.block_traps) {
-            let (lost, drawn) = traps.lost_drawn((rank.base / self.per_set) as usize, rank.mirrored);
+            let (lost, drawn) = traps.lost_drawn(rank.set as usize, rank.mirrored);
             P::sideways_rows(self, kt, lost, drawn, s);
             self.record_sideways(view, to, rank, None, sideways);
             return Ok(());

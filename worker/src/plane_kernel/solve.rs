@@ -513,7 +513,7 @@ pub(super) fn solve<const BMI2: bool, P: Ply, C: AsRef<[ChildTable<FoxGame>]>>(
             &set_bits,
             ctx.exact_cap,
         );
-    } else if !ctx.plies && sideways_steps_change_colour(game.rules.board) {
+    } else if !ctx.plies && sideways_steps_change_colour(game.rules.board) && sideways_steps_reverse(game.rules.board) {
         // Values only: no ply to keep apart, so the fewer visits of the colour passes.
         levels += colour_passes::<BMI2>(&ctx, &mut fox_planes, &mut sheep_planes, &sideways, &set_bits);
     } else {

@@ -383,7 +383,7 @@ impl<'a> Ctx<'a> {
             }
         }
         out.steps.push(SidewaysStep {
-            child: (rank.base / self.per_set) as u32,
+            child: rank.set as u32,
             anywhere,
             traps: at as u32,
             trap_count: (out.traps.len() - at) as u8,
